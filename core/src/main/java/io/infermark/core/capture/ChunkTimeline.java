@@ -1,0 +1,262 @@
+package io.infermark.core.capture;
+
+import java.util.Arrays;
+import java.util.OptionalLong;
+
+/**
+ * The arrival time, kind and token count of every chunk of one response, stored compactly.
+ *
+ * <p>Each chunk costs about six bytes: its kind, the nanoseconds since the previous chunk (the first
+ * one since the request was sent) and its token count, the last two as variable-length integers.
+ * Offsets are exact to the nanosecond of the {@link io.infermark.core.Clock} that captured them.
+ * Iterate with {@link #cursor()}; the common aggregates (token-bearing count, first and last token
+ * offsets) are precomputed.
+ */
+public final class ChunkTimeline {
+
+  /** A token count that the server did not state for a chunk. */
+  public static final int UNKNOWN_TOKENS = -1;
+
+  private static final ChunkTimeline EMPTY = new ChunkTimeline(new byte[0], 0, 0, -1, -1, 0);
+
+  private final byte[] data;
+  private final int size;
+  private final int tokenChunks;
+  private final long firstTokenOffset;
+  private final long lastTokenOffset;
+  private final long lastOffset;
+
+  private ChunkTimeline(byte[] data, int size, int tokenChunks, long firstTokenOffset, long lastTokenOffset,
+      long lastOffset) {
+    this.data = data;
+    this.size = size;
+    this.tokenChunks = tokenChunks;
+    this.firstTokenOffset = firstTokenOffset;
+    this.lastTokenOffset = lastTokenOffset;
+    this.lastOffset = lastOffset;
+  }
+
+  /** A timeline with no chunks. */
+  public static ChunkTimeline empty() {
+    return EMPTY;
+  }
+
+  /** A builder for chunks appended in arrival order. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Number of chunks of every kind. */
+  public int size() {
+    return size;
+  }
+
+  /** Number of token-bearing chunks (content, reasoning, tool call). */
+  public int tokenChunkCount() {
+    return tokenChunks;
+  }
+
+  /** Nanoseconds from send to the first token-bearing chunk, if there was one. */
+  public OptionalLong firstTokenOffsetNanos() {
+    return firstTokenOffset < 0 ? OptionalLong.empty() : OptionalLong.of(firstTokenOffset);
+  }
+
+  /** Nanoseconds from send to the last token-bearing chunk, if there was one. */
+  public OptionalLong lastTokenOffsetNanos() {
+    return lastTokenOffset < 0 ? OptionalLong.empty() : OptionalLong.of(lastTokenOffset);
+  }
+
+  /** Nanoseconds from send to the first chunk of the given kind, if there was one. */
+  public OptionalLong firstOffsetNanos(ChunkKind kind) {
+    Cursor c = cursor();
+    while (c.next()) {
+      if (c.kind() == kind) {
+        return OptionalLong.of(c.offsetNanos());
+      }
+    }
+    return OptionalLong.empty();
+  }
+
+  /** Nanoseconds from send to the last chunk of any kind, or 0 when there are none. */
+  public long lastOffsetNanos() {
+    return Math.max(lastOffset, 0);
+  }
+
+  /** Sum of the known per-chunk token counts over token-bearing chunks; -1 if any of them is unknown. */
+  public long knownTokenSum() {
+    long sum = 0;
+    Cursor c = cursor();
+    while (c.next()) {
+      if (c.kind().isTokenBearing()) {
+        if (c.tokens() == UNKNOWN_TOKENS) {
+          return -1;
+        }
+        sum += c.tokens();
+      }
+    }
+    return sum;
+  }
+
+  /** A fresh cursor positioned before the first chunk. */
+  public Cursor cursor() {
+    return new Cursor(data, size);
+  }
+
+  /** Number of bytes the encoded chunks occupy (excluding object headers). */
+  public int encodedBytes() {
+    return data.length;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ChunkTimeline t && t.size == size && Arrays.equals(t.data, data);
+  }
+
+  @Override
+  public int hashCode() {
+    return Arrays.hashCode(data);
+  }
+
+  @Override
+  public String toString() {
+    return "ChunkTimeline[" + size + " chunks, " + tokenChunks + " token-bearing"
+        + (firstTokenOffset < 0 ? "" : String.format(", first token %.3f ms, last %.3f ms",
+            firstTokenOffset / 1e6, lastTokenOffset / 1e6))
+        + "]";
+  }
+
+  /**
+   * Walks the chunks in arrival order without allocating per chunk.
+   *
+   * <pre>{@code
+   * ChunkTimeline.Cursor c = timeline.cursor();
+   * while (c.next()) { use(c.offsetNanos(), c.kind(), c.tokens()); }
+   * }</pre>
+   */
+  public static final class Cursor {
+    private final byte[] data;
+    private final int size;
+    private int index = -1;
+    private int pos;
+    private long offset;
+    private ChunkKind kind;
+    private int tokens;
+
+    private Cursor(byte[] data, int size) {
+      this.data = data;
+      this.size = size;
+    }
+
+    /** Advances to the next chunk; false when there is none. */
+    public boolean next() {
+      if (index + 1 >= size) {
+        return false;
+      }
+      index++;
+      kind = ChunkKind.ofOrdinal(data[pos++]);
+      offset += readVarLong();
+      tokens = (int) readVarLong() - 1;
+      return true;
+    }
+
+    /** Zero-based index of the current chunk. */
+    public int index() {
+      return index;
+    }
+
+    /** Nanoseconds from send to the current chunk's arrival. */
+    public long offsetNanos() {
+      return offset;
+    }
+
+    /** Kind of the current chunk. */
+    public ChunkKind kind() {
+      return kind;
+    }
+
+    /** Tokens the current chunk carried, or {@link #UNKNOWN_TOKENS}. */
+    public int tokens() {
+      return tokens;
+    }
+
+    private long readVarLong() {
+      long v = 0;
+      int shift = 0;
+      byte b;
+      do {
+        b = data[pos++];
+        v |= (long) (b & 0x7F) << shift;
+        shift += 7;
+      } while (b < 0);
+      return v;
+    }
+  }
+
+  /** Appends chunks in arrival order; not thread-safe. */
+  public static final class Builder {
+    private byte[] buf = new byte[64];
+    private int len;
+    private int size;
+    private int tokenChunks;
+    private long firstToken = -1;
+    private long lastToken = -1;
+    private long last = -1;
+
+    private Builder() {}
+
+    /**
+     * Appends a chunk.
+     *
+     * @param offsetNanos nanoseconds since the request was sent; never less than the previous chunk's
+     * @param kind what the chunk carried
+     * @param tokens tokens it carried, or {@link #UNKNOWN_TOKENS}
+     * @return this builder
+     */
+    public Builder add(long offsetNanos, ChunkKind kind, int tokens) {
+      if (offsetNanos < 0 || offsetNanos < last) {
+        throw new IllegalArgumentException("chunk offsets must be >= 0 and non-decreasing: " + offsetNanos
+            + " after " + last);
+      }
+      if (tokens < UNKNOWN_TOKENS) {
+        throw new IllegalArgumentException("tokens must be >= 0 or UNKNOWN_TOKENS, was " + tokens);
+      }
+      if (len + 21 > buf.length) {
+        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + 21));
+      }
+      buf[len++] = (byte) kind.ordinal();
+      writeVarLong(offsetNanos - Math.max(last, 0));
+      writeVarLong(tokens + 1L);
+      last = offsetNanos;
+      size++;
+      if (kind.isTokenBearing()) {
+        tokenChunks++;
+        if (firstToken < 0) {
+          firstToken = offsetNanos;
+        }
+        lastToken = offsetNanos;
+      }
+      return this;
+    }
+
+    /** Number of chunks appended so far. */
+    public int size() {
+      return size;
+    }
+
+    /** An immutable timeline of the chunks appended so far; the builder stays usable. */
+    public ChunkTimeline build() {
+      if (size == 0) {
+        return EMPTY;
+      }
+      return new ChunkTimeline(Arrays.copyOf(buf, len), size, tokenChunks, firstToken, lastToken, last);
+    }
+
+    private void writeVarLong(long v) {
+      while ((v & ~0x7FL) != 0) {
+        buf[len++] = (byte) ((v & 0x7F) | 0x80);
+        v >>>= 7;
+      }
+      buf[len++] = (byte) v;
+    }
+  }
+}

@@ -1,0 +1,21 @@
+package io.infermark.core.capture;
+
+/** Why a request failed. Failed requests never enter latency statistics; they are counted by category. */
+public enum ErrorCategory {
+  /** The server answered with a non-2xx HTTP status. */
+  HTTP_STATUS,
+  /** The connection could not be established (refused, unreachable, DNS failure, TLS handshake). */
+  CONNECT,
+  /** A timeout fired; {@link Failure#timeoutPhase()} says which one. */
+  TIMEOUT,
+  /** The connection was reset or closed by the peer in the middle of the response. */
+  RESET,
+  /** The response could not be parsed, or ended without its protocol's terminator. */
+  MALFORMED_STREAM,
+  /** The server reported an error inside an otherwise well-formed stream. */
+  STREAM_ERROR,
+  /** The request was cancelled by the run (deadline reached, run stopped) or never sent before it ended. */
+  CANCELLED,
+  /** The client itself failed: an unexpected exception in a target or in host code. */
+  CLIENT
+}

@@ -1,0 +1,354 @@
+package io.infermark.core.capture;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * The immutable outcome of one request: when it was meant to be sent and when it was, how the
+ * connection went, when every chunk arrived, how many tokens came back and from which source, and
+ * how it ended. Every scheduled request of a run ends as exactly one record, failed or not.
+ *
+ * <p>Times are nanoseconds of the run's {@link io.infermark.core.Clock}: {@link #intendedNanos()}
+ * and {@link #sendNanos()} from the run's origin, everything else from this request's send. Metric
+ * definitions (TTFT, ITL, TPOT, ...) live in the {@code metrics} module and are computed from these
+ * facts.
+ */
+public final class RequestRecord {
+
+  private final long index;
+  private final String requestId;
+  private final Map<String, String> tags;
+  private final boolean warmup;
+  private final long intendedNanos;
+  private final long sendNanos;
+  private final ConnectionPhases phases;
+  private final int httpStatus;
+  private final ChunkTimeline chunks;
+  private final Usage usage;
+  private final int outputTokens;
+  private final TokenCountSource outputTokensSource;
+  private final long streamedTokens;
+  private final String finishReason;
+  private final long endOffsetNanos;
+  private final Failure failure;
+  private final Map<String, Double> serverTimings;
+  private final String text;
+
+  private RequestRecord(Builder b) {
+    this.index = b.index;
+    this.requestId = b.requestId;
+    this.tags = Map.copyOf(b.tags);
+    this.warmup = b.warmup;
+    this.intendedNanos = b.intendedNanos;
+    this.sendNanos = b.sendNanos;
+    this.phases = b.phases;
+    this.httpStatus = b.httpStatus;
+    this.chunks = b.chunks;
+    this.usage = b.usage;
+    this.finishReason = b.finishReason;
+    this.endOffsetNanos = b.endOffsetNanos;
+    this.failure = b.failure;
+    this.serverTimings = Map.copyOf(b.serverTimings);
+    this.text = b.text;
+    long streamed = chunks.knownTokenSum();
+    this.streamedTokens = streamed >= 0 ? streamed : chunks.tokenChunkCount();
+    OptionalInt server = usage.completionTokens();
+    if (server.isPresent()) {
+      this.outputTokens = server.getAsInt();
+      this.outputTokensSource = TokenCountSource.SERVER_USAGE;
+    } else if (chunks.tokenChunkCount() == 0) {
+      this.outputTokens = 0;
+      this.outputTokensSource = TokenCountSource.NONE;
+    } else if (streamed >= 0) {
+      this.outputTokens = (int) streamed;
+      this.outputTokensSource = TokenCountSource.CHUNK_TOKENS;
+    } else {
+      this.outputTokens = chunks.tokenChunkCount();
+      this.outputTokensSource = TokenCountSource.CHUNK_COUNT;
+    }
+  }
+
+  /** A builder; used by capture code and by readers of stored records. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Position of this request in the run's schedule, from 0. */
+  public long index() {
+    return index;
+  }
+
+  /** The id sent to the server with the request ({@code X-Request-Id}), or empty. */
+  public String requestId() {
+    return requestId;
+  }
+
+  /** Tags of the prompt (scenario, class, tenant, ...). */
+  public Map<String, String> tags() {
+    return tags;
+  }
+
+  /** True for warmup requests, which statistics exclude. */
+  public boolean warmup() {
+    return warmup;
+  }
+
+  /** When the schedule meant to send this request, in nanoseconds from the run's origin. */
+  public long intendedNanos() {
+    return intendedNanos;
+  }
+
+  /** When the request was actually handed to the target, in nanoseconds from the run's origin. */
+  public long sendNanos() {
+    return sendNanos;
+  }
+
+  /** How late the request was sent compared with its schedule (client queue time plus scheduling lag). */
+  public long scheduleLagNanos() {
+    return sendNanos - intendedNanos;
+  }
+
+  /** Connection milestones. */
+  public ConnectionPhases phases() {
+    return phases;
+  }
+
+  /** HTTP status of the response, or 0 when none was received. */
+  public int httpStatus() {
+    return httpStatus;
+  }
+
+  /** Every chunk's arrival offset, kind and token count. */
+  public ChunkTimeline chunks() {
+    return chunks;
+  }
+
+  /** Token usage as the server reported it. */
+  public Usage usage() {
+    return usage;
+  }
+
+  /** Output token count N: the server's usage when reported, else the client's count (see {@link #outputTokensSource()}). */
+  public int outputTokens() {
+    return outputTokens;
+  }
+
+  /** Where {@link #outputTokens()} came from. */
+  public TokenCountSource outputTokensSource() {
+    return outputTokensSource;
+  }
+
+  /**
+   * Output tokens as counted from the stream itself: the sum of per-chunk counts when the server
+   * stated all of them, otherwise the number of token-bearing chunks.
+   */
+  public long streamedTokens() {
+    return streamedTokens;
+  }
+
+  /** True when the server's usage and the stream's own count disagree. */
+  public boolean tokenCountsDisagree() {
+    return outputTokensSource == TokenCountSource.SERVER_USAGE && chunks.tokenChunkCount() > 0
+        && streamedTokens != outputTokens;
+  }
+
+  /** Why generation stopped, if the server said. */
+  public Optional<String> finishReason() {
+    return finishReason.isEmpty() ? Optional.empty() : Optional.of(finishReason);
+  }
+
+  /** Nanoseconds from send until the stream closed or the request failed. */
+  public long endOffsetNanos() {
+    return endOffsetNanos;
+  }
+
+  /** The failure, if the request failed. */
+  public Optional<Failure> failure() {
+    return Optional.ofNullable(failure);
+  }
+
+  /** True when the request completed without failure. */
+  public boolean succeeded() {
+    return failure == null;
+  }
+
+  /** Server-side timings and counters the response carried, by name. */
+  public Map<String, Double> serverTimings() {
+    return serverTimings;
+  }
+
+  /** The generated content text, when text capture was on. */
+  public Optional<String> text() {
+    return Optional.ofNullable(text);
+  }
+
+  /** A builder initialised with this record's values. */
+  public Builder toBuilder() {
+    return new Builder().index(index).requestId(requestId).tags(tags).warmup(warmup)
+        .intendedNanos(intendedNanos).sendNanos(sendNanos).phases(phases).httpStatus(httpStatus)
+        .chunks(chunks).usage(usage).finishReason(finishReason).endOffsetNanos(endOffsetNanos)
+        .failure(failure()).serverTimings(serverTimings).text(text());
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof RequestRecord r && r.index == index && r.requestId.equals(requestId)
+        && r.tags.equals(tags) && r.warmup == warmup && r.intendedNanos == intendedNanos
+        && r.sendNanos == sendNanos && r.phases.equals(phases) && r.httpStatus == httpStatus
+        && r.chunks.equals(chunks) && r.usage.equals(usage) && r.finishReason.equals(finishReason)
+        && r.endOffsetNanos == endOffsetNanos && Objects.equals(r.failure, failure)
+        && r.serverTimings.equals(serverTimings) && Objects.equals(r.text, text);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(index, requestId, sendNanos, chunks, failure);
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder s = new StringBuilder("RequestRecord[#").append(index);
+    if (warmup) {
+      s.append(" warmup");
+    }
+    s.append(failure == null ? " ok" : " FAILED " + failure);
+    if (httpStatus != 0) {
+      s.append(", HTTP ").append(httpStatus);
+    }
+    chunks.firstTokenOffsetNanos().ifPresent(t -> s.append(String.format(", first token %.3f ms", t / 1e6)));
+    s.append(String.format(", end %.3f ms", endOffsetNanos / 1e6));
+    s.append(", ").append(outputTokens).append(" tokens (").append(outputTokensSource).append(')');
+    s.append(", ").append(chunks.size()).append(" chunks");
+    if (sendNanos != intendedNanos) {
+      s.append(String.format(", lag %.3f ms", (sendNanos - intendedNanos) / 1e6));
+    }
+    return s.append(']').toString();
+  }
+
+  /** Builds a {@link RequestRecord}. */
+  public static final class Builder {
+    private long index;
+    private String requestId = "";
+    private Map<String, String> tags = Map.of();
+    private boolean warmup;
+    private long intendedNanos;
+    private long sendNanos;
+    private ConnectionPhases phases = ConnectionPhases.none();
+    private int httpStatus;
+    private ChunkTimeline chunks = ChunkTimeline.empty();
+    private Usage usage = Usage.NONE;
+    private String finishReason = "";
+    private long endOffsetNanos;
+    private Failure failure;
+    private Map<String, Double> serverTimings = Map.of();
+    private String text;
+
+    private Builder() {}
+
+    /** Position in the schedule. */
+    public Builder index(long index) {
+      if (index < 0) {
+        throw new IllegalArgumentException("index must be >= 0, was " + index);
+      }
+      this.index = index;
+      return this;
+    }
+
+    /** The id sent to the server. */
+    public Builder requestId(String requestId) {
+      this.requestId = Objects.requireNonNull(requestId, "requestId");
+      return this;
+    }
+
+    /** Prompt tags. */
+    public Builder tags(Map<String, String> tags) {
+      this.tags = Objects.requireNonNull(tags, "tags");
+      return this;
+    }
+
+    /** Marks a warmup request. */
+    public Builder warmup(boolean warmup) {
+      this.warmup = warmup;
+      return this;
+    }
+
+    /** Intended send time from the run origin. */
+    public Builder intendedNanos(long nanos) {
+      this.intendedNanos = nanos;
+      return this;
+    }
+
+    /** Actual send time from the run origin. */
+    public Builder sendNanos(long nanos) {
+      this.sendNanos = nanos;
+      return this;
+    }
+
+    /** Connection milestones. */
+    public Builder phases(ConnectionPhases phases) {
+      this.phases = Objects.requireNonNull(phases, "phases");
+      return this;
+    }
+
+    /** HTTP status, 0 for none. */
+    public Builder httpStatus(int status) {
+      if (status < 0) {
+        throw new IllegalArgumentException("httpStatus must be >= 0, was " + status);
+      }
+      this.httpStatus = status;
+      return this;
+    }
+
+    /** Chunk timeline. */
+    public Builder chunks(ChunkTimeline chunks) {
+      this.chunks = Objects.requireNonNull(chunks, "chunks");
+      return this;
+    }
+
+    /** Server usage. */
+    public Builder usage(Usage usage) {
+      this.usage = Objects.requireNonNull(usage, "usage");
+      return this;
+    }
+
+    /** Finish reason, empty for none. */
+    public Builder finishReason(String reason) {
+      this.finishReason = Objects.requireNonNull(reason, "finishReason");
+      return this;
+    }
+
+    /** Offset from send at which the stream closed or failed. */
+    public Builder endOffsetNanos(long nanos) {
+      if (nanos < 0) {
+        throw new IllegalArgumentException("endOffsetNanos must be >= 0, was " + nanos);
+      }
+      this.endOffsetNanos = nanos;
+      return this;
+    }
+
+    /** The failure, empty for a success. */
+    public Builder failure(Optional<Failure> failure) {
+      this.failure = failure.orElse(null);
+      return this;
+    }
+
+    /** Server-side timings. */
+    public Builder serverTimings(Map<String, Double> timings) {
+      this.serverTimings = Objects.requireNonNull(timings, "serverTimings");
+      return this;
+    }
+
+    /** Captured content text, empty when not captured. */
+    public Builder text(Optional<String> text) {
+      this.text = text.orElse(null);
+      return this;
+    }
+
+    /** Returns the record. */
+    public RequestRecord build() {
+      return new RequestRecord(this);
+    }
+  }
+}

@@ -1,0 +1,272 @@
+package io.infermark.core.capture;
+
+import io.infermark.core.Clock;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * The standard {@link StreamObserver}: records everything reported about one request and turns it
+ * into a {@link RequestRecord} when the request ends.
+ *
+ * <p>The engine creates one per scheduled request. Host code that wraps its own client can use one
+ * directly:
+ *
+ * <pre>{@code
+ * TokenTimeline t = TokenTimeline.start(clock);
+ * // ... for every chunk your client receives:
+ * t.onChunk(clock.nanoTime(), ChunkKind.CONTENT, 1);
+ * t.onComplete(clock.nanoTime());
+ * RequestRecord r = t.record().orElseThrow();
+ * }</pre>
+ *
+ * <p>The first terminal event wins; later ones, and anything reported after it, are ignored. That
+ * is what lets the engine fail a request on its deadline while a target is still reading it,
+ * without ever producing two records.
+ */
+public final class TokenTimeline implements StreamObserver {
+
+  private final Clock clock;
+  private final long sendAbsNanos;
+  private final boolean captureText;
+  private final Consumer<RequestRecord> onDone;
+  private final RequestRecord.Builder record;
+  private final ChunkTimeline.Builder chunks = ChunkTimeline.builder();
+  private final long[] phaseOffsets = ConnectionPhases.absentArray();
+  private Usage usage = Usage.NONE;
+  private Map<String, Double> serverTimings;
+  private StringBuilder text;
+  private int httpStatus;
+  private String finishReason = "";
+  private long lastChunkAbs;
+  private RequestRecord result;
+
+  private TokenTimeline(Builder b) {
+    this.clock = b.clock;
+    this.sendAbsNanos = b.sendNanos;
+    this.captureText = b.captureText;
+    this.onDone = b.onDone;
+    this.lastChunkAbs = b.sendNanos;
+    this.record = RequestRecord.builder().index(b.index).requestId(b.requestId).tags(b.tags).warmup(b.warmup)
+        .intendedNanos(b.intendedNanos - b.originNanos).sendNanos(b.sendNanos - b.originNanos);
+  }
+
+  /** A timeline for a request being sent now: origin, intended and actual send are this instant. */
+  public static TokenTimeline start(Clock clock) {
+    long now = clock.nanoTime();
+    return builder(clock).originNanos(now).intendedNanos(now).sendNanos(now).build();
+  }
+
+  /** A builder; intended and send times default to the clock's reading at {@link Builder#build()}. */
+  public static Builder builder(Clock clock) {
+    return new Builder(clock);
+  }
+
+  /** The clock this timeline reads when it must stamp an event itself. */
+  public Clock clock() {
+    return clock;
+  }
+
+  @Override
+  public synchronized void onPhase(Phase phase, long nanoTime) {
+    if (result == null && phaseOffsets[phase.ordinal()] < 0) {
+      phaseOffsets[phase.ordinal()] = Math.max(0, nanoTime - sendAbsNanos);
+    }
+  }
+
+  @Override
+  public synchronized void onResponseHeaders(int status, long nanoTime) {
+    if (result == null) {
+      httpStatus = status;
+      if (phaseOffsets[Phase.RESPONSE_HEADERS_END.ordinal()] < 0) {
+        phaseOffsets[Phase.RESPONSE_HEADERS_END.ordinal()] = Math.max(0, nanoTime - sendAbsNanos);
+      }
+    }
+  }
+
+  @Override
+  public synchronized void onChunk(long nanoTime, ChunkKind kind, int tokens) {
+    if (result != null) {
+      return;
+    }
+    // A clock read on another thread may be a hair behind the previous chunk; never go backwards.
+    long abs = Math.max(nanoTime, lastChunkAbs);
+    lastChunkAbs = abs;
+    chunks.add(abs - sendAbsNanos, kind, tokens);
+  }
+
+  @Override
+  public synchronized void onText(ChunkKind kind, CharSequence fragment) {
+    if (result == null && captureText && kind == ChunkKind.CONTENT) {
+      if (text == null) {
+        text = new StringBuilder();
+      }
+      text.append(fragment);
+    }
+  }
+
+  @Override
+  public boolean wantsText() {
+    return captureText;
+  }
+
+  @Override
+  public synchronized void onUsage(Usage reported) {
+    if (result == null) {
+      usage = usage.merge(reported);
+    }
+  }
+
+  @Override
+  public synchronized void onFinishReason(String reason) {
+    if (result == null && !reason.isEmpty()) {
+      finishReason = reason;
+    }
+  }
+
+  @Override
+  public synchronized void onServerTiming(String name, double value) {
+    if (result == null) {
+      if (serverTimings == null) {
+        serverTimings = new HashMap<>();
+      }
+      serverTimings.put(name, value);
+    }
+  }
+
+  @Override
+  public void onComplete(long nanoTime) {
+    finish(nanoTime, null);
+  }
+
+  @Override
+  public void onFailure(Failure failure, long nanoTime) {
+    finish(nanoTime, Objects.requireNonNull(failure, "failure"));
+  }
+
+  /** True once the request has ended. */
+  public synchronized boolean isDone() {
+    return result != null;
+  }
+
+  /** The record, once the request has ended. */
+  public synchronized Optional<RequestRecord> record() {
+    return Optional.ofNullable(result);
+  }
+
+  private void finish(long nanoTime, Failure failure) {
+    RequestRecord done;
+    synchronized (this) {
+      if (result != null) {
+        return;
+      }
+      Failure f = failure;
+      if (f != null && f.httpStatus() == 0 && httpStatus != 0) {
+        f = f.withHttpStatus(httpStatus);
+      }
+      long end = Math.max(Math.max(nanoTime, lastChunkAbs) - sendAbsNanos, 0);
+      result = record.phases(ConnectionPhases.of(phaseOffsets)).httpStatus(httpStatus).chunks(chunks.build())
+          .usage(usage).finishReason(finishReason).endOffsetNanos(end).failure(Optional.ofNullable(f))
+          .serverTimings(serverTimings == null ? Map.of() : serverTimings)
+          .text(captureText ? Optional.of(text == null ? "" : text.toString()) : Optional.empty())
+          .build();
+      done = result;
+    }
+    onDone.accept(done);
+  }
+
+  @Override
+  public synchronized String toString() {
+    return result != null ? "TokenTimeline[done: " + result + "]"
+        : "TokenTimeline[in flight, " + chunks.size() + " chunks]";
+  }
+
+  /** Configures a {@link TokenTimeline}. */
+  public static final class Builder {
+    private final Clock clock;
+    private long index;
+    private String requestId = "";
+    private Map<String, String> tags = Map.of();
+    private boolean warmup;
+    private Long originNanos;
+    private Long intendedNanos;
+    private Long sendNanos;
+    private boolean captureText;
+    private Consumer<RequestRecord> onDone = r -> {};
+
+    private Builder(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /** Position in the run's schedule. */
+    public Builder index(long index) {
+      this.index = index;
+      return this;
+    }
+
+    /** The id sent to the server. */
+    public Builder requestId(String id) {
+      this.requestId = Objects.requireNonNull(id, "requestId");
+      return this;
+    }
+
+    /** Prompt tags copied onto the record. */
+    public Builder tags(Map<String, String> tags) {
+      this.tags = Objects.requireNonNull(tags, "tags");
+      return this;
+    }
+
+    /** Marks the request as warmup. */
+    public Builder warmup(boolean warmup) {
+      this.warmup = warmup;
+      return this;
+    }
+
+    /** The run's origin, a clock reading; record times before the send are relative to it. */
+    public Builder originNanos(long nanos) {
+      this.originNanos = nanos;
+      return this;
+    }
+
+    /** When the schedule meant to send the request, a clock reading. */
+    public Builder intendedNanos(long nanos) {
+      this.intendedNanos = nanos;
+      return this;
+    }
+
+    /** When the request was handed to the target, a clock reading. */
+    public Builder sendNanos(long nanos) {
+      this.sendNanos = nanos;
+      return this;
+    }
+
+    /** Keep the generated content text on the record. */
+    public Builder captureText(boolean capture) {
+      this.captureText = capture;
+      return this;
+    }
+
+    /** Called once, on the thread that ended the request, with its record. */
+    public Builder onDone(Consumer<RequestRecord> listener) {
+      this.onDone = Objects.requireNonNull(listener, "onDone");
+      return this;
+    }
+
+    /** Returns the timeline. */
+    public TokenTimeline build() {
+      long now = clock.nanoTime();
+      if (sendNanos == null) {
+        sendNanos = now;
+      }
+      if (intendedNanos == null) {
+        intendedNanos = sendNanos;
+      }
+      if (originNanos == null) {
+        originNanos = Math.min(intendedNanos, sendNanos);
+      }
+      return new TokenTimeline(this);
+    }
+  }
+}
