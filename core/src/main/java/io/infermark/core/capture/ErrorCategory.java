@@ -14,8 +14,10 @@ public enum ErrorCategory {
   MALFORMED_STREAM,
   /** The server reported an error inside an otherwise well-formed stream. */
   STREAM_ERROR,
-  /** The request was cancelled by the run (deadline reached, run stopped) or never sent before it ended. */
+  /** The request was in flight when the run cancelled it (drain timeout or run timeout reached). */
   CANCELLED,
+  /** The run ended before this scheduled request was sent; it never reached the target. */
+  NOT_SENT,
   /** The client itself failed: an unexpected exception in a target or in host code. */
   CLIENT
 }
