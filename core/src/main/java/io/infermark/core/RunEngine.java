@@ -1,0 +1,361 @@
+package io.infermark.core;
+
+import io.infermark.core.capture.ErrorCategory;
+import io.infermark.core.capture.Failure;
+import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.capture.TokenTimeline;
+import io.infermark.core.load.ArrivalProcess;
+import io.infermark.core.load.LoadProfile;
+import io.infermark.core.request.GenerationParams;
+import io.infermark.core.request.InferenceRequest;
+import io.infermark.core.request.Prompt;
+import io.infermark.core.target.Cancellation;
+import io.infermark.core.target.Target;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one benchmark: issues requests as the load profile says, on one thread per in-flight
+ * request, and guarantees that every scheduled request ends as exactly one record and that the
+ * run ends by its deadline.
+ */
+final class RunEngine {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RunEngine.class);
+  /** Below this distance to a send time the scheduler spins instead of parking, for sub-ms accuracy. */
+  private static final long SPIN_NANOS = 200_000;
+  /** How long cancelled requests get to report their cancellation before the engine records it itself. */
+  private static final long CANCEL_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+  private final Target target;
+  private final List<Prompt> prompts;
+  private final GenerationParams params;
+  private final LoadProfile load;
+  private final boolean captureText;
+  private final Clock clock;
+  private final String runId = Long.toString(System.nanoTime() & 0xFFFFFFFFFL, 36);
+
+  /** Every issued request that has not yet produced its record, by index. */
+  private final Map<Long, Issued> issued = new ConcurrentHashMap<>();
+  private final List<RequestRecord> records = new ArrayList<>();
+  private volatile boolean stopping;
+  private boolean closed;
+  private Semaphore permits;
+  private long origin;
+
+  RunEngine(Target target, List<Prompt> prompts, GenerationParams params, LoadProfile load, boolean captureText,
+      Clock clock) {
+    this.target = target;
+    this.prompts = prompts;
+    this.params = params;
+    this.load = load;
+    this.captureText = captureText;
+    this.clock = clock;
+  }
+
+  /**
+   * One issued request. Its thread {@link #begin begins} it, or the engine {@link #abandon abandons}
+   * it at the deadline if the thread never got to it; the state change is atomic, so exactly one of
+   * them produces the record.
+   */
+  private static final class Issued {
+    private final long intended;
+    private final AtomicInteger state = new AtomicInteger();
+    private volatile TokenTimeline timeline;
+    private volatile Cancellation cancellation;
+
+    Issued(long intended) {
+      this.intended = intended;
+    }
+
+    boolean begin(TokenTimeline t, Cancellation c) {
+      timeline = t;
+      cancellation = c;
+      return state.compareAndSet(0, 1);
+    }
+
+    boolean abandon() {
+      return state.compareAndSet(0, 2);
+    }
+  }
+
+  RunResult run() {
+    load.validate();
+    target.prepare(load.expectedMaxInFlight());
+    ExecutorService executor = RequestThreads.newExecutor();
+    Instant startedAt = Instant.now();
+    origin = clock.nanoTime();
+    long issueDeadline = load.duration().map(d -> origin + d.toNanos()).orElse(Long.MAX_VALUE);
+    long hardDeadline = Math.min(
+        load.timeout().map(d -> origin + d.toNanos()).orElse(Long.MAX_VALUE),
+        issueDeadline == Long.MAX_VALUE ? Long.MAX_VALUE : issueDeadline + load.drainTimeout().toNanos());
+    LOG.debug("run {} starting: {} against {}", runId, load, target);
+    try {
+      if (load.isClosedLoop()) {
+        runClosedLoop(executor, issueDeadline, hardDeadline);
+      } else {
+        runOpenLoop(executor, load.arrivalProcess().orElseThrow(), issueDeadline, hardDeadline);
+      }
+      awaitInFlight(hardDeadline);
+    } finally {
+      executor.shutdown();
+    }
+    List<RequestRecord> all;
+    synchronized (this) {
+      all = new ArrayList<>(records);
+    }
+    all.sort(Comparator.comparingLong(RequestRecord::index));
+    long duration = 0;
+    for (RequestRecord r : all) {
+      duration = Math.max(duration, r.sendNanos() + r.endOffsetNanos());
+    }
+    OptionalDouble requested = load.arrivalProcess().map(ArrivalProcess::nominalRate).orElse(OptionalDouble.empty());
+    LOG.debug("run {} finished: {} records", runId, all.size());
+    return new RunResult(all, startedAt, duration, target.toString(), load, params, prompts.size(),
+        RunEnvironment.current(RequestThreads.virtual()), ScheduleStats.of(all, requested));
+  }
+
+  private long totalRequests() {
+    return load.requests().isPresent() ? (long) load.requests().getAsInt() + load.warmupRequests() : Long.MAX_VALUE;
+  }
+
+  private void runClosedLoop(ExecutorService executor, long issueDeadline, long hardDeadline) {
+    long total = totalRequests();
+    AtomicLong next = new AtomicLong();
+    CountDownLatch streams = new CountDownLatch(load.concurrency());
+    for (int s = 0; s < load.concurrency(); s++) {
+      executor.execute(() -> {
+        try {
+          while (true) {
+            long index = next.getAndIncrement();
+            long now = clock.nanoTime();
+            if (index >= total || now >= issueDeadline) {
+              break;
+            }
+            Issued request = issue(index, now);
+            if (request == null) {
+              break;
+            }
+            send(index, request);
+          }
+        } finally {
+          streams.countDown();
+        }
+      });
+    }
+    awaitLatch(streams, hardDeadline);
+  }
+
+  private void runOpenLoop(ExecutorService executor, ArrivalProcess arrivals, long issueDeadline,
+      long hardDeadline) {
+    long total = totalRequests();
+    long limit = issueDeadline == Long.MAX_VALUE ? Long.MAX_VALUE : issueDeadline - origin;
+    long[] schedule = arrivals.schedule((int) Math.min(total, Integer.MAX_VALUE), limit, load.seed());
+    permits = load.maxInFlight().isPresent() ? new Semaphore(load.maxInFlight().getAsInt()) : null;
+    int i = 0;
+    for (; i < schedule.length; i++) {
+      long intended = origin + schedule[i];
+      if (!waitUntil(intended, hardDeadline) || !acquirePermit(hardDeadline)) {
+        break;
+      }
+      long index = i;
+      Issued request = issue(index, intended);
+      if (request == null) {
+        break;
+      }
+      executor.execute(() -> send(index, request));
+    }
+    for (; i < schedule.length; i++) {
+      add(notSent(i, origin + schedule[i]));
+    }
+  }
+
+  /** Parks, then spins for the last stretch; false if the hard deadline comes first. */
+  private boolean waitUntil(long at, long hardDeadline) {
+    while (true) {
+      long now = clock.nanoTime();
+      if (now >= hardDeadline) {
+        return false;
+      }
+      if (now >= at) {
+        return true;
+      }
+      long remaining = Math.min(at, hardDeadline) - now;
+      if (remaining > SPIN_NANOS) {
+        LockSupport.parkNanos(remaining - SPIN_NANOS);
+      } else {
+        Thread.onSpinWait();
+      }
+    }
+  }
+
+  private boolean acquirePermit(long hardDeadline) {
+    if (permits == null) {
+      return true;
+    }
+    try {
+      return permits.tryAcquire(Math.max(0, hardDeadline - clock.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** Registers a request about to be sent; null once the run is stopping. */
+  private Issued issue(long index, long intended) {
+    synchronized (this) {
+      if (stopping) {
+        if (permits != null) {
+          permits.release();
+        }
+        return null;
+      }
+      Issued request = new Issued(intended);
+      issued.put(index, request);
+      return request;
+    }
+  }
+
+  /** Sends one issued request on the current thread and makes sure it ends as one record. */
+  private void send(long index, Issued issuedRequest) {
+    Prompt prompt = prompts.get((int) (index % prompts.size()));
+    InferenceRequest request = new InferenceRequest(requestId(index), prompt, params);
+    Cancellation cancellation = new Cancellation();
+    TokenTimeline timeline = TokenTimeline.builder(clock).index(index).requestId(request.id()).tags(prompt.tags())
+        .warmup(index < load.warmupRequests()).originNanos(origin).intendedNanos(issuedRequest.intended)
+        .sendNanos(clock.nanoTime()).captureText(captureText).onDone(r -> done(index, r)).build();
+    if (!issuedRequest.begin(timeline, cancellation)) {
+      return; // the run ended before this thread got to the request; the engine recorded it
+    }
+    if (stopping) {
+      cancellation.cancel();
+    }
+    try {
+      target.execute(request, timeline, cancellation);
+    } catch (RuntimeException e) {
+      timeline.onFailure(Failure.of(ErrorCategory.CLIENT, "target threw " + e), clock.nanoTime());
+    } finally {
+      if (!timeline.isDone()) {
+        timeline.onFailure(Failure.of(ErrorCategory.CLIENT, "target returned without reporting an outcome"),
+            clock.nanoTime());
+      }
+    }
+  }
+
+  private String requestId(long index) {
+    return "im-" + runId + "-" + index;
+  }
+
+  private RequestRecord notSent(long index, long intended) {
+    long at = intended - origin;
+    return RequestRecord.builder().index(index).requestId(requestId(index))
+        .tags(prompts.get((int) (index % prompts.size())).tags()).warmup(index < load.warmupRequests())
+        .intendedNanos(at).sendNanos(at)
+        .failure(Optional.of(Failure.of(ErrorCategory.NOT_SENT, "the run ended before this request was sent")))
+        .build();
+  }
+
+  private void done(long index, RequestRecord record) {
+    if (permits != null) {
+      permits.release();
+    }
+    synchronized (this) {
+      if (closed) {
+        return; // already recorded by the engine at the deadline
+      }
+      issued.remove(index);
+      records.add(record);
+      notifyAll();
+    }
+  }
+
+  private synchronized void add(RequestRecord record) {
+    records.add(record);
+  }
+
+  /**
+   * Waits for every issued request to end. At the hard deadline it cancels them, gives them a short
+   * grace to report it, and then records whatever is left itself, so the run ends on time with
+   * exactly one record per issued request.
+   */
+  private void awaitInFlight(long hardDeadline) {
+    if (awaitIssued(hardDeadline)) {
+      return;
+    }
+    List<Issued> left;
+    synchronized (this) {
+      stopping = true;
+      left = List.copyOf(issued.values());
+    }
+    LOG.info("run {} reached its deadline with {} requests in flight; cancelling them", runId, left.size());
+    for (Issued r : left) {
+      Cancellation c = r.cancellation;
+      if (c != null) {
+        c.cancel();
+      }
+    }
+    if (awaitIssued(clock.nanoTime() + CANCEL_GRACE_NANOS)) {
+      return;
+    }
+    long now = clock.nanoTime();
+    for (Map.Entry<Long, Issued> e : List.copyOf(issued.entrySet())) {
+      Issued r = e.getValue();
+      if (r.abandon()) {
+        issued.remove(e.getKey());
+        add(notSent(e.getKey(), r.intended));
+      } else {
+        r.timeline.onFailure(Failure.of(ErrorCategory.CANCELLED,
+            "cancelled at the run deadline; the target did not stop in time"), now);
+      }
+    }
+    synchronized (this) {
+      closed = true;
+    }
+  }
+
+  private boolean awaitIssued(long deadline) {
+    synchronized (this) {
+      while (!issued.isEmpty()) {
+        long remaining = deadline - clock.nanoTime();
+        if (remaining <= 0) {
+          return false;
+        }
+        try {
+          TimeUnit.NANOSECONDS.timedWait(this, Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(50)));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  private void awaitLatch(CountDownLatch latch, long deadline) {
+    try {
+      while (!latch.await(Math.min(Math.max(deadline - clock.nanoTime(), 0), TimeUnit.MILLISECONDS.toNanos(50)),
+          TimeUnit.NANOSECONDS)) {
+        if (clock.nanoTime() >= deadline) {
+          return;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
