@@ -1,0 +1,336 @@
+package io.infermark.core.target;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.infermark.core.Clock;
+import io.infermark.core.capture.ChunkKind;
+import io.infermark.core.capture.ErrorCategory;
+import io.infermark.core.capture.Failure;
+import io.infermark.core.capture.Phase;
+import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.capture.TimeoutPhase;
+import io.infermark.core.capture.TokenCountSource;
+import io.infermark.core.capture.TokenTimeline;
+import io.infermark.core.request.GenerationParams;
+import io.infermark.core.request.InferenceRequest;
+import io.infermark.core.request.Message;
+import io.infermark.core.request.Prompt;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import mockwebserver3.SocketEffect;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class OpenAiTargetTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String SECRET = "sk-test-SECRET-do-not-leak";
+  private static final String STREAM = ""
+      + "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n"
+      + "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"}}]}\n\n"
+      + "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" world\"},\"finish_reason\":\"length\"}]}\n\n"
+      + "data: {\"id\":\"c1\",\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":2,\"total_tokens\":9}}\n\n"
+      + "data: [DONE]\n\n";
+
+  private MockWebServer server;
+
+  @BeforeEach
+  void start() throws IOException {
+    server = new MockWebServer();
+    server.start();
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  private OpenAiTarget.Builder chat() {
+    return OpenAiTarget.chat(server.url("/v1").toString(), "test-model").apiKey(SECRET);
+  }
+
+  private static RequestRecord execute(OpenAiTarget target, InferenceRequest request) {
+    TokenTimeline timeline = TokenTimeline.builder(Clock.system()).requestId(request.id()).captureText(true).build();
+    target.execute(request, timeline, new Cancellation());
+    return timeline.record().orElseThrow();
+  }
+
+  private static InferenceRequest request(GenerationParams params) {
+    return new InferenceRequest("req-1", Prompt.chat(Message.system("Be brief."), Message.user("Hi")), params);
+  }
+
+  private static MockResponse sse(String body) {
+    return new MockResponse.Builder().addHeader("Content-Type", "text/event-stream").body(body).build();
+  }
+
+  @Test
+  void streamedChatIsCapturedWithKindsUsageAndText() throws Exception {
+    server.enqueue(sse(STREAM));
+    try (OpenAiTarget target = chat().build()) {
+      RequestRecord r = execute(target, request(GenerationParams.defaults()));
+
+      assertThat(r.succeeded()).isTrue();
+      assertThat(r.httpStatus()).isEqualTo(200);
+      assertThat(r.chunks().size()).isEqualTo(4);
+      assertThat(r.chunks().tokenChunkCount()).isEqualTo(2);
+      assertThat(r.outputTokens()).isEqualTo(2);
+      assertThat(r.outputTokensSource()).isEqualTo(TokenCountSource.SERVER_USAGE);
+      assertThat(r.usage().promptTokens()).hasValue(7);
+      assertThat(r.finishReason()).contains("length");
+      assertThat(r.text()).contains("Hello world");
+      assertThat(r.phases().offsetNanos(Phase.CONNECT_END)).isPresent();
+      assertThat(r.phases().offsetNanos(Phase.REQUEST_SENT)).isPresent();
+      assertThat(r.phases().offsetNanos(Phase.RESPONSE_HEADERS_START)).isPresent();
+      assertThat(r.chunks().firstTokenOffsetNanos().getAsLong())
+          .isGreaterThanOrEqualTo(r.phases().offsetNanos(Phase.RESPONSE_HEADERS_END).getAsLong());
+    }
+  }
+
+  @Test
+  void chatBodyCarriesModelMessagesStreamOptionsAndParameters() throws Exception {
+    server.enqueue(sse(STREAM));
+    GenerationParams params = GenerationParams.builder().maxTokens(64).temperature(0.5).ignoreEos(true)
+        .extraBody("top_k", 5).extraBody("stream_options", Map.of("include_usage", true, "x", 1))
+        .header("X-Tenant", "t1").build();
+    try (OpenAiTarget target = chat().build()) {
+      execute(target, request(params));
+    }
+    RecordedRequest recorded = server.takeRequest(5, TimeUnit.SECONDS);
+    JsonNode body = JSON.readTree(recorded.getBody().utf8());
+
+    assertThat(recorded.getUrl().encodedPath()).isEqualTo("/v1/chat/completions");
+    assertThat(body.get("model").asText()).isEqualTo("test-model");
+    assertThat(body.get("messages").get(0).get("role").asText()).isEqualTo("system");
+    assertThat(body.get("messages").get(1).get("content").asText()).isEqualTo("Hi");
+    assertThat(body.get("stream").asBoolean()).isTrue();
+    assertThat(body.get("max_tokens").asInt()).isEqualTo(64);
+    assertThat(body.get("temperature").asDouble()).isEqualTo(0.5);
+    assertThat(body.get("ignore_eos").asBoolean()).isTrue();
+    assertThat(body.get("top_k").asInt()).isEqualTo(5);
+    assertThat(body.get("stream_options").get("x").asInt()).isEqualTo(1); // extra body wins
+    assertThat(recorded.getHeaders().get("Authorization")).isEqualTo("Bearer " + SECRET);
+    assertThat(recorded.getHeaders().get("X-Request-Id")).isEqualTo("req-1");
+    assertThat(recorded.getHeaders().get("X-Tenant")).isEqualTo("t1");
+    assertThat(recorded.getHeaders().get("Accept")).isEqualTo("text/event-stream");
+  }
+
+  @Test
+  void defaultBodyAsksForUsageAndOmitsUnsetParameters() throws Exception {
+    server.enqueue(sse(STREAM));
+    try (OpenAiTarget target = chat().build()) {
+      execute(target, request(GenerationParams.defaults()));
+    }
+    JsonNode body = JSON.readTree(server.takeRequest(5, TimeUnit.SECONDS).getBody().utf8());
+    assertThat(body.get("stream_options").get("include_usage").asBoolean()).isTrue();
+    assertThat(body.has("stream_options.continuous_usage_stats")).isFalse();
+    assertThat(body.has("max_tokens")).isFalse();
+    assertThat(body.has("temperature")).isFalse();
+    assertThat(body.has("ignore_eos")).isFalse();
+  }
+
+  @Test
+  void completionsEndpointSendsPlainPromptAndMaxCompletionTokensIsOptIn() throws Exception {
+    server.enqueue(sse("data: {\"choices\":[{\"index\":0,\"text\":\" John\",\"finish_reason\":\"length\"}]}\n\n"
+        + "data: [DONE]\n\n"));
+    server.enqueue(sse(STREAM));
+    OpenAiTarget completions = OpenAiTarget.completions(server.url("/v1/").toString(), "m").build();
+    RequestRecord r = execute(completions, new InferenceRequest("c", Prompt.text("My name is"),
+        GenerationParams.builder().maxTokens(5).build()));
+    OpenAiTarget chat = chat().useMaxCompletionTokens(true).continuousUsageStats(true).build();
+    execute(chat, request(GenerationParams.builder().maxTokens(5).build()));
+
+    RecordedRequest first = server.takeRequest(5, TimeUnit.SECONDS);
+    assertThat(first.getUrl().encodedPath()).isEqualTo("/v1/completions");
+    assertThat(JSON.readTree(first.getBody().utf8()).get("prompt").asText()).isEqualTo("My name is");
+    assertThat(r.chunks().tokenChunkCount()).isEqualTo(1);
+    JsonNode second = JSON.readTree(server.takeRequest(5, TimeUnit.SECONDS).getBody().utf8());
+    assertThat(second.get("max_completion_tokens").asInt()).isEqualTo(5);
+    assertThat(second.has("max_tokens")).isFalse();
+    assertThat(second.get("stream_options").get("continuous_usage_stats").asBoolean()).isTrue();
+    completions.close();
+    chat.close();
+  }
+
+  @Test
+  void baseUrlWithoutPathGetsV1() {
+    assertThat(OpenAiTarget.chat("http://localhost:8000", "m").build().url())
+        .isEqualTo("http://localhost:8000/v1/chat/completions");
+    assertThat(OpenAiTarget.completions("http://localhost:8000/v1/", "m").build().url())
+        .isEqualTo("http://localhost:8000/v1/completions");
+    assertThatThrownBy(() -> OpenAiTarget.chat("localhost:8000", "m")).hasMessageContaining("not an http(s) URL");
+    assertThatThrownBy(() -> OpenAiTarget.chat("http://h/v1", " ")).hasMessageContaining("model");
+  }
+
+  @Test
+  void httpErrorIsClassifiedWithAnExcerptAndNoSecret() {
+    server.enqueue(new MockResponse.Builder().code(401).addHeader("Content-Type", "application/json")
+        .body("{\"error\":{\"message\":\"Unauthorized\",\"type\":\"invalid_request_error\"}}").build());
+    try (OpenAiTarget target = chat().build()) {
+      RequestRecord r = execute(target, request(GenerationParams.defaults()));
+
+      Failure f = r.failure().orElseThrow();
+      assertThat(f.category()).isEqualTo(ErrorCategory.HTTP_STATUS);
+      assertThat(f.httpStatus()).isEqualTo(401);
+      assertThat(f.message()).contains("Unauthorized").doesNotContain(SECRET);
+      assertThat(r.httpStatus()).isEqualTo(401);
+      assertThat(target.toString()).doesNotContain(SECRET).contains("api key ***");
+    }
+  }
+
+  @Test
+  void serverErrorStatusIsClassified() {
+    server.enqueue(new MockResponse.Builder().code(503).body("overloaded").build());
+    try (OpenAiTarget target = chat().build()) {
+      Failure f = execute(target, request(GenerationParams.defaults())).failure().orElseThrow();
+      assertThat(f.category()).isEqualTo(ErrorCategory.HTTP_STATUS);
+      assertThat(f.httpStatus()).isEqualTo(503);
+      assertThat(f.message()).contains("overloaded");
+    }
+  }
+
+  @Test
+  void refusedConnectionIsAConnectFailure() throws IOException {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    try (OpenAiTarget target = OpenAiTarget.chat("http://127.0.0.1:" + port + "/v1", "m").build()) {
+      Failure f = execute(target, request(GenerationParams.defaults())).failure().orElseThrow();
+      assertThat(f.category()).isEqualTo(ErrorCategory.CONNECT);
+      assertThat(f.httpStatus()).isZero();
+    }
+  }
+
+  @Test
+  void silenceLongerThanTheReadTimeoutIsAReadTimeout() {
+    server.enqueue(new MockResponse.Builder().addHeader("Content-Type", "text/event-stream")
+        .body(STREAM).bodyDelay(2, TimeUnit.SECONDS).build());
+    try (OpenAiTarget target = chat().readTimeout(Duration.ofMillis(100)).build()) {
+      Failure f = execute(target, request(GenerationParams.defaults())).failure().orElseThrow();
+      assertThat(f.category()).isEqualTo(ErrorCategory.TIMEOUT);
+      assertThat(f.timeoutPhase()).isEqualTo(TimeoutPhase.READ);
+    }
+  }
+
+  @Test
+  void connectionDroppedMidStreamIsAResetAndKeepsEarlierChunks() {
+    server.enqueue(new MockResponse.Builder().addHeader("Content-Type", "text/event-stream")
+        .body(STREAM).onResponseBody(SocketEffect.ShutdownConnection.INSTANCE).build());
+    try (OpenAiTarget target = chat().build()) {
+      RequestRecord r = execute(target, request(GenerationParams.defaults()));
+      assertThat(r.failure().orElseThrow().category()).isIn(ErrorCategory.RESET, ErrorCategory.MALFORMED_STREAM);
+    }
+  }
+
+  @Test
+  void streamCutBeforeDoneIsMalformed() {
+    String truncated = STREAM.substring(0, STREAM.indexOf("data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" world"));
+    server.enqueue(sse(truncated));
+    try (OpenAiTarget target = chat().build()) {
+      RequestRecord r = execute(target, request(GenerationParams.defaults()));
+      assertThat(r.failure().orElseThrow().category()).isEqualTo(ErrorCategory.MALFORMED_STREAM);
+      assertThat(r.chunks().tokenChunkCount()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void invalidJsonChunkIsMalformed() {
+    server.enqueue(sse("data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {not json\n\ndata: [DONE]\n\n"));
+    try (OpenAiTarget target = chat().build()) {
+      Failure f = execute(target, request(GenerationParams.defaults())).failure().orElseThrow();
+      assertThat(f.category()).isEqualTo(ErrorCategory.MALFORMED_STREAM);
+    }
+  }
+
+  @Test
+  void errorObjectMidStreamIsAStreamError() {
+    server.enqueue(sse("data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n"
+        + "data: {\"error\": {\"message\": \"EngineCore encountered an issue.\", \"type\": \"BadRequestError\"}}\n\n"
+        + "data: [DONE]\n\n"));
+    try (OpenAiTarget target = chat().build()) {
+      RequestRecord r = execute(target, request(GenerationParams.defaults()));
+      Failure f = r.failure().orElseThrow();
+      assertThat(f.category()).isEqualTo(ErrorCategory.STREAM_ERROR);
+      assertThat(f.message()).contains("EngineCore");
+      assertThat(f.httpStatus()).isEqualTo(200);
+      assertThat(r.chunks().tokenChunkCount()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void nonStreamingResponseBecomesOneChunk() throws Exception {
+    server.enqueue(new MockResponse.Builder().addHeader("Content-Type", "application/json")
+        .body("{\"id\":\"x\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Hi there\"},"
+            + "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}")
+        .build());
+    try (OpenAiTarget target = chat().build()) {
+      RequestRecord r = execute(target, request(GenerationParams.builder().stream(false).build()));
+      assertThat(r.succeeded()).isTrue();
+      assertThat(r.chunks().size()).isEqualTo(1);
+      assertThat(r.outputTokens()).isEqualTo(2);
+      assertThat(r.text()).contains("Hi there");
+    }
+    JsonNode body = JSON.readTree(server.takeRequest(5, TimeUnit.SECONDS).getBody().utf8());
+    assertThat(body.has("stream")).isFalse();
+    assertThat(body.has("stream_options")).isFalse();
+  }
+
+  @Test
+  void cancellationAbortsTheCallAndIsClassified() throws Exception {
+    server.enqueue(new MockResponse.Builder().addHeader("Content-Type", "text/event-stream")
+        .body(STREAM).bodyDelay(10, TimeUnit.SECONDS).build());
+    try (OpenAiTarget target = chat().build()) {
+      TokenTimeline timeline = TokenTimeline.start(Clock.system());
+      Cancellation cancellation = new Cancellation();
+      Thread canceller = new Thread(() -> {
+        // Cancel once the request has reached the server, without sleeping for it.
+        try {
+          server.takeRequest(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        cancellation.cancel();
+      });
+      canceller.start();
+      target.execute(request(GenerationParams.defaults()), timeline, cancellation);
+      canceller.join();
+      assertThat(timeline.record().orElseThrow().failure().orElseThrow().category())
+          .isEqualTo(ErrorCategory.CANCELLED);
+    }
+  }
+
+  @Test
+  void preparingForALargeLoadSizesThePoolBeyondOkHttpDefaults() {
+    try (OpenAiTarget target = chat().build()) {
+      target.prepare(512);
+      assertThat(target.client().dispatcher().getMaxRequestsPerHost()).isEqualTo(512);
+      assertThat(target.client().dispatcher().getMaxRequests()).isEqualTo(512);
+      assertThatThrownBy(() -> target.prepare(0)).isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void chunkKindsFollowTheStream() {
+    server.enqueue(sse(STREAM));
+    try (OpenAiTarget target = chat().build()) {
+      RequestRecord r = execute(target, request(GenerationParams.defaults()));
+      List<ChunkKind> kinds = new java.util.ArrayList<>();
+      var c = r.chunks().cursor();
+      while (c.next()) {
+        kinds.add(c.kind());
+      }
+      assertThat(kinds).containsExactly(ChunkKind.ROLE, ChunkKind.CONTENT, ChunkKind.CONTENT, ChunkKind.USAGE);
+    }
+  }
+}
