@@ -10,7 +10,6 @@ import static io.infermark.core.stream.Feeding.sseEventEnds;
 import static io.infermark.core.stream.OpenAiDialectTest.sse;
 import static org.assertj.core.api.Assertions.assertThat;
 
-
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Usage;
 import java.util.List;
