@@ -12,8 +12,8 @@ import io.infermark.core.capture.Usage;
  * <p>{@code message_start} is a {@link ChunkKind#ROLE} chunk with the prompt usage;
  * {@code content_block_start} is {@link ChunkKind#TOOL_CALL} for tool-use blocks and
  * {@link ChunkKind#EMPTY} otherwise (unless it already carries text); {@code content_block_delta}
- * is {@link ChunkKind#CONTENT} for {@code text_delta}, {@link ChunkKind#REASONING} for
- * {@code thinking_delta}, {@link ChunkKind#TOOL_CALL} for every {@code input_json_delta} (the
+ * is {@link ChunkKind#CONTENT} for a non-empty {@code text_delta}, {@link ChunkKind#REASONING} for
+ * a non-empty {@code thinking_delta}, {@link ChunkKind#TOOL_CALL} for every {@code input_json_delta} (the
  * empty first one included: it opens the call) and {@link ChunkKind#EMPTY} for
  * {@code signature_delta} and unknown deltas; {@code content_block_stop} is
  * {@link ChunkKind#EMPTY}; {@code message_delta} is a {@link ChunkKind#USAGE} chunk with the

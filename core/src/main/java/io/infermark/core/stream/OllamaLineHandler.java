@@ -6,6 +6,7 @@ import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.StreamObserver;
 import io.infermark.core.capture.Usage;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The {@link StreamDialect#OLLAMA_NDJSON} decoder for Ollama's native {@code /api/generate} and
@@ -131,7 +132,7 @@ final class OllamaLineHandler implements StreamDecoder, NdjsonLines.LineHandler 
     content = thinking = toolCall = done = error = false;
     doneReason = null;
     promptEvalCount = evalCount = -1;
-    java.util.Arrays.fill(durations, Double.NaN);
+    Arrays.fill(durations, Double.NaN);
     spans.clear();
   }
 

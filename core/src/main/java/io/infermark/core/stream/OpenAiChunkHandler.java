@@ -5,6 +5,7 @@ import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.StreamObserver;
 import io.infermark.core.capture.Usage;
+import java.util.Arrays;
 
 /**
  * The {@link StreamDialect#OPENAI} decoder: OpenAI-compatible {@code chat.completion.chunk} and
@@ -84,7 +85,7 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
       streamError(data, start, end, nanoTime);
       return;
     }
-    if (end - start == DONE.length && java.util.Arrays.equals(data, start, end, DONE, 0, DONE.length)) {
+    if (end - start == DONE.length && Arrays.equals(data, start, end, DONE, 0, DONE.length)) {
       out.complete(nanoTime);
       return;
     }
@@ -334,7 +335,7 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
   private void addFinishReason(String reason) {
     finishSeen = true;
     if (finishCount == finishReasons.length) {
-      finishReasons = java.util.Arrays.copyOf(finishReasons, finishCount * 2);
+      finishReasons = Arrays.copyOf(finishReasons, finishCount * 2);
     }
     finishReasons[finishCount++] = reason;
   }

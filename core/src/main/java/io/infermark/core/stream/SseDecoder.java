@@ -168,10 +168,8 @@ public final class SseDecoder {
   /**
    * The body ended. A line or event that was not terminated is discarded, as the specification
    * requires; nothing is dispatched.
-   *
-   * @param nanoTime clock reading at end of body (unused; kept for symmetry with {@link #feed})
    */
-  public void end(long nanoTime) {
+  public void end() {
     lineLength = 0;
     event.dataLength = 0;
     event.typeLength = 0;

@@ -30,7 +30,7 @@ abstract class SseStreamDecoder implements StreamDecoder, SseDecoder.Listener {
   @Override
   public final void end(long nanoTime) {
     if (!out.finished()) {
-      sse.end(nanoTime);
+      sse.end();
       onEof(nanoTime);
     }
   }

@@ -154,7 +154,7 @@ final class Feeding {
     int[] count = {0};
     SseDecoder sse = new SseDecoder((event, nanoTime) -> count[0]++);
     sse.feed(body, 0, body.length, 0);
-    sse.end(0);
+    sse.end();
     return count[0];
   }
 }

@@ -183,6 +183,9 @@ class OpenAiDialectTest {
     assertThat(r.kinds()).isEqualTo(kinds(10, CONTENT, 1, USAGE));
     assertThat(r.content()).isEqualTo("**Deep Learning: An Overview**\n=====================================\n\n");
     assertThat(r.finishReasons).containsExactly("length");
+    // the finish reason rides on the last content chunk, before the usage chunk
+    assertThat(r.untimedCalls).containsSubsequence("chunk CONTENT -1", "text CONTENT \n\n", "finish length",
+        "chunk USAGE -1");
     assertThat(r.usage()).isEqualTo(Usage.builder().promptTokens(40).completionTokens(10).totalTokens(50).build());
     assertThat(r.completed()).isTrue();
   }

@@ -44,7 +44,7 @@ class SseDecoderTest {
       sse.feed(body, from, end - from, end);
       from = end;
     }
-    sse.end(body.length + 1L);
+    sse.end();
     return recorder;
   }
 
