@@ -1,0 +1,342 @@
+package io.infermark.core.stream;
+
+import io.infermark.core.capture.ChunkKind;
+import io.infermark.core.capture.ChunkTimeline;
+import io.infermark.core.capture.ErrorCategory;
+import io.infermark.core.capture.StreamObserver;
+import io.infermark.core.capture.Usage;
+import java.util.Arrays;
+
+/**
+ * The {@link StreamDialect#OPENAI} decoder: OpenAI-compatible {@code chat.completion.chunk} and
+ * legacy {@code text_completion} events as sent by OpenAI, vLLM, SGLang, TGI, llama.cpp and Ollama.
+ *
+ * <p>Each data event is classified as one chunk. A chunk is {@link ChunkKind#CONTENT} when any
+ * choice carries non-empty {@code delta.content}, {@code delta.refusal} or {@code text};
+ * otherwise {@link ChunkKind#REASONING} for non-empty {@code delta.reasoning_content} or
+ * {@code delta.reasoning}; otherwise {@link ChunkKind#TOOL_CALL} for any {@code delta.tool_calls}
+ * entry; otherwise {@link ChunkKind#ROLE} when a delta names the role before any token-bearing
+ * chunk; otherwise {@link ChunkKind#EMPTY}. Events without choices are {@link ChunkKind#USAGE}
+ * when they carry usage, else {@link ChunkKind#EMPTY}.
+ *
+ * <p>Per-chunk token counts come from cumulative {@code usage.completion_tokens} (vLLM's
+ * {@code continuous_usage_stats}) and are trusted only while every chunk carries it, so a single
+ * final usage report (llama.cpp attaches one to its finish chunk) is not mistaken for that chunk's
+ * tokens.
+ *
+ * <p>End of stream without {@code [DONE]} completes the request when a finish reason was seen,
+ * because some servers omit the terminator; otherwise it is a malformed stream.
+ */
+final class OpenAiChunkHandler extends SseStreamDecoder {
+
+  private static final byte[] DONE = SseDecoder.ascii("[DONE]");
+  private static final byte[] ERROR_EVENT = SseDecoder.ascii("error");
+
+  private static final byte[] CHOICES = SseDecoder.ascii("choices");
+  private static final byte[] USAGE = SseDecoder.ascii("usage");
+  private static final byte[] ERROR = SseDecoder.ascii("error");
+  private static final byte[] TIMINGS = SseDecoder.ascii("timings");
+  private static final byte[] DELTA = SseDecoder.ascii("delta");
+  private static final byte[] TEXT = SseDecoder.ascii("text");
+  private static final byte[] FINISH_REASON = SseDecoder.ascii("finish_reason");
+  private static final byte[] CONTENT = SseDecoder.ascii("content");
+  private static final byte[] REFUSAL = SseDecoder.ascii("refusal");
+  private static final byte[] REASONING_CONTENT = SseDecoder.ascii("reasoning_content");
+  private static final byte[] REASONING = SseDecoder.ascii("reasoning");
+  private static final byte[] ROLE = SseDecoder.ascii("role");
+  private static final byte[] TOOL_CALLS = SseDecoder.ascii("tool_calls");
+  private static final byte[] INDEX = SseDecoder.ascii("index");
+  private static final byte[] ID = SseDecoder.ascii("id");
+  private static final byte[] FUNCTION = SseDecoder.ascii("function");
+  private static final byte[] NAME = SseDecoder.ascii("name");
+  private static final byte[] ARGUMENTS = SseDecoder.ascii("arguments");
+
+  private final OpenAiUsageReader usageReader = new OpenAiUsageReader();
+  private final ServerTimings timings = new ServerTimings("timings.");
+  private final TextSpans spans = new TextSpans();
+
+  // Stream state.
+  private boolean tokenSeen;
+  private boolean finishSeen;
+  private boolean firstChunk = true;
+  private int previousCompletion = -1;
+
+  // What the current event carried.
+  private boolean choicesNonEmpty;
+  private boolean content;
+  private boolean reasoning;
+  private boolean toolCall;
+  private boolean role;
+  private boolean error;
+  private Usage usage;
+  private int usageCompletion;
+  private int timingsStart;
+  private int timingsEnd;
+  private String[] finishReasons = new String[2];
+  private int finishCount;
+
+  OpenAiChunkHandler(StreamObserver observer) {
+    super(observer);
+  }
+
+  @Override
+  void onData(SseDecoder.Event event, byte[] data, int start, int end, long nanoTime) {
+    if (event.typeIs(ERROR_EVENT)) {
+      streamError(data, start, end, nanoTime);
+      return;
+    }
+    if (end - start == DONE.length && Arrays.equals(data, start, end, DONE, 0, DONE.length)) {
+      out.complete(nanoTime);
+      return;
+    }
+    resetEvent();
+    json.reset(data, start, end - start);
+    readChunk();
+    json.endDocument();
+    if (error) {
+      streamError(data, start, end, nanoTime);
+      return;
+    }
+    ChunkKind kind = classify();
+    out.chunk(nanoTime, kind, tokensOfThisChunk());
+    tokenSeen |= kind.isTokenBearing();
+    StreamObserver o = out.observer;
+    if (out.wantsText) {
+      spans.emit(data, o);
+    }
+    if (!usage.isEmpty()) {
+      o.onUsage(usage);
+    }
+    for (int i = 0; i < finishCount; i++) {
+      o.onFinishReason(finishReasons[i]);
+    }
+    if (timingsStart >= 0) {
+      json.reset(data, timingsStart, timingsEnd - timingsStart);
+      timings.report(json, o);
+    }
+  }
+
+  @Override
+  void onEof(long nanoTime) {
+    if (finishSeen) {
+      out.complete(nanoTime);
+    } else {
+      out.fail(ErrorCategory.MALFORMED_STREAM, "stream ended before [DONE]", nanoTime);
+    }
+  }
+
+  private void resetEvent() {
+    choicesNonEmpty = content = reasoning = toolCall = role = error = false;
+    usage = Usage.NONE;
+    usageCompletion = -1;
+    timingsStart = -1;
+    finishCount = 0;
+    spans.clear();
+  }
+
+  private ChunkKind classify() {
+    if (!choicesNonEmpty) {
+      return usage.isEmpty() ? ChunkKind.EMPTY : ChunkKind.USAGE;
+    }
+    if (content) {
+      return ChunkKind.CONTENT;
+    }
+    if (reasoning) {
+      return ChunkKind.REASONING;
+    }
+    if (toolCall) {
+      return ChunkKind.TOOL_CALL;
+    }
+    return role && !tokenSeen ? ChunkKind.ROLE : ChunkKind.EMPTY;
+  }
+
+  private int tokensOfThisChunk() {
+    int tokens = ChunkTimeline.UNKNOWN_TOKENS;
+    if (usageCompletion >= 0 && (firstChunk || previousCompletion >= 0)) {
+      int increase = usageCompletion - Math.max(previousCompletion, 0);
+      if (increase >= 0) {
+        tokens = increase;
+      }
+    }
+    previousCompletion = usageCompletion;
+    firstChunk = false;
+    return tokens;
+  }
+
+  private void readChunk() {
+    json.beginObject();
+    while (json.nextField()) {
+      if (json.fieldIs(CHOICES)) {
+        readChoices();
+      } else if (json.fieldIs(USAGE)) {
+        usage = usageReader.read(json);
+        usageCompletion = usageReader.completion();
+      } else if (json.fieldIs(ERROR)) {
+        readError();
+      } else if (json.fieldIs(TIMINGS) && json.peek() == JsonScanner.OBJECT) {
+        timingsStart = json.position();
+        json.skipValue();
+        timingsEnd = json.position();
+      } else {
+        json.skipValue();
+      }
+    }
+  }
+
+  /** Any error value counts except the falsy ones openai-python also lets through. */
+  private void readError() {
+    byte type = json.peek();
+    if (type == JsonScanner.NULL || type == JsonScanner.FALSE) {
+      json.skipValue();
+    } else if (type == JsonScanner.STRING) {
+      error |= json.readNonEmptyString();
+    } else {
+      json.skipValue();
+      error = true;
+    }
+  }
+
+  private void readChoices() {
+    if (json.peek() != JsonScanner.ARRAY) {
+      json.skipValue();
+      return;
+    }
+    json.beginArray();
+    while (json.nextElement()) {
+      choicesNonEmpty = true;
+      readChoice();
+    }
+  }
+
+  private void readChoice() {
+    if (json.peek() != JsonScanner.OBJECT) {
+      json.skipValue();
+      return;
+    }
+    json.beginObject();
+    while (json.nextField()) {
+      if (json.fieldIs(DELTA)) {
+        readDelta();
+      } else if (json.fieldIs(TEXT)) {
+        text(ChunkKind.CONTENT);
+      } else if (json.fieldIs(FINISH_REASON)) {
+        if (json.readNonEmptyString()) {
+          addFinishReason(FinishReasons.of(json));
+        }
+      } else {
+        json.skipValue();
+      }
+    }
+  }
+
+  private void readDelta() {
+    if (json.peek() != JsonScanner.OBJECT) {
+      json.skipValue();
+      return;
+    }
+    json.beginObject();
+    while (json.nextField()) {
+      if (json.fieldIs(CONTENT) || json.fieldIs(REFUSAL)) {
+        text(ChunkKind.CONTENT);
+      } else if (json.fieldIs(REASONING_CONTENT) || json.fieldIs(REASONING)) {
+        text(ChunkKind.REASONING);
+      } else if (json.fieldIs(ROLE)) {
+        role |= json.readStringIfPresent();
+      } else if (json.fieldIs(TOOL_CALLS)) {
+        readToolCalls();
+      } else {
+        json.skipValue();
+      }
+    }
+  }
+
+  private void text(ChunkKind kind) {
+    if (json.readNonEmptyString()) {
+      if (kind == ChunkKind.CONTENT) {
+        content = true;
+      } else {
+        reasoning = true;
+      }
+      if (out.wantsText) {
+        spans.addText(kind, json);
+      }
+    }
+  }
+
+  private void readToolCalls() {
+    if (json.peek() != JsonScanner.ARRAY) {
+      json.skipValue();
+      return;
+    }
+    json.beginArray();
+    int position = 0;
+    while (json.nextElement()) {
+      toolCall = true;
+      readToolCall(position++);
+    }
+  }
+
+  private void readToolCall(int position) {
+    if (json.peek() != JsonScanner.OBJECT) {
+      json.skipValue();
+      return;
+    }
+    boolean keep = out.wantsText;
+    int slot = keep ? spans.addTool(position) : -1;
+    json.beginObject();
+    while (json.nextField()) {
+      if (json.fieldIs(INDEX) && json.peek() == JsonScanner.NUMBER) {
+        int index = (int) json.readLong();
+        if (keep) {
+          spans.setToolIndex(slot, index);
+        }
+      } else if (keep && json.fieldIs(ID)) {
+        if (json.readStringIfPresent()) {
+          spans.setToolId(slot, json);
+        }
+      } else if (keep && json.fieldIs(FUNCTION)) {
+        readFunction(slot);
+      } else {
+        json.skipValue();
+      }
+    }
+  }
+
+  private void readFunction(int slot) {
+    if (json.peek() != JsonScanner.OBJECT) {
+      json.skipValue();
+      return;
+    }
+    json.beginObject();
+    while (json.nextField()) {
+      if (json.fieldIs(NAME)) {
+        if (json.readStringIfPresent()) {
+          spans.setToolName(slot, json);
+        }
+      } else if (json.fieldIs(ARGUMENTS)) {
+        byte type = json.peek();
+        if (type == JsonScanner.STRING) {
+          json.readString();
+          spans.setToolArguments(slot, json);
+        } else if (type == JsonScanner.OBJECT || type == JsonScanner.ARRAY) {
+          // Some servers send parsed arguments; report their JSON text.
+          int start = json.position();
+          json.skipValue();
+          spans.setToolArgumentsRaw(slot, start, json.position());
+        } else {
+          json.skipValue();
+        }
+      } else {
+        json.skipValue();
+      }
+    }
+  }
+
+  private void addFinishReason(String reason) {
+    finishSeen = true;
+    if (finishCount == finishReasons.length) {
+      finishReasons = Arrays.copyOf(finishReasons, finishCount * 2);
+    }
+    finishReasons[finishCount++] = reason;
+  }
+}

@@ -1,0 +1,86 @@
+package io.infermark.core.stream;
+
+import io.infermark.core.capture.ErrorCategory;
+import io.infermark.core.capture.StreamObserver;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Shared plumbing of the dialects carried over SSE: framing by {@link SseDecoder}, one
+ * {@link JsonScanner} reused for every event, the terminal-state guard, invalid JSON reported as
+ * {@link ErrorCategory#MALFORMED_STREAM}, and llama.cpp's non-standard {@code error:} field
+ * reported as {@link ErrorCategory#STREAM_ERROR}.
+ */
+abstract class SseStreamDecoder implements StreamDecoder, SseDecoder.Listener {
+
+  final StreamReporter out;
+  final JsonScanner json = new JsonScanner();
+  private final SseDecoder sse = new SseDecoder(this);
+
+  SseStreamDecoder(StreamObserver observer) {
+    this.out = new StreamReporter(observer);
+  }
+
+  @Override
+  public final void feed(byte[] bytes, int offset, int length, long nanoTime) {
+    if (!out.finished()) {
+      sse.feed(bytes, offset, length, nanoTime);
+    }
+  }
+
+  @Override
+  public final void end(long nanoTime) {
+    if (!out.finished()) {
+      sse.end();
+      onEof(nanoTime);
+    }
+  }
+
+  @Override
+  public final void onEvent(SseDecoder.Event event, long nanoTime) {
+    if (out.finished()) {
+      return;
+    }
+    byte[] data = event.dataBytes();
+    int start = 0;
+    int end = event.dataLength();
+    while (start < end && isWhitespace(data[start])) {
+      start++;
+    }
+    while (end > start && isWhitespace(data[end - 1])) {
+      end--;
+    }
+    if (start == end) {
+      // A whitespace-only payload carries nothing; servers use it as a keep-alive.
+      return;
+    }
+    try {
+      onData(event, data, start, end, nanoTime);
+    } catch (JsonScanner.MalformedJsonException e) {
+      out.fail(ErrorCategory.MALFORMED_STREAM, "invalid JSON in event: " + e.getMessage(), nanoTime);
+    }
+  }
+
+  @Override
+  public final void onErrorField(String value, long nanoTime) {
+    out.streamError(value, nanoTime);
+  }
+
+  /**
+   * Handles one event's payload, trimmed of surrounding whitespace and never empty.
+   *
+   * @param data buffer of the payload, only valid during the call
+   */
+  abstract void onData(SseDecoder.Event event, byte[] data, int start, int end, long nanoTime);
+
+  /** The body ended without a terminal event. */
+  abstract void onEof(long nanoTime);
+
+  /** Reports the payload as a server error; the rare path, so decoding is fine. */
+  final void streamError(byte[] data, int start, int end, long nanoTime) {
+    out.streamError(new String(data, start, end - start, StandardCharsets.UTF_8), nanoTime);
+  }
+
+  static boolean isWhitespace(byte b) {
+    return b == ' ' || b == '\n' || b == '\r' || b == '\t';
+  }
+}

@@ -1,0 +1,45 @@
+package io.infermark.core.stream;
+
+import io.infermark.core.capture.StreamObserver;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * The streaming wire protocols infermark can decode; each makes {@link StreamDecoder}s that turn a
+ * response body into {@link StreamObserver} events (chunks with their kinds, usage, finish
+ * reasons, server timings, completion or failure).
+ */
+public enum StreamDialect {
+
+  /**
+   * OpenAI-compatible SSE of {@code /v1/chat/completions} and {@code /v1/completions} (OpenAI,
+   * vLLM, SGLang, TGI, llama.cpp and Ollama {@code /v1} endpoints), ending with {@code data: [DONE]}.
+   */
+  OPENAI(OpenAiChunkHandler::new),
+
+  /** Anthropic Messages API SSE: {@code message_start} through {@code message_stop}. */
+  ANTHROPIC(AnthropicEventHandler::new),
+
+  /** Ollama's native {@code /api/generate} and {@code /api/chat}: one JSON object per line. */
+  OLLAMA_NDJSON(OllamaLineHandler::new),
+
+  /** TGI's native {@code /generate_stream} SSE: one event per token, ending at EOF. */
+  TGI_GENERATE(TgiGenerateHandler::new),
+
+  /** llama.cpp's native {@code /completion} SSE, ending with a {@code stop: true} event. */
+  LLAMACPP_COMPLETION(LlamaCppCompletionHandler::new),
+
+  /** Triton's {@code generate_stream} SSE ({@code text_output} or {@code TEXT}), ending at EOF. */
+  TRITON_GENERATE(TritonGenerateHandler::new);
+
+  private final Function<StreamObserver, StreamDecoder> factory;
+
+  StreamDialect(Function<StreamObserver, StreamDecoder> factory) {
+    this.factory = factory;
+  }
+
+  /** A decoder for one response body that reports to {@code observer}. */
+  public StreamDecoder newDecoder(StreamObserver observer) {
+    return factory.apply(Objects.requireNonNull(observer, "observer"));
+  }
+}

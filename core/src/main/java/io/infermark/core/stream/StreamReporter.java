@@ -1,0 +1,51 @@
+package io.infermark.core.stream;
+
+import io.infermark.core.capture.ChunkKind;
+import io.infermark.core.capture.ErrorCategory;
+import io.infermark.core.capture.Failure;
+import io.infermark.core.capture.StreamObserver;
+import java.util.Objects;
+
+/**
+ * The observer of one stream plus whether its outcome has been reported: every dialect stops at
+ * the first terminal event (completion or failure) and ignores whatever follows it.
+ */
+final class StreamReporter {
+
+  final StreamObserver observer;
+  /** Read once: the hot path must not pay an interface call per chunk to learn it. */
+  final boolean wantsText;
+  private boolean finished;
+
+  StreamReporter(StreamObserver observer) {
+    this.observer = Objects.requireNonNull(observer, "observer");
+    this.wantsText = observer.wantsText();
+  }
+
+  boolean finished() {
+    return finished;
+  }
+
+  void chunk(long nanoTime, ChunkKind kind, int tokens) {
+    observer.onChunk(nanoTime, kind, tokens);
+  }
+
+  void complete(long nanoTime) {
+    if (!finished) {
+      finished = true;
+      observer.onComplete(nanoTime);
+    }
+  }
+
+  void fail(ErrorCategory category, String message, long nanoTime) {
+    if (!finished) {
+      finished = true;
+      observer.onFailure(Failure.of(category, message), nanoTime);
+    }
+  }
+
+  /** A server error object inside the stream; the message is summarized from its JSON. */
+  void streamError(String errorBody, long nanoTime) {
+    fail(ErrorCategory.STREAM_ERROR, ErrorBodies.summarize(errorBody), nanoTime);
+  }
+}
