@@ -46,6 +46,13 @@ public final class SseDecoder {
      * @param nanoTime the clock reading passed with the read that completed the line
      */
     default void onErrorField(String value, long nanoTime) {}
+
+    /**
+     * A blank line ended an event that named a type but carried no {@code data} line. The WHATWG
+     * rules dispatch nothing for it, and neither does this decoder; some clients (openai-python)
+     * surface it, so it is reported here for callers that want to see what they would.
+     */
+    default void onDatalessEvent(String type, long nanoTime) {}
   }
 
   /**
@@ -249,6 +256,9 @@ public final class SseDecoder {
   private void dispatch(long nanoTime) {
     Event e = event;
     if (e.dataLength == 0) {
+      if (e.typeLength > 0) {
+        listener.onDatalessEvent(e.type(), nanoTime);
+      }
       e.typeLength = 0;
       return;
     }

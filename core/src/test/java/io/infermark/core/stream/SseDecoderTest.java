@@ -23,10 +23,18 @@ class SseDecoderTest {
   private static final class Recorder implements SseDecoder.Listener {
     final List<Dispatched> events = new ArrayList<>();
     final List<String> errorFields = new ArrayList<>();
+    /** Every blank-line-terminated event in order, dispatched or data-less, as "type data". */
+    final List<String> blocks = new ArrayList<>();
+
+    @Override
+    public void onDatalessEvent(String type, long nanoTime) {
+      blocks.add(type + " (no data)");
+    }
 
     @Override
     public void onEvent(SseDecoder.Event event, long nanoTime) {
       events.add(new Dispatched(event.type(), event.data(), event.lastEventId(), nanoTime));
+      blocks.add(event.type() + " " + event.data());
     }
 
     @Override
@@ -81,6 +89,15 @@ class SseDecoderTest {
         "{\"content\":\" \u2028\"}",
         "{\"content\":\"foo\"}",
         "{\"content\":\"известни\"}");
+    // The fixture README's seven events are these six plus the data-less ping, in this order.
+    assertThat(r.blocks).containsExactly(
+        "completion {\"foo\":true}",
+        "ping (no data)",
+        "ping {\n\"foo\":\n\n\ntrue}",
+        "message {\"content\":\" culpa\"}",
+        "message {\"content\":\" \u2028\"}",
+        "message {\"content\":\"foo\"}",
+        "message {\"content\":\"известни\"}");
   }
 
   @Test
