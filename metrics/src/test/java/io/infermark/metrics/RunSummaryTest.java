@@ -1,6 +1,5 @@
 package io.infermark.metrics;
 
-import static io.infermark.core.capture.ChunkTimeline.UNKNOWN_TOKENS;
 import static io.infermark.metrics.TestRuns.ms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
@@ -12,9 +11,7 @@ import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
-import io.infermark.core.capture.TimeoutPhase;
 import io.infermark.core.capture.TokenCountSource;
-import io.infermark.core.capture.Usage;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.stats.QuantileMethod;
 import java.util.List;
@@ -23,74 +20,16 @@ import org.junit.jupiter.api.Test;
 
 class RunSummaryTest {
 
-  /**
-   * A run with one warmup request, four successes (one without tokens, one whose server and stream
-   * counts disagree) and four failures (two HTTP statuses, a read timeout after a token, one never
-   * sent). Every expected number in this class is computed by hand from these records.
-   */
-  static RunResult mixedRun() {
-    return TestRuns.run(List.of(
-        // #0 warmup: its 1 ms TTFT must not appear anywhere.
-        RequestRecord.builder().index(0).warmup(true)
-            .chunks(ChunkTimeline.builder().add(ms(1), ChunkKind.CONTENT, UNKNOWN_TOKENS).build())
-            .endOffsetNanos(ms(5)).build(),
-        // #1 TTFT 10, E2E 30, gaps 10 and 10, N = 3 from usage, 50 prompt tokens; ends at 132 ms.
-        RequestRecord.builder().index(1).intendedNanos(ms(100)).sendNanos(ms(100)).httpStatus(200)
-            .chunks(ChunkTimeline.builder()
-                .add(ms(2), ChunkKind.ROLE, UNKNOWN_TOKENS)
-                .add(ms(10), ChunkKind.CONTENT, UNKNOWN_TOKENS)
-                .add(ms(20), ChunkKind.CONTENT, UNKNOWN_TOKENS)
-                .add(ms(30), ChunkKind.CONTENT, UNKNOWN_TOKENS)
-                .add(ms(31), ChunkKind.USAGE, UNKNOWN_TOKENS)
-                .build())
-            .usage(Usage.of(50, 3)).finishReason("stop").endOffsetNanos(ms(32)).build(),
-        // #2 sent 50 ms late: TTFT 20 (70 from intended), E2E 40, N = 2 chunks counted; ends at 291 ms.
-        RequestRecord.builder().index(2).intendedNanos(ms(200)).sendNanos(ms(250)).httpStatus(200)
-            .chunks(ChunkTimeline.builder()
-                .add(ms(20), ChunkKind.CONTENT, UNKNOWN_TOKENS)
-                .add(ms(40), ChunkKind.CONTENT, UNKNOWN_TOKENS)
-                .build())
-            .endOffsetNanos(ms(41)).build(),
-        // #3 succeeded without a token-bearing chunk; 20 prompt tokens, 0 completion; ends at 307 ms.
-        RequestRecord.builder().index(3).intendedNanos(ms(300)).sendNanos(ms(300)).httpStatus(200)
-            .chunks(ChunkTimeline.builder()
-                .add(ms(5), ChunkKind.ROLE, UNKNOWN_TOKENS)
-                .add(ms(6), ChunkKind.EMPTY, UNKNOWN_TOKENS)
-                .build())
-            .usage(Usage.of(20, 0)).endOffsetNanos(ms(7)).build(),
-        // #4 HTTP 503; ends at 403 ms.
-        RequestRecord.builder().index(4).intendedNanos(ms(400)).sendNanos(ms(400)).httpStatus(503)
-            .failure(Optional.of(Failure.httpStatus(503, "overloaded"))).endOffsetNanos(ms(3)).build(),
-        // #5 read timeout after one token; ends at 1500 ms, the end of the window. Its TTFT must not count.
-        RequestRecord.builder().index(5).intendedNanos(ms(500)).sendNanos(ms(500)).httpStatus(200)
-            .chunks(ChunkTimeline.builder().add(ms(15), ChunkKind.CONTENT, UNKNOWN_TOKENS).build())
-            .failure(Optional.of(Failure.timeout(TimeoutPhase.READ, "no byte for 1 s")))
-            .endOffsetNanos(ms(1000)).build(),
-        // #6 never sent: outside the window.
-        RequestRecord.builder().index(6).intendedNanos(ms(600)).sendNanos(ms(600))
-            .failure(Optional.of(Failure.of(ErrorCategory.NOT_SENT, "run ended first"))).build(),
-        // #7 HTTP 429; ends at 702 ms.
-        RequestRecord.builder().index(7).intendedNanos(ms(700)).sendNanos(ms(700)).httpStatus(429)
-            .failure(Optional.of(Failure.httpStatus(429, ""))).endOffsetNanos(ms(2)).build(),
-        // #8 server says 5 tokens, stream shows 2 chunks: a disagreement; TTFT 10, E2E 20; ends at 821 ms.
-        RequestRecord.builder().index(8).intendedNanos(ms(800)).sendNanos(ms(800)).httpStatus(200)
-            .chunks(ChunkTimeline.builder()
-                .add(ms(10), ChunkKind.CONTENT, UNKNOWN_TOKENS)
-                .add(ms(20), ChunkKind.CONTENT, UNKNOWN_TOKENS)
-                .build())
-            .usage(Usage.builder().completionTokens(5).build()).endOffsetNanos(ms(21)).build()));
-  }
-
   @Test
   void countsEveryScheduledRequestOnce() {
-    RunSummary s = RunSummary.of(mixedRun());
+    RunSummary s = RunSummary.of(TestRuns.mixedRun());
 
     assertThat(s.requests()).isEqualTo(new RequestCounts(9, 1, 8, 4, 4, 1));
   }
 
   @Test
   void failedAndWarmupRecordsNeverEnterLatencyStatistics() {
-    RunSummary s = RunSummary.of(mixedRun());
+    RunSummary s = RunSummary.of(TestRuns.mixedRun());
 
     // Only #1, #2 and #8: not the warmup's 1 ms, not the timed-out request's 15 ms.
     assertThat(s.distribution(LatencyMetric.TTFT).sortedValuesMillis()).containsExactly(10.0, 10.0, 20.0);
@@ -104,7 +43,7 @@ class RunSummaryTest {
 
   @Test
   void requestsWithoutTokensAreExcludedFromTtftButCounted() {
-    RunSummary s = RunSummary.of(mixedRun());
+    RunSummary s = RunSummary.of(TestRuns.mixedRun());
 
     assertThat(s.requests().succeededWithoutTokens()).isEqualTo(1);
     assertThat(s.distribution(LatencyMetric.TTFT).count()).isEqualTo(3);
@@ -118,7 +57,7 @@ class RunSummaryTest {
 
   @Test
   void throughputDividesByTheWindowFromFirstIntendedSendToLastEnd() {
-    RunSummary s = RunSummary.of(mixedRun());
+    RunSummary s = RunSummary.of(TestRuns.mixedRun());
 
     // From #1's intended 100 ms (the warmup is outside) to #5's end at 500 + 1000 ms; #6 never sent.
     assertThat(s.window()).contains(new MeasurementWindow(ms(100), ms(1500)));
@@ -143,7 +82,7 @@ class RunSummaryTest {
 
   @Test
   void failuresAreCountedByCategoryWithoutEmptyCategories() {
-    RunSummary s = RunSummary.of(mixedRun());
+    RunSummary s = RunSummary.of(TestRuns.mixedRun());
 
     assertThat(s.failuresByCategory()).containsExactly(entry(ErrorCategory.HTTP_STATUS, 2),
         entry(ErrorCategory.TIMEOUT, 1), entry(ErrorCategory.NOT_SENT, 1));
@@ -151,7 +90,7 @@ class RunSummaryTest {
 
   @Test
   void tokenSourcesDisagreementsAndMeansCoverSuccessfulMeasuredRequests() {
-    TokenSummary t = RunSummary.of(mixedRun()).tokens();
+    TokenSummary t = RunSummary.of(TestRuns.mixedRun()).tokens();
 
     assertThat(t.requests()).isEqualTo(4);
     assertThat(t.sources()).containsExactly(entry(TokenCountSource.SERVER_USAGE, 3),
@@ -167,7 +106,7 @@ class RunSummaryTest {
 
   @Test
   void quantileMethodIsSelectable() {
-    RunResult run = mixedRun();
+    RunResult run = TestRuns.mixedRun();
 
     RunSummary linear = RunSummary.of(run);
     RunSummary nearest = RunSummary.of(run, QuantileMethod.NEAREST_RANK);
@@ -182,7 +121,7 @@ class RunSummaryTest {
 
   @Test
   void keepsTheRunsScheduleStatsAndMetadata() {
-    RunResult run = TestRuns.run(mixedRun().records(), LoadProfile.poisson(10).requests(8));
+    RunResult run = TestRuns.run(TestRuns.mixedRun().records(), LoadProfile.poisson(10).requests(8));
 
     RunSummary s = RunSummary.of(run);
 
@@ -220,7 +159,7 @@ class RunSummaryTest {
 
   @Test
   void toStringIsOneLine() {
-    String s = RunSummary.of(mixedRun()).toString();
+    String s = RunSummary.of(TestRuns.mixedRun()).toString();
 
     assertThat(s).startsWith("RunSummary[4/8 ok, 4 failed {HTTP_STATUS=2, TIMEOUT=1, NOT_SENT=1}, 2.86 req/s")
         .contains("TTFT p50 10.000 ms p99 19.800* ms").doesNotContain("\n");
