@@ -26,28 +26,98 @@ public final class Distribution {
   private static final Percentile[] PERCENTILES = Percentile.values();
   private static final Distribution EMPTY = new Distribution(NO_VALUES, QuantileMethod.LINEAR);
 
-  private final double[] sorted;
+  /**
+   * The values. Only the order statistics the standard percentiles need are in their sorted places
+   * until the first other percentile (or equality, or a copy) is asked for, which sorts it once.
+   * That mutation is invisible from outside and guarded by this object's lock.
+   */
+  private final double[] values;
+  private volatile boolean sorted;
   private final QuantileMethod method;
+  private final double[] standard;
+  private final double min;
+  private final double max;
   private final double mean;
   private final double std;
 
-  private Distribution(double[] sorted, QuantileMethod method) {
-    this.sorted = sorted;
+  private Distribution(double[] values, QuantileMethod method) {
+    this.values = values;
     this.method = method;
-    int n = sorted.length;
+    int n = values.length;
     double sum = 0;
-    for (double v : sorted) {
+    double lo = Double.POSITIVE_INFINITY;
+    double hi = Double.NEGATIVE_INFINITY;
+    for (double v : values) {
       sum += v;
+      lo = Math.min(lo, v);
+      hi = Math.max(hi, v);
     }
     this.mean = n == 0 ? 0 : sum / n;
     // Two passes rather than sum of squares: the one-pass formula cancels catastrophically when the
     // spread is small next to the mean, which is the normal case for latencies.
     double squares = 0;
-    for (double v : sorted) {
+    for (double v : values) {
       double d = v - mean;
       squares += d * d;
     }
     this.std = n == 0 ? 0 : Math.sqrt(squares / n);
+    this.min = lo;
+    this.max = hi;
+    this.standard = new double[PERCENTILES.length];
+    if (n > 0) {
+      placeStandardOrderStatistics();
+      for (Percentile p : PERCENTILES) {
+        standard[p.ordinal()] = method.quantile(values, p.p());
+      }
+    }
+  }
+
+  /**
+   * Puts into their sorted places the order statistics the quantile method reads for the standard
+   * percentiles, so that it can be applied to the otherwise unsorted array. Core's LINEAR reads the
+   * values at floor(p·(n−1)) and the next; NEAREST_RANK the one at ceil(p·n)−1. A margin of one on
+   * each side keeps this right should either index calculation round differently; a method this class
+   * does not know gets a full sort instead.
+   */
+  private void placeStandardOrderStatistics() {
+    if (method != QuantileMethod.LINEAR && method != QuantileMethod.NEAREST_RANK) {
+      Arrays.sort(values);
+      sorted = true;
+      return;
+    }
+    int n = values.length;
+    int[] ranks = new int[PERCENTILES.length * 7 + 2];
+    int r = 0;
+    for (Percentile p : PERCENTILES) {
+      int linear = (int) Math.floor(p.p() * (n - 1));
+      int nearest = (int) Math.ceil(p.p() * n) - 1;
+      for (int d = -1; d <= 2; d++) {
+        ranks[r++] = clamp(linear + d, n);
+      }
+      for (int d = -1; d <= 1; d++) {
+        ranks[r++] = clamp(nearest + d, n);
+      }
+    }
+    ranks[r++] = 0;
+    ranks[r] = n - 1;
+    OrderStatistics.select(values, ranks);
+  }
+
+  private static int clamp(int rank, int n) {
+    return Math.max(0, Math.min(rank, n - 1));
+  }
+
+  /** Sorts the values the first time a caller needs them all in order. */
+  private double[] sortedValues() {
+    if (!sorted) {
+      synchronized (this) {
+        if (!sorted) {
+          Arrays.sort(values);
+          sorted = true;
+        }
+      }
+    }
+    return values;
   }
 
   /** An empty distribution (count 0, linear percentiles). */
@@ -75,7 +145,7 @@ public final class Distribution {
     return ofOwned(valuesMillis.clone(), method);
   }
 
-  /** Takes ownership of {@code values} (sorts it in place), avoiding a copy of large pooled samples. */
+  /** Takes ownership of {@code values} (reorders it in place), avoiding a copy of large pooled samples. */
   static Distribution ofOwned(double[] values, QuantileMethod method) {
     Objects.requireNonNull(method, "method");
     for (int i = 0; i < values.length; i++) {
@@ -83,22 +153,22 @@ public final class Distribution {
         throw new IllegalArgumentException("value " + i + " is " + values[i]
             + "; a distribution takes finite milliseconds");
       }
+      values[i] += 0.0; // -0.0 becomes 0.0, so that selection and sorting agree on the order
     }
     if (values.length == 0) {
       return empty(method);
     }
-    Arrays.sort(values);
     return new Distribution(values, method);
   }
 
   /** The number of values. */
   public int count() {
-    return sorted.length;
+    return values.length;
   }
 
   /** True when there are no values. */
   public boolean isEmpty() {
-    return sorted.length == 0;
+    return values.length == 0;
   }
 
   /** How percentiles are computed. */
@@ -118,12 +188,12 @@ public final class Distribution {
 
   /** The smallest value in ms, if there are values. */
   public OptionalDouble min() {
-    return isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(sorted[0]);
+    return isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(min);
   }
 
   /** The largest value in ms, if there are values. */
   public OptionalDouble max() {
-    return isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(sorted[sorted.length - 1]);
+    return isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(max);
   }
 
   /** The median in ms. */
@@ -160,7 +230,15 @@ public final class Distribution {
    */
   public OptionalDouble percentile(double p) {
     checkP(p);
-    return isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(method.quantile(sorted, p));
+    if (isEmpty()) {
+      return OptionalDouble.empty();
+    }
+    for (Percentile standardP : PERCENTILES) {
+      if (standardP.p() == p) {
+        return OptionalDouble.of(standard[standardP.ordinal()]);
+      }
+    }
+    return OptionalDouble.of(method.quantile(sortedValues(), p));
   }
 
   /**
@@ -171,7 +249,7 @@ public final class Distribution {
    * @throws IllegalArgumentException if p is outside [0, 1]
    */
   public boolean isTailUnreliable(double p) {
-    return sorted.length < samplesNeeded(p);
+    return values.length < samplesNeeded(p);
   }
 
   /**
@@ -192,7 +270,7 @@ public final class Distribution {
 
   /** A copy of the values in ascending order, in ms. */
   public double[] sortedValuesMillis() {
-    return sorted.clone();
+    return sortedValues().clone();
   }
 
   private static void checkP(double p) {
@@ -203,12 +281,13 @@ public final class Distribution {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Distribution d && d.method == method && Arrays.equals(d.sorted, sorted);
+    return o instanceof Distribution d && d.method == method && d.values.length == values.length
+        && Arrays.equals(d.sortedValues(), sortedValues());
   }
 
   @Override
   public int hashCode() {
-    return 31 * method.hashCode() + Arrays.hashCode(sorted);
+    return 31 * method.hashCode() + Arrays.hashCode(sortedValues());
   }
 
   /** One line: {@code Distribution[n=250, mean 12.345 ms, ..., p99 30.100* ms, ...]}, * marking unreliable percentiles. */
@@ -217,16 +296,16 @@ public final class Distribution {
     if (isEmpty()) {
       return "Distribution[empty]";
     }
-    StringBuilder s = new StringBuilder("Distribution[n=").append(sorted.length);
-    s.append(String.format(Locale.ROOT, ", mean %.3f ms, std %.3f ms, min %.3f ms", mean, std, sorted[0]));
+    StringBuilder s = new StringBuilder("Distribution[n=").append(values.length);
+    s.append(String.format(Locale.ROOT, ", mean %.3f ms, std %.3f ms, min %.3f ms", mean, std, min));
     boolean marked = false;
     for (Percentile p : PERCENTILES) {
       boolean unreliable = isTailUnreliable(p.p());
       marked |= unreliable;
-      s.append(String.format(Locale.ROOT, ", %s %.3f%s ms", p.label(), method.quantile(sorted, p.p()),
+      s.append(String.format(Locale.ROOT, ", %s %.3f%s ms", p.label(), standard[p.ordinal()],
           unreliable ? "*" : ""));
     }
-    s.append(String.format(Locale.ROOT, ", max %.3f ms", sorted[sorted.length - 1]));
+    s.append(String.format(Locale.ROOT, ", max %.3f ms", max));
     if (marked) {
       s.append("; * too few samples");
     }

@@ -177,6 +177,31 @@ class DistributionTest {
     assertThat(d.sortedValuesMillis()).startsWith(0.75, 3.25).endsWith(99.125);
   }
 
+  @Test
+  void standardAndOtherPercentilesEqualTheQuantileMethodOnTheSortedSample() {
+    java.util.SplittableRandom random = new java.util.SplittableRandom(5);
+    for (int trial = 0; trial < 300; trial++) {
+      int n = 1 + random.nextInt(trial < 250 ? 300 : 50_000);
+      double[] v = new double[n];
+      for (int i = 0; i < n; i++) {
+        v[i] = trial % 2 == 0 ? random.nextInt(20) : Math.exp(random.nextDouble() * 5);
+      }
+      double[] sorted = v.clone();
+      Arrays.sort(sorted);
+      for (QuantileMethod m : QuantileMethod.values()) {
+        Distribution d = Distribution.of(v, m);
+        for (Percentile p : Percentile.values()) {
+          assertThat(d.percentile(p.p())).as("%s %s n=%d", m, p, n).hasValue(m.quantile(sorted, p.p()));
+        }
+        assertThat(d.min()).hasValue(sorted[0]);
+        assertThat(d.max()).hasValue(sorted[n - 1]);
+        double other = random.nextDouble();
+        assertThat(d.percentile(other)).hasValue(m.quantile(sorted, other));
+        assertThat(d.p99()).hasValue(m.quantile(sorted, 0.99));
+      }
+    }
+  }
+
   /** 1, 2, ..., n. */
   private static double[] ramp(int n) {
     double[] v = new double[n];
