@@ -29,10 +29,11 @@ public final class Distribution {
   /**
    * The values. Only the order statistics the standard percentiles need are in their sorted places
    * until the first other percentile (or equality, or a copy) is asked for, which sorts it once.
-   * That mutation is invisible from outside and guarded by this object's lock.
+   * That mutation is invisible from outside and guarded by a private lock.
    */
   private final double[] values;
   private volatile boolean sorted;
+  private final Object sortLock = new Object();
   private final QuantileMethod method;
   private final double[] standard;
   private final double min;
@@ -110,7 +111,7 @@ public final class Distribution {
   /** Sorts the values the first time a caller needs them all in order. */
   private double[] sortedValues() {
     if (!sorted) {
-      synchronized (this) {
+      synchronized (sortLock) {
         if (!sorted) {
           Arrays.sort(values);
           sorted = true;

@@ -18,7 +18,10 @@ final class DoubleArray {
   void add(double v) {
     if (size == values.length) {
       // Grow by half rather than double: the pooled ITL array can hold 10^8 values.
-      values = Arrays.copyOf(values, Math.max(size + (size >> 1), size + 4));
+      if (size >= Integer.MAX_VALUE - 8) {
+        throw new IllegalStateException("more than " + size + " values: too many for one array");
+      }
+      values = Arrays.copyOf(values, (int) Math.min(size + (size >> 1) + 4L, Integer.MAX_VALUE - 8));
     }
     values[size++] = v;
   }

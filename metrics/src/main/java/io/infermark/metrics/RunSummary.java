@@ -88,7 +88,11 @@ public final class RunSummary {
     }
     DoubleArray[] values = new DoubleArray[METRICS.length];
     for (LatencyMetric m : METRICS) {
-      values[m.ordinal()] = new DoubleArray(m.isPooled() ? (int) gaps : perRequest);
+      // ITL has exactly one value per gap; per-token ITL only where servers stated chunk sizes, often
+      // nowhere, so it starts small and grows rather than reserving as much as ITL.
+      int capacity = m == LatencyMetric.ITL ? (int) gaps
+          : m.isPooled() ? (int) Math.min(gaps, 1 << 16) : perRequest;
+      values[m.ordinal()] = new DoubleArray(capacity);
     }
     int warmup = 0;
     int succeeded = 0;
