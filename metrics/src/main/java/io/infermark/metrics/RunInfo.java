@@ -1,0 +1,46 @@
+package io.infermark.metrics;
+
+import io.infermark.core.RunEnvironment;
+import io.infermark.core.RunResult;
+import io.infermark.core.load.LoadProfile;
+import io.infermark.core.request.GenerationParams;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * What a summary was measured on: a run's metadata without its records, so that a summary stays small
+ * after the records are gone.
+ *
+ * @param startedAt wall-clock time of the run's origin, for correlation only
+ * @param durationNanos from the run's origin to the end of its last request
+ * @param target a description of the target (never containing credentials)
+ * @param load the load profile
+ * @param params the generation parameters
+ * @param promptCount how many distinct prompts were cycled through
+ * @param environment the JVM and machine
+ */
+public record RunInfo(Instant startedAt, long durationNanos, String target, LoadProfile load,
+    GenerationParams params, int promptCount, RunEnvironment environment) {
+
+  /** Validates. */
+  public RunInfo {
+    Objects.requireNonNull(startedAt, "startedAt");
+    Objects.requireNonNull(target, "target");
+    Objects.requireNonNull(load, "load");
+    Objects.requireNonNull(params, "params");
+    Objects.requireNonNull(environment, "environment");
+  }
+
+  /** The metadata of a run. */
+  public static RunInfo of(RunResult run) {
+    return new RunInfo(run.startedAt(), run.durationNanos(), run.target(), run.load(), run.params(),
+        run.promptCount(), run.environment());
+  }
+
+  @Override
+  public String toString() {
+    return String.format(Locale.ROOT, "RunInfo[%s against %s, %.3f s, %s]", startedAt, target, durationNanos / 1e9,
+        load);
+  }
+}

@@ -1,0 +1,255 @@
+package io.infermark.metrics;
+
+import io.infermark.core.RunResult;
+import io.infermark.core.ScheduleStats;
+import io.infermark.core.capture.ErrorCategory;
+import io.infermark.core.capture.Failure;
+import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.capture.TokenCountSource;
+import io.infermark.core.stats.QuantileMethod;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalDouble;
+
+/**
+ * The statistics of one run: a {@link Distribution} per {@link LatencyMetric}, request counts,
+ * failures by category, throughput over the {@link MeasurementWindow}, token counts and their
+ * sources, and the run's schedule statistics and metadata. Immutable.
+ *
+ * <p>Which records count:
+ * <ul>
+ *   <li>warmup records count for nothing but {@link RequestCounts#warmupExcluded()};
+ *   <li>failed measured records count only in {@link #failuresByCategory()}, in the window's end and
+ *       in {@link RequestCounts#failed()}: never in latency, token or throughput numbers;
+ *   <li>successful measured records feed every metric that is defined for them; one without a
+ *       token-bearing chunk has no TTFT, E2E or TPOT but still has a stream-close time and counts
+ *       in {@link RequestCounts#succeededWithoutTokens()}.
+ * </ul>
+ *
+ * <p>Throughput divides by the {@link MeasurementWindow}: request throughput is successful measured
+ * requests per second; output token throughput is the sum of their N per second; total token
+ * throughput adds the prompt tokens their servers reported (see {@link TokenSummary} for requests
+ * without a reported prompt count, which add none).
+ */
+public final class RunSummary {
+
+  private static final LatencyMetric[] METRICS = LatencyMetric.values();
+
+  private final RunInfo run;
+  private final ScheduleStats schedule;
+  private final QuantileMethod quantileMethod;
+  private final Map<LatencyMetric, Distribution> distributions;
+  private final RequestCounts requests;
+  private final Map<ErrorCategory, Integer> failuresByCategory;
+  private final MeasurementWindow window;
+  private final TokenSummary tokens;
+
+  private RunSummary(RunInfo run, ScheduleStats schedule, QuantileMethod quantileMethod,
+      Map<LatencyMetric, Distribution> distributions, RequestCounts requests,
+      Map<ErrorCategory, Integer> failuresByCategory, MeasurementWindow window, TokenSummary tokens) {
+    this.run = run;
+    this.schedule = schedule;
+    this.quantileMethod = quantileMethod;
+    this.distributions = distributions;
+    this.requests = requests;
+    this.failuresByCategory = failuresByCategory;
+    this.window = window;
+    this.tokens = tokens;
+  }
+
+  /** Summarises a run with linear (numpy-compatible) percentiles. */
+  public static RunSummary of(RunResult result) {
+    return of(result, QuantileMethod.LINEAR);
+  }
+
+  /** Summarises a run with the given percentile method. */
+  public static RunSummary of(RunResult result, QuantileMethod method) {
+    Objects.requireNonNull(result, "result");
+    Objects.requireNonNull(method, "method");
+    List<RequestRecord> records = result.records();
+    // Size the arrays up front: the pooled ones can reach 10^8 values, and growing them by copying
+    // would briefly need twice that memory.
+    int perRequest = 0;
+    long gaps = 0;
+    for (RequestRecord r : records) {
+      if (!r.warmup() && r.succeeded()) {
+        perRequest++;
+        gaps += Math.max(r.chunks().tokenChunkCount() - 1, 0);
+      }
+    }
+    if (gaps > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException("run has " + gaps + " inter-token gaps, more than one array can hold; "
+          + "summarise it in parts");
+    }
+    DoubleArray[] values = new DoubleArray[METRICS.length];
+    for (LatencyMetric m : METRICS) {
+      // ITL has exactly one value per gap; per-token ITL only where servers stated chunk sizes, often
+      // nowhere, so it starts small and grows rather than reserving as much as ITL.
+      int capacity = m == LatencyMetric.ITL ? (int) gaps
+          : m.isPooled() ? (int) Math.min(gaps, 1 << 16) : perRequest;
+      values[m.ordinal()] = new DoubleArray(capacity);
+    }
+    int warmup = 0;
+    int succeeded = 0;
+    int failed = 0;
+    int withoutTokens = 0;
+    int[] failures = new int[ErrorCategory.values().length];
+    long windowStart = Long.MAX_VALUE;
+    long windowEnd = Long.MIN_VALUE;
+    long outputTokens = 0;
+    long inputTokens = 0;
+    int withInput = 0;
+    int[] sources = new int[TokenCountSource.values().length];
+    int disagreements = 0;
+
+    for (RequestRecord r : records) {
+      if (r.warmup()) {
+        warmup++;
+        continue;
+      }
+      Failure failure = r.failure().orElse(null);
+      if (failure == null || failure.category() != ErrorCategory.NOT_SENT) {
+        windowStart = Math.min(windowStart, r.intendedNanos());
+        windowEnd = Math.max(windowEnd, r.sendNanos() + r.endOffsetNanos());
+      }
+      if (failure != null) {
+        failed++;
+        failures[failure.category().ordinal()]++;
+        continue;
+      }
+      succeeded++;
+      if (r.chunks().tokenChunkCount() == 0) {
+        withoutTokens++;
+      }
+      for (LatencyMetric m : METRICS) {
+        m.collect(r, values[m.ordinal()]);
+      }
+      outputTokens += r.outputTokens();
+      var prompt = r.usage().promptTokens();
+      if (prompt.isPresent()) {
+        inputTokens += prompt.getAsInt();
+        withInput++;
+      }
+      sources[r.outputTokensSource().ordinal()]++;
+      if (r.tokenCountsDisagree()) {
+        disagreements++;
+      }
+    }
+
+    EnumMap<LatencyMetric, Distribution> distributions = new EnumMap<>(LatencyMetric.class);
+    for (LatencyMetric m : METRICS) {
+      distributions.put(m, Distribution.ofOwned(values[m.ordinal()].release(), method));
+    }
+    EnumMap<ErrorCategory, Integer> byCategory = new EnumMap<>(ErrorCategory.class);
+    for (ErrorCategory c : ErrorCategory.values()) {
+      if (failures[c.ordinal()] > 0) {
+        byCategory.put(c, failures[c.ordinal()]);
+      }
+    }
+    EnumMap<TokenCountSource, Integer> bySource = new EnumMap<>(TokenCountSource.class);
+    for (TokenCountSource s : TokenCountSource.values()) {
+      bySource.put(s, sources[s.ordinal()]);
+    }
+    int measured = records.size() - warmup;
+    return new RunSummary(RunInfo.of(result), result.schedule(), method,
+        Collections.unmodifiableMap(distributions),
+        new RequestCounts(records.size(), warmup, measured, succeeded, failed, withoutTokens),
+        Collections.unmodifiableMap(byCategory),
+        windowStart == Long.MAX_VALUE ? null : new MeasurementWindow(windowStart, windowEnd),
+        new TokenSummary(succeeded, outputTokens, inputTokens, withInput, bySource, disagreements));
+  }
+
+  /** The run's metadata. */
+  public RunInfo run() {
+    return run;
+  }
+
+  /** Whether the client kept its schedule, as the run computed it (over all sent measured requests). */
+  public ScheduleStats schedule() {
+    return schedule;
+  }
+
+  /** How the percentiles were computed. */
+  public QuantileMethod quantileMethod() {
+    return quantileMethod;
+  }
+
+  /** The distribution of one metric over the successful measured requests; empty when no request defined it. */
+  public Distribution distribution(LatencyMetric metric) {
+    return distributions.get(Objects.requireNonNull(metric, "metric"));
+  }
+
+  /** Every metric's distribution, in {@link LatencyMetric} order; unmodifiable. */
+  public Map<LatencyMetric, Distribution> distributions() {
+    return distributions;
+  }
+
+  /** How the scheduled requests divide up. */
+  public RequestCounts requests() {
+    return requests;
+  }
+
+  /** Failed measured requests by category, in {@link ErrorCategory} order; categories without failures are absent. */
+  public Map<ErrorCategory, Integer> failuresByCategory() {
+    return failuresByCategory;
+  }
+
+  /** The throughput window; empty when no measured request was sent. */
+  public Optional<MeasurementWindow> window() {
+    return Optional.ofNullable(window);
+  }
+
+  /** Token totals, means and sources over the successful measured requests. */
+  public TokenSummary tokens() {
+    return tokens;
+  }
+
+  /** Successful measured requests per second of the window; empty when the window is empty or has no length. */
+  public OptionalDouble requestThroughputRps() {
+    return perSecond(requests.succeeded());
+  }
+
+  /** Output tokens (sum of N over successful measured requests) per second of the window. */
+  public OptionalDouble outputTokenThroughputTps() {
+    return perSecond(tokens.outputTokens());
+  }
+
+  /**
+   * Input plus output tokens per second of the window; input counts only the prompt tokens servers
+   * reported ({@link TokenSummary#requestsWithoutInputTokens()} says how many requests lacked them).
+   */
+  public OptionalDouble totalTokenThroughputTps() {
+    return perSecond(tokens.inputTokens() + tokens.outputTokens());
+  }
+
+  private OptionalDouble perSecond(long count) {
+    if (window == null || window.durationNanos() <= 0) {
+      return OptionalDouble.empty();
+    }
+    return OptionalDouble.of(count / window.durationSeconds());
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder s = new StringBuilder("RunSummary[");
+    s.append(requests.succeeded()).append('/').append(requests.measured()).append(" ok");
+    if (requests.failed() > 0) {
+      s.append(", ").append(requests.failed()).append(" failed ").append(failuresByCategory);
+    }
+    requestThroughputRps().ifPresent(v -> s.append(String.format(Locale.ROOT, ", %.2f req/s", v)));
+    outputTokenThroughputTps().ifPresent(v -> s.append(String.format(Locale.ROOT, ", %.1f output tok/s", v)));
+    for (LatencyMetric m : new LatencyMetric[] {LatencyMetric.TTFT, LatencyMetric.TPOT, LatencyMetric.E2E}) {
+      Distribution d = distributions.get(m);
+      if (!d.isEmpty()) {
+        s.append(String.format(Locale.ROOT, ", %s p50 %.3f ms p99 %.3f%s ms", m, d.p50().getAsDouble(),
+            d.p99().getAsDouble(), d.isTailUnreliable(0.99) ? "*" : ""));
+      }
+    }
+    return s.append(']').toString();
+  }
+}

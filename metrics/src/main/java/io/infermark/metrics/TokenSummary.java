@@ -1,0 +1,73 @@
+package io.infermark.metrics;
+
+import io.infermark.core.capture.TokenCountSource;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalDouble;
+
+/**
+ * Token counts over a run's successful measured requests: totals and means of input and output
+ * tokens, where each output count N came from ({@link TokenCountSource}), and how often the server's
+ * count disagreed with the stream's own.
+ *
+ * <p>Input tokens are the server's {@code usage.prompt_tokens}; infermark does not tokenize prompts,
+ * so a request whose server did not report them contributes nothing to {@link #inputTokens()} and is
+ * counted in {@link #requestsWithoutInputTokens()} instead. Means divide by the requests that have a
+ * count.
+ *
+ * @param requests successful measured requests these counts cover
+ * @param outputTokens sum of N over those requests
+ * @param inputTokens sum of reported prompt tokens
+ * @param requestsWithInputTokens requests whose server reported prompt tokens
+ * @param sources how many requests took N from each source; sources with no request are absent
+ * @param disagreements requests whose server usage and streamed token count differ
+ */
+public record TokenSummary(int requests, long outputTokens, long inputTokens, int requestsWithInputTokens,
+    Map<TokenCountSource, Integer> sources, int disagreements) {
+
+  /** Validates and copies; {@code sources} keeps {@link TokenCountSource} order and drops zeros. */
+  public TokenSummary {
+    if (requests < 0 || outputTokens < 0 || inputTokens < 0 || requestsWithInputTokens < 0 || disagreements < 0) {
+      throw new IllegalArgumentException("token counts must be >= 0");
+    }
+    if (requestsWithInputTokens > requests || disagreements > requests) {
+      throw new IllegalArgumentException("requestsWithInputTokens (" + requestsWithInputTokens
+          + ") and disagreements (" + disagreements + ") cannot exceed requests (" + requests + ")");
+    }
+    EnumMap<TokenCountSource, Integer> copy = new EnumMap<>(TokenCountSource.class);
+    sources.forEach((k, v) -> {
+      if (v < 0) {
+        throw new IllegalArgumentException("count for " + k + " must be >= 0, was " + v);
+      }
+      if (v > 0) {
+        copy.put(k, v);
+      }
+    });
+    sources = Collections.unmodifiableMap(copy);
+  }
+
+  /** Successful measured requests whose server did not report prompt tokens. */
+  public int requestsWithoutInputTokens() {
+    return requests - requestsWithInputTokens;
+  }
+
+  /** Mean output tokens per request, if there were requests. */
+  public OptionalDouble meanOutputTokens() {
+    return requests == 0 ? OptionalDouble.empty() : OptionalDouble.of((double) outputTokens / requests);
+  }
+
+  /** Mean reported input tokens per request that reported them, if any did. */
+  public OptionalDouble meanInputTokens() {
+    return requestsWithInputTokens == 0 ? OptionalDouble.empty()
+        : OptionalDouble.of((double) inputTokens / requestsWithInputTokens);
+  }
+
+  @Override
+  public String toString() {
+    return String.format(Locale.ROOT, "TokenSummary[%d requests, %d output tokens, %d input tokens (%d unreported), "
+        + "sources %s, %d disagreements]", requests, outputTokens, inputTokens, requestsWithoutInputTokens(), sources,
+        disagreements);
+  }
+}

@@ -1,0 +1,227 @@
+package io.infermark.metrics.report;
+
+import io.infermark.core.ScheduleStats;
+import io.infermark.metrics.Distribution;
+import io.infermark.metrics.LatencyMetric;
+import io.infermark.metrics.Percentile;
+import io.infermark.metrics.RequestCounts;
+import io.infermark.metrics.RunSummary;
+import io.infermark.metrics.TokenSummary;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalDouble;
+
+/**
+ * Renders a {@link RunSummary} as one screen of plain text: a row per latency metric (count, mean,
+ * p50, p90, p95, p99, p99.9, max, all in ms, with {@code *} after a percentile that rests on too few
+ * samples), then requests, throughput, tokens, failures by category and schedule lag. Fixed-width
+ * columns, no colours, no line longer than {@value #WIDTH} characters; the caller decides where it goes.
+ *
+ * <pre>{@code
+ * metric (ms)            count      mean       p50       p90       p95       p99     p99.9       max
+ * TTFT                       3    13.333    10.000    18.000    19.000    19.800*   19.980*   20.000
+ * }</pre>
+ */
+public final class ConsoleTable {
+
+  /** The widest line the table produces. */
+  public static final int WIDTH = 100;
+
+  private static final String UNRELIABLE = "*";
+  private static final int NAME_WIDTH = 19;
+  private static final int VALUE_WIDTH = 9;
+  private static final int LABEL_WIDTH = 12;
+
+  private ConsoleTable() {}
+
+  /** The table for a summary, lines separated by {@code \n} and ending with one. */
+  public static String render(RunSummary s) {
+    List<String> lines = new ArrayList<>();
+    lines.add(fit("infermark " + s.run().startedAt() + "  " + s.run().target()));
+    lines.add(fit(s.run().load() + ", percentiles " + s.quantileMethod().name().toLowerCase(Locale.ROOT)));
+    lines.add("");
+    lines.add(header());
+    boolean marked = false;
+    for (var e : s.distributions().entrySet()) {
+      lines.add(row(e.getKey(), e.getValue()));
+      marked |= hasMark(e.getValue());
+    }
+    if (marked) {
+      lines.add(UNRELIABLE + " too few samples for this percentile (p99 needs 100, p99.9 needs 1000)");
+    }
+    lines.add("");
+    wrap(lines, "Requests", requests(s.requests()));
+    wrap(lines, "Window", window(s));
+    wrap(lines, "Throughput", throughput(s));
+    wrap(lines, "Tokens", tokens(s.tokens()));
+    wrap(lines, "N from", sources(s.tokens()));
+    wrap(lines, "Failures", failures(s));
+    wrap(lines, "Schedule", schedule(s.schedule()));
+    wrap(lines, "Send lag", lag(s.schedule()));
+    return String.join("\n", lines) + "\n";
+  }
+
+  private static String header() {
+    StringBuilder b = new StringBuilder(pad("metric (ms)", NAME_WIDTH));
+    b.append(cell("count", false)).append(cell("mean", false));
+    for (Percentile p : Percentile.values()) {
+      b.append(cell(p.label(), false));
+    }
+    b.append(cell("max", false));
+    return b.toString().stripTrailing();
+  }
+
+  private static String row(LatencyMetric m, Distribution d) {
+    StringBuilder b = new StringBuilder(pad(m.name(), NAME_WIDTH));
+    b.append(cell(Integer.toString(d.count()), false)).append(cell(millis(d.mean()), false));
+    for (Percentile p : Percentile.values()) {
+      b.append(cell(millis(d.percentile(p.p())), !d.isEmpty() && d.isTailUnreliable(p.p())));
+    }
+    b.append(cell(millis(d.max()), false));
+    return b.toString().stripTrailing();
+  }
+
+  /** A right-aligned value followed by its marker column. */
+  private static String cell(String value, boolean unreliable) {
+    return left(value, VALUE_WIDTH) + (unreliable ? UNRELIABLE : " ");
+  }
+
+  private static boolean hasMark(Distribution d) {
+    if (d.isEmpty()) {
+      return false;
+    }
+    for (Percentile p : Percentile.values()) {
+      if (d.isTailUnreliable(p.p())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static List<String> requests(RequestCounts c) {
+    List<String> items = new ArrayList<>();
+    items.add(c.scheduled() + " scheduled");
+    if (c.warmupExcluded() > 0) {
+      items.add(c.warmupExcluded() + " warmup excluded");
+    }
+    items.add(c.measured() + " measured");
+    items.add(c.succeeded() + " succeeded" + (c.succeededWithoutTokens() > 0
+        ? " (" + c.succeededWithoutTokens() + " without tokens)" : ""));
+    items.add(c.failed() + " failed");
+    return items;
+  }
+
+  private static List<String> window(RunSummary s) {
+    return List.of(s.window()
+        .map(w -> String.format(Locale.ROOT, "%.3f s from the first intended send to the last request end",
+            w.durationSeconds()))
+        .orElse("none: no measured request was sent"));
+  }
+
+  private static List<String> throughput(RunSummary s) {
+    if (s.requestThroughputRps().isEmpty()) {
+      return List.of("-");
+    }
+    List<String> items = new ArrayList<>();
+    items.add(String.format(Locale.ROOT, "%.2f req/s", s.requestThroughputRps().getAsDouble()));
+    items.add(String.format(Locale.ROOT, "%.1f output tok/s", s.outputTokenThroughputTps().getAsDouble()));
+    int missing = s.tokens().requestsWithoutInputTokens();
+    items.add(String.format(Locale.ROOT, "%.1f total tok/s%s", s.totalTokenThroughputTps().getAsDouble(),
+        missing > 0 ? " (input unknown for " + missing + " requests)" : ""));
+    return items;
+  }
+
+  private static List<String> tokens(TokenSummary t) {
+    return List.of("mean input " + oneDecimal(t.meanInputTokens()), "mean output " + oneDecimal(t.meanOutputTokens()),
+        t.disagreements() + " server/stream count disagreement" + (t.disagreements() == 1 ? "" : "s"));
+  }
+
+  private static List<String> sources(TokenSummary t) {
+    if (t.sources().isEmpty()) {
+      return List.of("-");
+    }
+    List<String> items = new ArrayList<>();
+    t.sources().forEach((k, v) -> items.add(k + " " + v));
+    return items;
+  }
+
+  private static List<String> failures(RunSummary s) {
+    List<String> items = new ArrayList<>();
+    if (s.failuresByCategory().isEmpty()) {
+      items.add("none");
+    }
+    s.failuresByCategory().forEach((k, v) -> items.add(k + " " + v));
+    return items;
+  }
+
+  private static List<String> schedule(ScheduleStats st) {
+    List<String> items = new ArrayList<>();
+    if (st.requestedRate().isPresent()) {
+      items.add(String.format(Locale.ROOT, "requested %.2f/s", st.requestedRate().getAsDouble()));
+    }
+    items.add(String.format(Locale.ROOT, "scheduled %.2f/s", st.scheduledRate()));
+    items.add(String.format(Locale.ROOT, "achieved %.2f/s", st.achievedRate()));
+    items.add(st.sent() + " sent" + (st.notSent() > 0 ? ", " + st.notSent() + " NOT SENT" : ""));
+    return items;
+  }
+
+  /** Schedule lag over every sent measured request, failed ones included (the SCHEDULE_LAG row has successes only). */
+  private static List<String> lag(ScheduleStats st) {
+    return List.of("p50 " + millis(st.lagP50Nanos() / 1e6) + " ms", "p90 " + millis(st.lagP90Nanos() / 1e6) + " ms",
+        "p99 " + millis(st.lagP99Nanos() / 1e6) + " ms", "p99.9 " + millis(st.lagP999Nanos() / 1e6) + " ms",
+        "max " + millis(st.lagMaxNanos() / 1e6) + " ms");
+  }
+
+  /** Appends "Label      item, item, ..." lines, continuing under the items when they do not fit. */
+  private static void wrap(List<String> lines, String label, List<String> items) {
+    StringBuilder line = new StringBuilder(pad(label, LABEL_WIDTH));
+    boolean first = true;
+    for (String item : items) {
+      String piece = first ? item : ", " + item;
+      if (!first && line.length() + piece.length() > WIDTH) {
+        lines.add(line.append(',').toString());
+        line = new StringBuilder(" ".repeat(LABEL_WIDTH));
+        piece = item;
+      }
+      line.append(piece);
+      first = false;
+    }
+    lines.add(fit(line.toString()));
+  }
+
+  /** Milliseconds in at most {@value #VALUE_WIDTH} characters, keeping three decimals where they fit. */
+  private static String millis(double ms) {
+    double a = Math.abs(ms);
+    if (a < 10_000) {
+      return String.format(Locale.ROOT, "%.3f", ms);
+    }
+    if (a < 1_000_000) {
+      return String.format(Locale.ROOT, "%.1f", ms);
+    }
+    if (a < 100_000_000) {
+      return String.format(Locale.ROOT, "%.0f", ms);
+    }
+    return String.format(Locale.ROOT, "%.2e", ms);
+  }
+
+  private static String millis(OptionalDouble ms) {
+    return ms.isPresent() ? millis(ms.getAsDouble()) : "-";
+  }
+
+  private static String oneDecimal(OptionalDouble v) {
+    return v.isPresent() ? String.format(Locale.ROOT, "%.1f", v.getAsDouble()) : "-";
+  }
+
+  private static String pad(String s, int width) {
+    return s.length() >= width ? s + " " : s + " ".repeat(width - s.length());
+  }
+
+  private static String left(String s, int width) {
+    return s.length() >= width ? s : " ".repeat(width - s.length()) + s;
+  }
+
+  private static String fit(String s) {
+    return s.length() <= WIDTH ? s : s.substring(0, WIDTH - 1) + "…";
+  }
+}

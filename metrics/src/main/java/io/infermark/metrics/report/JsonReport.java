@@ -1,0 +1,352 @@
+package io.infermark.metrics.report;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import io.infermark.core.RunEnvironment;
+import io.infermark.core.ScheduleStats;
+import io.infermark.core.capture.ErrorCategory;
+import io.infermark.core.capture.TokenCountSource;
+import io.infermark.core.load.LoadProfile;
+import io.infermark.core.request.GenerationParams;
+import io.infermark.metrics.Distribution;
+import io.infermark.metrics.LatencyMetric;
+import io.infermark.metrics.MeasurementWindow;
+import io.infermark.metrics.Percentile;
+import io.infermark.metrics.RequestCounts;
+import io.infermark.metrics.RunInfo;
+import io.infermark.metrics.RunSummary;
+import io.infermark.metrics.TokenSummary;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+
+/**
+ * Writes a {@link RunSummary} as pretty-printed JSON: the machine-readable result of a run.
+ *
+ * <p>Field names are snake_case and carry their unit ({@code _ms}, {@code _s}, {@code _rps} requests
+ * per second, {@code _tps} tokens per second, {@code _bytes}); enum values are lower-case. The layout
+ * is stable: every field below is always written, with {@code null} where a value does not exist
+ * (an empty distribution's statistics, an unset limit, a throughput without a window), except the
+ * two count maps, which omit zero entries. {@code schema_version} changes when a field is renamed
+ * or removed, never when one is added.
+ *
+ * <pre>{@code
+ * {
+ *   "schema_version": 1,
+ *   "run": {
+ *     "started_at": "2025-03-04T05:06:07Z",      // ISO-8601 wall clock of the run's origin
+ *     "duration_ms": 1500.0,                      // origin to the end of the last request
+ *     "target": "openai-chat http://...",
+ *     "prompt_count": 1,
+ *     "load": {
+ *       "description": "LoadProfile[...]",
+ *       "mode": "closed_loop" | "open_loop",
+ *       "concurrency": 16 | null,                 // closed loop only
+ *       "arrival_process": "poisson(10.0/s)" | null,
+ *       "requested_rate_rps": 10.0 | null,
+ *       "requests": 200 | null, "duration_s": 60.0 | null, "warmup_requests": 0,
+ *       "max_in_flight": 256 | null, "seed": 0, "drain_timeout_s": 60.0, "timeout_s": null
+ *     },
+ *     "params": {
+ *       "stream": true, "max_tokens": 256 | null, "temperature": 0.0 | null, "ignore_eos": false,
+ *       "extra_body_fields": ["..."],             // names only
+ *       "header_names": ["..."]                   // names only: values may be secrets
+ *     },
+ *     "environment": {
+ *       "java_version": "17.0.15", "java_vendor": "...", "os_name": "...", "os_arch": "amd64",
+ *       "available_processors": 8, "max_heap_bytes": 4294967296, "virtual_threads": false
+ *     }
+ *   },
+ *   "quantile_method": "linear" | "nearest_rank",
+ *   "requests": {
+ *     "scheduled": 9, "warmup_excluded": 1, "measured": 8, "succeeded": 4, "failed": 4,
+ *     "succeeded_without_tokens": 1
+ *   },
+ *   "failures_by_category": { "http_status": 2, "timeout": 1 },   // zero categories omitted
+ *   "measurement_window": { "start_ms": 100.0, "end_ms": 1500.0, "duration_ms": 1400.0 } | null,
+ *   "throughput": {
+ *     "request_throughput_rps": 2.857 | null,
+ *     "output_token_throughput_tps": 7.14 | null,
+ *     "total_token_throughput_tps": 57.1 | null   // input counts only server-reported prompt tokens
+ *   },
+ *   "tokens": {
+ *     "requests": 4, "output_tokens": 10, "input_tokens": 70, "requests_without_input_tokens": 2,
+ *     "mean_output_tokens": 2.5 | null, "mean_input_tokens": 35.0 | null,
+ *     "count_sources": { "server_usage": 3, "chunk_count": 1 },  // zero sources omitted
+ *     "count_disagreements": 1
+ *   },
+ *   "schedule": {
+ *     "requested_rate_rps": 10.0 | null, "scheduled_rate_rps": 9.9, "achieved_rate_rps": 9.8,
+ *     "sent": 7, "not_sent": 1, "lag_p50_ms": 0.0, "lag_p90_ms": 0.0, "lag_p99_ms": 48.5,
+ *     "lag_p99_9_ms": 49.85, "lag_max_ms": 50.0
+ *   },
+ *   "latency": {                                   // one entry per LatencyMetric, in its order
+ *     "ttft_ms": {
+ *       "count": 3, "mean": 13.3, "std": 4.7, "min": 10.0, "p50": 10.0, "p90": 18.0, "p95": 19.0,
+ *       "p99": 19.8, "p99_9": 19.98, "max": 20.0,   // all null when count is 0
+ *       "unreliable_percentiles": ["p99", "p99_9"]  // too few samples, see Distribution
+ *     },
+ *     "ttfc_ms": { ... }, "ttft_vllm_compat_ms": { ... }, "itl_ms": { ... },
+ *     "itl_per_token_ms": { ... }, "tpot_ms": { ... }, "ntpot_ms": { ... }, "e2e_ms": { ... },
+ *     "stream_close_ms": { ... }, "ttft_from_intended_ms": { ... }, "e2e_from_intended_ms": { ... },
+ *     "schedule_lag_ms": { ... }
+ *   }
+ * }
+ * }</pre>
+ */
+public final class JsonReport {
+
+  /** The version of the layout above. */
+  public static final int SCHEMA_VERSION = 1;
+
+  private static final JsonFactory JSON = JsonFactory.builder().build();
+
+  private JsonReport() {}
+
+  /** The summary as a JSON string. */
+  public static String toJson(RunSummary summary) {
+    StringWriter out = new StringWriter();
+    write(summary, out);
+    return out.toString();
+  }
+
+  /**
+   * Writes the summary to a file (UTF-8), replacing it if it exists.
+   *
+   * @throws UncheckedIOException if the file cannot be written
+   */
+  public static void write(RunSummary summary, Path file) {
+    try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+      write(summary, out);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the JSON report to " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Writes the summary to a writer, which is flushed but left open.
+   *
+   * @throws UncheckedIOException if the writer fails
+   */
+  public static void write(RunSummary summary, Writer out) {
+    try (JsonGenerator g = JSON.createGenerator(out)) {
+      g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+      g.setPrettyPrinter(new DefaultPrettyPrinter(
+          Separators.createDefaultInstance().withObjectFieldValueSpacing(Separators.Spacing.AFTER)));
+      writeSummary(g, summary);
+      g.writeRaw('\n');
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the JSON report: " + e.getMessage(), e);
+    }
+  }
+
+  private static void writeSummary(JsonGenerator g, RunSummary s) throws IOException {
+    g.writeStartObject();
+    g.writeNumberField("schema_version", SCHEMA_VERSION);
+    writeRun(g, s.run());
+    g.writeStringField("quantile_method", lower(s.quantileMethod()));
+    writeRequests(g, s.requests());
+    g.writeObjectFieldStart("failures_by_category");
+    for (Map.Entry<ErrorCategory, Integer> e : s.failuresByCategory().entrySet()) {
+      g.writeNumberField(lower(e.getKey()), e.getValue());
+    }
+    g.writeEndObject();
+    writeWindow(g, s.window());
+    g.writeObjectFieldStart("throughput");
+    number(g, "request_throughput_rps", s.requestThroughputRps());
+    number(g, "output_token_throughput_tps", s.outputTokenThroughputTps());
+    number(g, "total_token_throughput_tps", s.totalTokenThroughputTps());
+    g.writeEndObject();
+    writeTokens(g, s.tokens());
+    writeSchedule(g, s.schedule());
+    g.writeObjectFieldStart("latency");
+    for (Map.Entry<LatencyMetric, Distribution> e : s.distributions().entrySet()) {
+      writeDistribution(g, e.getKey().fieldName(), e.getValue());
+    }
+    g.writeEndObject();
+    g.writeEndObject();
+  }
+
+  private static void writeRun(JsonGenerator g, RunInfo run) throws IOException {
+    g.writeObjectFieldStart("run");
+    g.writeStringField("started_at", run.startedAt().toString());
+    g.writeNumberField("duration_ms", run.durationNanos() / 1e6);
+    g.writeStringField("target", run.target());
+    g.writeNumberField("prompt_count", run.promptCount());
+    writeLoad(g, run.load());
+    writeParams(g, run.params());
+    writeEnvironment(g, run.environment());
+    g.writeEndObject();
+  }
+
+  private static void writeLoad(JsonGenerator g, LoadProfile load) throws IOException {
+    g.writeObjectFieldStart("load");
+    g.writeStringField("description", load.toString());
+    g.writeStringField("mode", load.isClosedLoop() ? "closed_loop" : "open_loop");
+    number(g, "concurrency", load.isClosedLoop() ? OptionalInt.of(load.concurrency()) : OptionalInt.empty());
+    g.writeFieldName("arrival_process");
+    if (load.arrivalProcess().isPresent()) {
+      g.writeString(load.arrivalProcess().get().toString());
+    } else {
+      g.writeNull();
+    }
+    number(g, "requested_rate_rps", load.arrivalProcess().map(a -> a.nominalRate()).orElse(OptionalDouble.empty()));
+    number(g, "requests", load.requests());
+    seconds(g, "duration_s", load.duration());
+    g.writeNumberField("warmup_requests", load.warmupRequests());
+    number(g, "max_in_flight", load.maxInFlight());
+    g.writeNumberField("seed", load.seed());
+    seconds(g, "drain_timeout_s", Optional.of(load.drainTimeout()));
+    seconds(g, "timeout_s", load.timeout());
+    g.writeEndObject();
+  }
+
+  private static void writeParams(JsonGenerator g, GenerationParams p) throws IOException {
+    g.writeObjectFieldStart("params");
+    g.writeBooleanField("stream", p.stream());
+    number(g, "max_tokens", p.maxTokens());
+    number(g, "temperature", p.temperature());
+    g.writeBooleanField("ignore_eos", p.ignoreEos());
+    // Names only, as GenerationParams.toString does: values can be large, and headers can hold secrets.
+    g.writeArrayFieldStart("extra_body_fields");
+    for (String name : p.extraBody().keySet()) {
+      g.writeString(name);
+    }
+    g.writeEndArray();
+    g.writeArrayFieldStart("header_names");
+    for (String name : p.headers().keySet()) {
+      g.writeString(name);
+    }
+    g.writeEndArray();
+    g.writeEndObject();
+  }
+
+  private static void writeEnvironment(JsonGenerator g, RunEnvironment env) throws IOException {
+    g.writeObjectFieldStart("environment");
+    g.writeStringField("java_version", env.javaVersion());
+    g.writeStringField("java_vendor", env.javaVendor().strip());
+    g.writeStringField("os_name", env.osName().strip());
+    g.writeStringField("os_arch", env.osArch());
+    g.writeNumberField("available_processors", env.availableProcessors());
+    g.writeNumberField("max_heap_bytes", env.maxHeapBytes());
+    g.writeBooleanField("virtual_threads", env.virtualThreads());
+    g.writeEndObject();
+  }
+
+  private static void writeRequests(JsonGenerator g, RequestCounts c) throws IOException {
+    g.writeObjectFieldStart("requests");
+    g.writeNumberField("scheduled", c.scheduled());
+    g.writeNumberField("warmup_excluded", c.warmupExcluded());
+    g.writeNumberField("measured", c.measured());
+    g.writeNumberField("succeeded", c.succeeded());
+    g.writeNumberField("failed", c.failed());
+    g.writeNumberField("succeeded_without_tokens", c.succeededWithoutTokens());
+    g.writeEndObject();
+  }
+
+  private static void writeWindow(JsonGenerator g, Optional<MeasurementWindow> window) throws IOException {
+    g.writeFieldName("measurement_window");
+    if (window.isEmpty()) {
+      g.writeNull();
+      return;
+    }
+    MeasurementWindow w = window.get();
+    g.writeStartObject();
+    g.writeNumberField("start_ms", w.startNanos() / 1e6);
+    g.writeNumberField("end_ms", w.endNanos() / 1e6);
+    g.writeNumberField("duration_ms", w.durationNanos() / 1e6);
+    g.writeEndObject();
+  }
+
+  private static void writeTokens(JsonGenerator g, TokenSummary t) throws IOException {
+    g.writeObjectFieldStart("tokens");
+    g.writeNumberField("requests", t.requests());
+    g.writeNumberField("output_tokens", t.outputTokens());
+    g.writeNumberField("input_tokens", t.inputTokens());
+    g.writeNumberField("requests_without_input_tokens", t.requestsWithoutInputTokens());
+    number(g, "mean_output_tokens", t.meanOutputTokens());
+    number(g, "mean_input_tokens", t.meanInputTokens());
+    g.writeObjectFieldStart("count_sources");
+    for (Map.Entry<TokenCountSource, Integer> e : t.sources().entrySet()) {
+      g.writeNumberField(lower(e.getKey()), e.getValue());
+    }
+    g.writeEndObject();
+    g.writeNumberField("count_disagreements", t.disagreements());
+    g.writeEndObject();
+  }
+
+  private static void writeSchedule(JsonGenerator g, ScheduleStats s) throws IOException {
+    g.writeObjectFieldStart("schedule");
+    number(g, "requested_rate_rps", s.requestedRate());
+    g.writeNumberField("scheduled_rate_rps", s.scheduledRate());
+    g.writeNumberField("achieved_rate_rps", s.achievedRate());
+    g.writeNumberField("sent", s.sent());
+    g.writeNumberField("not_sent", s.notSent());
+    g.writeNumberField("lag_p50_ms", s.lagP50Nanos() / 1e6);
+    g.writeNumberField("lag_p90_ms", s.lagP90Nanos() / 1e6);
+    g.writeNumberField("lag_p99_ms", s.lagP99Nanos() / 1e6);
+    g.writeNumberField("lag_p99_9_ms", s.lagP999Nanos() / 1e6);
+    g.writeNumberField("lag_max_ms", s.lagMaxNanos() / 1e6);
+    g.writeEndObject();
+  }
+
+  private static void writeDistribution(JsonGenerator g, String name, Distribution d) throws IOException {
+    g.writeObjectFieldStart(name);
+    g.writeNumberField("count", d.count());
+    number(g, "mean", d.mean());
+    number(g, "std", d.std());
+    number(g, "min", d.min());
+    for (Percentile p : Percentile.values()) {
+      number(g, p.fieldName(), d.percentile(p.p()));
+    }
+    number(g, "max", d.max());
+    g.writeArrayFieldStart("unreliable_percentiles");
+    for (Percentile p : Percentile.values()) {
+      if (d.isTailUnreliable(p.p())) {
+        g.writeString(p.fieldName());
+      }
+    }
+    g.writeEndArray();
+    g.writeEndObject();
+  }
+
+  private static void number(JsonGenerator g, String name, OptionalDouble v) throws IOException {
+    if (v.isPresent()) {
+      g.writeNumberField(name, v.getAsDouble());
+    } else {
+      g.writeNullField(name);
+    }
+  }
+
+  private static void number(JsonGenerator g, String name, OptionalInt v) throws IOException {
+    if (v.isPresent()) {
+      g.writeNumberField(name, v.getAsInt());
+    } else {
+      g.writeNullField(name);
+    }
+  }
+
+  private static void seconds(JsonGenerator g, String name, Optional<Duration> d) throws IOException {
+    if (d.isPresent()) {
+      g.writeNumberField(name, d.get().toNanos() / 1e9);
+    } else {
+      g.writeNullField(name);
+    }
+  }
+
+  private static String lower(Enum<?> e) {
+    return e.name().toLowerCase(Locale.ROOT);
+  }
+}
