@@ -1,6 +1,5 @@
 package io.infermark.core;
 
-import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.stats.QuantileMethod;
 import java.util.Arrays;
@@ -35,7 +34,7 @@ public record ScheduleStats(OptionalDouble requestedRate, double scheduledRate, 
     int notSent = 0;
     for (RequestRecord r : records) {
       if (!r.warmup()) {
-        if (wasSent(r)) {
+        if (r.wasSent()) {
           n++;
         } else {
           notSent++;
@@ -47,7 +46,7 @@ public record ScheduleStats(OptionalDouble requestedRate, double scheduledRate, 
     double[] lags = new double[n];
     int i = 0;
     for (RequestRecord r : records) {
-      if (!r.warmup() && wasSent(r)) {
+      if (!r.warmup() && r.wasSent()) {
         intended[i] = r.intendedNanos();
         sends[i] = r.sendNanos();
         lags[i] = r.scheduleLagNanos();
@@ -65,9 +64,6 @@ public record ScheduleStats(OptionalDouble requestedRate, double scheduledRate, 
         q.quantile(lags, 0.9), q.quantile(lags, 0.99), q.quantile(lags, 0.999), lags[n - 1]);
   }
 
-  static boolean wasSent(RequestRecord r) {
-    return r.failure().map(f -> f.category() != ErrorCategory.NOT_SENT).orElse(true);
-  }
 
   private static double rate(long[] sortedTimes) {
     int n = sortedTimes.length;

@@ -113,7 +113,7 @@ public final class RunSummary {
         continue;
       }
       Failure failure = r.failure().orElse(null);
-      if (failure == null || failure.category() != ErrorCategory.NOT_SENT) {
+      if (r.wasSent()) {
         windowStart = Math.min(windowStart, r.intendedNanos());
         windowEnd = Math.max(windowEnd, r.sendNanos() + r.endOffsetNanos());
       }

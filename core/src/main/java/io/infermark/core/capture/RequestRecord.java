@@ -169,6 +169,11 @@ public final class RequestRecord {
     return Optional.ofNullable(failure);
   }
 
+  /** False only for requests the run ended before sending ({@link ErrorCategory#NOT_SENT}). */
+  public boolean wasSent() {
+    return failure == null || failure.category() != ErrorCategory.NOT_SENT;
+  }
+
   /** True when the request completed without failure. */
   public boolean succeeded() {
     return failure == null;

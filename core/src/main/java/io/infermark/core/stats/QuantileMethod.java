@@ -27,12 +27,21 @@ public enum QuantileMethod {
   NEAREST_RANK {
     @Override
     double compute(double[] sorted, double p) {
-      int rank = (int) Math.ceil(p * sorted.length);
-      return sorted[Math.max(rank, 1) - 1];
+      return sorted[Math.max(rank(p, sorted.length), 1) - 1];
     }
   };
 
   abstract double compute(double[] sorted, double p);
+
+  /**
+   * {@code ceil(p·n)}, except that a product within rounding error of a whole number is that
+   * number: 0.14 × 100 is 14.000000000000002 in binary floating point, and its rank is 14.
+   */
+  static int rank(double p, int n) {
+    double x = p * n;
+    double nearest = Math.rint(x);
+    return (int) (Math.abs(x - nearest) <= 1e-9 * Math.max(1, x) ? nearest : Math.ceil(x));
+  }
 
   /**
    * The {@code p}-quantile of an ascending sample.
