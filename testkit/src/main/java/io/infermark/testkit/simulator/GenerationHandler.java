@@ -7,6 +7,7 @@ import io.infermark.testkit.simulator.ServerTimeline.Outcome;
 import io.infermark.testkit.simulator.ServingModel.Generation;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,6 +58,29 @@ final class GenerationHandler {
     exchange.getResponseHeaders().set(REQUEST_ID, id);
     inFlight.increment();
     new ServedRequest(exchange, endpoint, new TimelineRecorder(id, seq, endpoint.path(), arrival)).serve();
+  }
+
+  /**
+   * Runs the parse and render paths once, off the clock, so the first real request does not pay
+   * for loading and initialising Jackson's classes (tens of milliseconds, which would show up as
+   * a slow first TTFT in every benchmark run against a fresh simulator).
+   */
+  void warmUp() {
+    byte[] chat = ("{\"model\":\"" + config.model() + "\",\"messages\":[{\"role\":\"user\",\"content\":"
+        + "\"warm up\"}],\"stream\":true,\"max_tokens\":2,\"ignore_eos\":true,\"stream_options\":"
+        + "{\"include_usage\":true,\"continuous_usage_stats\":true}}").getBytes(StandardCharsets.UTF_8);
+    byte[] completion = "{\"prompt\":\"warm up\",\"max_tokens\":1}".getBytes(StandardCharsets.UTF_8);
+    try {
+      for (Endpoint endpoint : Endpoint.values()) {
+        GenerationRequest request = parser.parse(endpoint, endpoint == Endpoint.CHAT ? chat : completion);
+        ResponseRenderer renderer = ResponseRenderer.of(endpoint, json, config.seed(), -1, 0, config.model());
+        new StreamEvents(request, renderer, config.seed(), 2, "length", 1).totalBytes();
+        renderer.completion("", "length", new TokenUsage(1, 1));
+      }
+      parser.parse(Endpoint.CHAT, new byte[] {'{'});
+    } catch (ApiError expected) {
+      ApiError.internal("warm up").toJson(json);
+    }
   }
 
   /** Marks the simulator as closing, so failures from closed connections count as such. */

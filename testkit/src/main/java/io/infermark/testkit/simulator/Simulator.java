@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -93,6 +95,7 @@ public final class Simulator implements AutoCloseable {
     GenerationHandler generation = new GenerationHandler(config, mapper.getFactory(),
         new RequestParser(mapper, config.model()), FaultPolicy.of(config), new RealTimeServingModel(config),
         timelines);
+    generation.warmUp();
     InetSocketAddress address = new InetSocketAddress(loopback(), config.port());
     HttpServer server;
     try {
@@ -107,8 +110,25 @@ public final class Simulator implements AutoCloseable {
     server.setExecutor(threads);
     server.start();
     Simulator simulator = new Simulator(config, server, threads, generation, timelines);
+    simulator.warmUpHttp();
     log.info("simulator started at {} ({})", simulator.baseUrl, config);
     return simulator;
+  }
+
+  /**
+   * Sends one {@code GET /health} through the real server before anyone else can. The JDK server's
+   * first response costs ~100 ms of one-off initialisation (its {@code Date} header formatter
+   * loads locale and time-zone data), which would otherwise land in the first request's TTFT.
+   */
+  private void warmUpHttp() {
+    try (Socket socket = new Socket(loopback(), port())) {
+      socket.setSoTimeout(5_000);
+      socket.getOutputStream().write(("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+          + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      socket.getInputStream().readAllBytes();
+    } catch (IOException e) {
+      log.debug("simulator warm-up request failed; the first request may be slow", e);
+    }
   }
 
   private static InetAddress loopback() {

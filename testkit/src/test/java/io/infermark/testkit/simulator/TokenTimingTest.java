@@ -1,0 +1,162 @@
+package io.infermark.testkit.simulator;
+
+import static io.infermark.testkit.simulator.SimHttp.chat;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.infermark.testkit.simulator.SimHttp.TimedEvent;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checks the simulator's timing against its own schedule and against a client in the same JVM.
+ *
+ * <p>The build machine is shared (2 cores, often other builds running), so a thread can be
+ * descheduled for tens of milliseconds now and then. The assertions therefore check what a bug
+ * would break everywhere, not the worst case: no token is ever early, the typical token is
+ * within a couple of milliseconds, most gaps match the interval within {@link #TOLERANCE_MS},
+ * and lateness does not grow along the stream. (Nagle's algorithm, for example, would add
+ * ~40 ms to most tokens and fail the medians.) Measured distributions are logged.
+ */
+class TokenTimingTest {
+
+  private static final Logger log = LoggerFactory.getLogger(TokenTimingTest.class);
+
+  private static final long TTFT_MS = 20;
+  private static final long ITL_MS = 5;
+  private static final int TOKENS = 60;
+  private static final double TOLERANCE_MS = 2;
+  private static final double MOST = 0.8;
+
+  private Simulator sim;
+  private SimHttp http;
+
+  @BeforeEach
+  void start() {
+    sim = Simulator.start(SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(TTFT_MS))
+        .interTokenInterval(Duration.ofMillis(ITL_MS)).defaultOutputTokens(TOKENS).build());
+    http = new SimHttp(sim);
+  }
+
+  @AfterEach
+  void close() {
+    sim.close();
+  }
+
+  private List<TimedEvent> streamTimed(String requestId) throws IOException {
+    HttpResponse<InputStream> response = http.open("/v1/chat/completions", chat("\"stream\":true"),
+        "X-Request-Id", requestId);
+    return SimHttp.readTimed(response.body());
+  }
+
+  @Test
+  void tokensAreFlushedOnScheduleFromAdmissionWithoutDrift() throws IOException {
+    streamTimed("sched");
+
+    ServerTimeline t = sim.timeline("sched").orElseThrow();
+    assertThat(t.tokenCount()).isEqualTo(TOKENS);
+    long admitted = t.admissionNanos().getAsLong();
+    double[] lateMs = new double[TOKENS];
+    for (int i = 0; i < TOKENS; i++) {
+      long due = admitted + (TTFT_MS + i * ITL_MS) * 1_000_000;
+      lateMs[i] = (t.tokenNanos(i) - due) / 1e6;
+    }
+    log.info("server lateness vs schedule (ms): {}", stats(lateMs));
+
+    assertThat(min(lateMs)).as("no token is early").isGreaterThanOrEqualTo(0);
+    assertThat(median(lateMs)).isLessThan(TOLERANCE_MS);
+    assertThat(fractionBelow(lateMs, TOLERANCE_MS)).isGreaterThanOrEqualTo(MOST);
+    // Deadlines are absolute, so oversleeping never accumulates: the last quarter of the stream
+    // is as punctual as the whole.
+    assertThat(median(Arrays.copyOfRange(lateMs, TOKENS * 3 / 4, TOKENS))).isLessThan(TOLERANCE_MS);
+  }
+
+  @Test
+  void consecutiveTokensAreSpacedByTheInterval() throws IOException {
+    streamTimed("gaps");
+
+    ServerTimeline t = sim.timeline("gaps").orElseThrow();
+    double[] gapErrorMs = new double[TOKENS - 1];
+    for (int i = 1; i < TOKENS; i++) {
+      gapErrorMs[i - 1] = (t.tokenNanos(i) - t.tokenNanos(i - 1)) / 1e6 - ITL_MS;
+    }
+    log.info("inter-token gap minus interval (ms): {}", stats(gapErrorMs));
+
+    double[] absError = Arrays.stream(gapErrorMs).map(Math::abs).toArray();
+    assertThat(median(absError)).isLessThan(TOLERANCE_MS / 2);
+    assertThat(fractionBelow(absError, TOLERANCE_MS)).isGreaterThanOrEqualTo(MOST);
+    // Whatever the hiccups, the stream as a whole keeps the configured pace.
+    double meanGapMs = (t.lastTokenNanos().getAsLong() - t.firstTokenNanos().getAsLong()) / 1e6 / (TOKENS - 1);
+    assertThat(meanGapMs).isBetween(ITL_MS - 0.5, ITL_MS + 0.5);
+  }
+
+  @Test
+  void firstTokenIsNoSoonerThanTtftAfterArrival() throws IOException {
+    streamTimed("first");
+
+    ServerTimeline t = sim.timeline("first").orElseThrow();
+    long ttftNanos = TTFT_MS * 1_000_000;
+    log.info("server TTFT {} ms, of which arrival to admission {} ms",
+        t.timeToFirstTokenNanos().getAsLong() / 1e6, (t.admissionNanos().getAsLong() - t.arrivalNanos()) / 1e6);
+
+    assertThat(t.admissionNanos().getAsLong()).isGreaterThanOrEqualTo(t.arrivalNanos());
+    assertThat(t.firstTokenNanos().getAsLong()).isGreaterThanOrEqualTo(t.admissionNanos().getAsLong() + ttftNanos);
+    assertThat(t.timeToFirstTokenNanos().getAsLong()).isGreaterThanOrEqualTo(ttftNanos);
+  }
+
+  @Test
+  void clientReadsEachTokenRightAfterTheServerFlushesIt() throws IOException {
+    long sent = System.nanoTime();
+    List<TimedEvent> events = streamTimed("client");
+
+    ServerTimeline t = sim.timeline("client").orElseThrow();
+    List<TimedEvent> content = events.stream().filter(TimedEvent::hasContent).collect(Collectors.toList());
+    assertThat(content).hasSize(TOKENS);
+    double[] delayMs = new double[TOKENS];
+    for (int i = 0; i < TOKENS; i++) {
+      delayMs[i] = (content.get(i).nanos() - t.tokenNanos(i)) / 1e6;
+    }
+    log.info("client read time minus server flush time (ms): {}", stats(delayMs));
+
+    // The difference can be slightly negative: the client may read the bytes before the server
+    // thread, descheduled right after its flush, reads the clock.
+    double[] absDelay = Arrays.stream(delayMs).map(Math::abs).toArray();
+    assertThat(median(absDelay)).isLessThan(TOLERANCE_MS);
+    assertThat(fractionBelow(absDelay, TOLERANCE_MS)).isGreaterThanOrEqualTo(MOST);
+    // One clock on both sides: the client's TTFT contains the server's, which contains the configured one.
+    long clientTtft = content.get(0).nanos() - sent;
+    assertThat(t.arrivalNanos()).isGreaterThan(sent);
+    assertThat(clientTtft).isGreaterThanOrEqualTo(TTFT_MS * 1_000_000);
+  }
+
+  private static double median(double[] v) {
+    double[] s = v.clone();
+    Arrays.sort(s);
+    return s[s.length / 2];
+  }
+
+  private static double min(double[] v) {
+    return Arrays.stream(v).min().orElseThrow();
+  }
+
+  private static double fractionBelow(double[] v, double limit) {
+    return Arrays.stream(v).filter(x -> x < limit).count() / (double) v.length;
+  }
+
+  private static String stats(double[] v) {
+    double[] s = v.clone();
+    Arrays.sort(s);
+    return String.format(Locale.ROOT, "min %.3f p50 %.3f p90 %.3f p99 %.3f max %.3f",
+        s[0], s[s.length / 2], s[(int) (s.length * 0.9)], s[(int) (s.length * 0.99)], s[s.length - 1]);
+  }
+}
