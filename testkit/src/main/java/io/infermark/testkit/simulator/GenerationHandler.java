@@ -36,6 +36,7 @@ final class GenerationHandler {
   private final ServingModel model;
   private final TimelineStore timelines;
   private final Gauge inFlight = new Gauge();
+  private final Gauge waiting = new Gauge();
   private final Gauge running = new Gauge();
   private final AtomicLong sequence = new AtomicLong();
   private volatile boolean closing;
@@ -90,6 +91,10 @@ final class GenerationHandler {
 
   Gauge inFlight() {
     return inFlight;
+  }
+
+  Gauge waiting() {
+    return waiting;
   }
 
   Gauge running() {
@@ -226,7 +231,12 @@ final class GenerationHandler {
     }
 
     private void admit(GenerationRequest request, int outputTokens) throws InterruptedException {
-      generation = model.admit(request, outputTokens);
+      waiting.increment();
+      try {
+        generation = model.admit(request, outputTokens);
+      } finally {
+        waiting.decrement();
+      }
       running.increment();
       recorder.admitted(generation.admittedNanos());
     }

@@ -177,6 +177,11 @@ public final class Simulator implements AutoCloseable {
     return generation.inFlight().peak();
   }
 
+  /** Generation requests waiting now for a concurrency slot; without a limit none waits for long. */
+  public int waiting() {
+    return generation.waiting().current();
+  }
+
   /** Admitted requests generating now; never more than {@link SimulatorConfig#maxConcurrency()}. */
   public int running() {
     return generation.running().current();

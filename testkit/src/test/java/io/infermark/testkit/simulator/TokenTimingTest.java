@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * <p>The build machine is shared (2 cores, often other builds running), so a thread can be
  * descheduled for tens of milliseconds now and then. The assertions therefore check what a bug
  * would break everywhere, not the worst case: no token is ever early, the typical token is
- * within a couple of milliseconds, most gaps match the interval within {@link #TOLERANCE_MS},
+ * within {@link #MEDIAN_MS}, most match the schedule within {@link #TOLERANCE_MS},
  * and lateness does not grow along the stream. (Nagle's algorithm, for example, would add
  * ~40 ms to most tokens and fail the medians.) Measured distributions are logged.
  */
@@ -35,7 +35,8 @@ class TokenTimingTest {
   private static final long TTFT_MS = 20;
   private static final long ITL_MS = 5;
   private static final int TOKENS = 60;
-  private static final double TOLERANCE_MS = 2;
+  private static final double MEDIAN_MS = 2;
+  private static final double TOLERANCE_MS = 3;
   private static final double MOST = 0.8;
 
   private Simulator sim;
@@ -74,11 +75,11 @@ class TokenTimingTest {
     log.info("server lateness vs schedule (ms): {}", stats(lateMs));
 
     assertThat(min(lateMs)).as("no token is early").isGreaterThanOrEqualTo(0);
-    assertThat(median(lateMs)).isLessThan(TOLERANCE_MS);
+    assertThat(median(lateMs)).isLessThan(MEDIAN_MS);
     assertThat(fractionBelow(lateMs, TOLERANCE_MS)).isGreaterThanOrEqualTo(MOST);
     // Deadlines are absolute, so oversleeping never accumulates: the last quarter of the stream
     // is as punctual as the whole.
-    assertThat(median(Arrays.copyOfRange(lateMs, TOKENS * 3 / 4, TOKENS))).isLessThan(TOLERANCE_MS);
+    assertThat(median(Arrays.copyOfRange(lateMs, TOKENS * 3 / 4, TOKENS))).isLessThan(MEDIAN_MS);
   }
 
   @Test
@@ -93,7 +94,7 @@ class TokenTimingTest {
     log.info("inter-token gap minus interval (ms): {}", stats(gapErrorMs));
 
     double[] absError = Arrays.stream(gapErrorMs).map(Math::abs).toArray();
-    assertThat(median(absError)).isLessThan(TOLERANCE_MS / 2);
+    assertThat(median(absError)).isLessThan(MEDIAN_MS / 2);
     assertThat(fractionBelow(absError, TOLERANCE_MS)).isGreaterThanOrEqualTo(MOST);
     // Whatever the hiccups, the stream as a whole keeps the configured pace.
     double meanGapMs = (t.lastTokenNanos().getAsLong() - t.firstTokenNanos().getAsLong()) / 1e6 / (TOKENS - 1);
@@ -131,7 +132,7 @@ class TokenTimingTest {
     // The difference can be slightly negative: the client may read the bytes before the server
     // thread, descheduled right after its flush, reads the clock.
     double[] absDelay = Arrays.stream(delayMs).map(Math::abs).toArray();
-    assertThat(median(absDelay)).isLessThan(TOLERANCE_MS);
+    assertThat(median(absDelay)).isLessThan(MEDIAN_MS);
     assertThat(fractionBelow(absDelay, TOLERANCE_MS)).isGreaterThanOrEqualTo(MOST);
     // One clock on both sides: the client's TTFT contains the server's, which contains the configured one.
     long clientTtft = content.get(0).nanos() - sent;
