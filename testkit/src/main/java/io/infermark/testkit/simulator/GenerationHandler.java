@@ -231,12 +231,20 @@ final class GenerationHandler {
     }
 
     private void admit(GenerationRequest request, int outputTokens) throws InterruptedException {
+      Generation admitted;
       waiting.increment();
       try {
-        generation = model.admit(request, outputTokens);
+        admitted = model.admit(request, outputTokens);
       } finally {
         waiting.decrement();
       }
+      if (closing) {
+        // Closing drops connections before it interrupts threads, which frees slots: a waiting
+        // request must not slip into one and be counted as admitted by a simulator shutting down.
+        admitted.close();
+        throw new InterruptedException("simulator closing");
+      }
+      generation = admitted;
       running.increment();
       recorder.admitted(generation.admittedNanos());
     }

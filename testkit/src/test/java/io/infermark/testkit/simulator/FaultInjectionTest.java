@@ -136,21 +136,23 @@ class FaultInjectionTest {
 
     assertThat(connection.getResponseCode()).isEqualTo(200);
     long announced = connection.getContentLengthLong();
+    byte[] received = new byte[(int) announced];
+    int total = 0;
     try (InputStream body = connection.getInputStream()) {
-      byte[] received = new byte[(int) announced];
-      int total = 0;
       int n;
       while (total < received.length && (n = body.read(received, total, received.length - total)) >= 0) {
         total += n;
       }
-      // HttpURLConnection reports the premature end of a fixed-length body as end of stream;
-      // the shortfall against the announced Content-Length is what tells the truncation apart.
-      assertThat(total).isLessThan((int) announced);
-      String text = new String(received, 0, total, StandardCharsets.UTF_8);
-      assertThat(SimHttp.events(text)).hasSize(2);
+    } catch (IOException prematureEof) {
+      // newer JDKs report the drop this way; JDK 17 returns end of stream early
     } finally {
       connection.disconnect();
     }
+
+    // JDK 17's HttpURLConnection ends a short fixed-length body as if it were complete, so the
+    // shortfall against Content-Length is what shows the truncation on every JDK.
+    assertThat(total).as("bytes received of %d announced", announced).isLessThan((int) announced);
+    assertThat(SimHttp.events(new String(received, 0, total, StandardCharsets.UTF_8))).hasSize(2);
   }
 
   @Test

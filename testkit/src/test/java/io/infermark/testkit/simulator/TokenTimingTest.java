@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,12 +22,14 @@ import org.slf4j.LoggerFactory;
 /**
  * Checks the simulator's timing against its own schedule and against a client in the same JVM.
  *
- * <p>The build machine is shared (2 cores, often other builds running), so a thread can be
- * descheduled for tens of milliseconds now and then. The assertions therefore check what a bug
- * would break everywhere, not the worst case: no token is ever early, the typical token is
- * within {@link #MEDIAN_MS}, most match the schedule within {@link #TOLERANCE_MS},
- * and lateness does not grow along the stream. (Nagle's algorithm, for example, would add
- * ~40 ms to most tokens and fail the medians.) Measured distributions are logged.
+ * <p>The build machine is shared (2 cores, often other builds running), so threads are sometimes
+ * descheduled for tens of milliseconds. Each test therefore separates two kinds of claims.
+ * Exact properties (no token is ever early; TTFT includes the configured TTFT) must hold on
+ * every stream. Statistical bounds (the typical token within {@link #MEDIAN_MS}, most within
+ * {@link #TOLERANCE_MS}, no drift along the stream) must hold on at least one of
+ * {@link #ATTEMPTS} streams: a real defect, such as Nagle's algorithm adding ~40 ms to most
+ * tokens or relative sleeps drifting, misses on every stream, while a burst of contention
+ * rarely spoils consecutive ones. Measured distributions are logged.
  */
 class TokenTimingTest {
 
@@ -38,6 +41,7 @@ class TokenTimingTest {
   private static final double MEDIAN_MS = 2;
   private static final double TOLERANCE_MS = 3;
   private static final double MOST = 0.8;
+  private static final int ATTEMPTS = 3;
 
   private Simulator sim;
   private SimHttp http;
@@ -54,58 +58,86 @@ class TokenTimingTest {
     sim.close();
   }
 
-  private List<TimedEvent> streamTimed(String requestId) throws IOException {
-    HttpResponse<InputStream> response = http.open("/v1/chat/completions", chat("\"stream\":true"),
-        "X-Request-Id", requestId);
-    return SimHttp.readTimed(response.body());
+  /** One streamed request as both sides saw it. */
+  private record Run(long sentNanos, List<TimedEvent> events, ServerTimeline timeline) {}
+
+  private Run run(String requestId) {
+    long sent = System.nanoTime();
+    try {
+      HttpResponse<InputStream> response = http.open("/v1/chat/completions", chat("\"stream\":true"),
+          "X-Request-Id", requestId);
+      List<TimedEvent> events = SimHttp.readTimed(response.body());
+      ServerTimeline timeline = sim.timeline(requestId).orElseThrow();
+      log.info("{}", timeline);
+      return new Run(sent, events, timeline);
+    } catch (IOException e) {
+      throw new AssertionError("stream " + requestId + " failed", e);
+    }
   }
 
-  @Test
-  void tokensAreFlushedOnScheduleFromAdmissionWithoutDrift() throws IOException {
-    streamTimed("sched");
+  private void verify(String name, Consumer<Run> exact, Consumer<Run> statistical) {
+    AssertionError miss = null;
+    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      Run run = run(name + "-" + attempt);
+      exact.accept(run);
+      try {
+        statistical.accept(run);
+        return;
+      } catch (AssertionError e) {
+        miss = e;
+        log.warn("{}: attempt {} of {} outside the timing bounds: {}", name, attempt, ATTEMPTS,
+            e.getMessage().replace('\n', ' '));
+      }
+    }
+    throw miss;
+  }
 
-    ServerTimeline t = sim.timeline("sched").orElseThrow();
-    assertThat(t.tokenCount()).isEqualTo(TOKENS);
+  private static double[] lateness(ServerTimeline t) {
     long admitted = t.admissionNanos().getAsLong();
-    double[] lateMs = new double[TOKENS];
-    for (int i = 0; i < TOKENS; i++) {
-      long due = admitted + (TTFT_MS + i * ITL_MS) * 1_000_000;
-      lateMs[i] = (t.tokenNanos(i) - due) / 1e6;
+    double[] lateMs = new double[t.tokenCount()];
+    for (int i = 0; i < lateMs.length; i++) {
+      lateMs[i] = (t.tokenNanos(i) - admitted - (TTFT_MS + i * ITL_MS) * 1_000_000) / 1e6;
     }
-    log.info("server lateness vs schedule (ms): {}", stats(lateMs));
-
-    assertThat(min(lateMs)).as("no token is early").isGreaterThanOrEqualTo(0);
-    assertThat(median(lateMs)).isLessThan(MEDIAN_MS);
-    assertThat(fractionBelow(lateMs, TOLERANCE_MS)).isGreaterThanOrEqualTo(MOST);
-    // Deadlines are absolute, so oversleeping never accumulates: the last quarter of the stream
-    // is as punctual as the whole.
-    assertThat(median(Arrays.copyOfRange(lateMs, TOKENS * 3 / 4, TOKENS))).isLessThan(MEDIAN_MS);
+    return lateMs;
   }
 
   @Test
-  void consecutiveTokensAreSpacedByTheInterval() throws IOException {
-    streamTimed("gaps");
-
-    ServerTimeline t = sim.timeline("gaps").orElseThrow();
-    double[] gapErrorMs = new double[TOKENS - 1];
-    for (int i = 1; i < TOKENS; i++) {
-      gapErrorMs[i - 1] = (t.tokenNanos(i) - t.tokenNanos(i - 1)) / 1e6 - ITL_MS;
-    }
-    log.info("inter-token gap minus interval (ms): {}", stats(gapErrorMs));
-
-    double[] absError = Arrays.stream(gapErrorMs).map(Math::abs).toArray();
-    assertThat(median(absError)).isLessThan(MEDIAN_MS / 2);
-    assertThat(fractionBelow(absError, TOLERANCE_MS)).isGreaterThanOrEqualTo(MOST);
-    // Whatever the hiccups, the stream as a whole keeps the configured pace.
-    double meanGapMs = (t.lastTokenNanos().getAsLong() - t.firstTokenNanos().getAsLong()) / 1e6 / (TOKENS - 1);
-    assertThat(meanGapMs).isBetween(ITL_MS - 0.5, ITL_MS + 0.5);
+  void tokensAreFlushedOnScheduleFromAdmissionWithoutDrift() {
+    verify("schedule", run -> {
+      assertThat(run.timeline().tokenCount()).isEqualTo(TOKENS);
+      assertThat(min(lateness(run.timeline()))).as("no token is early").isGreaterThanOrEqualTo(0);
+    }, run -> {
+      double[] lateMs = lateness(run.timeline());
+      log.info("server lateness vs schedule (ms): {}", stats(lateMs));
+      assertThat(median(lateMs)).isLessThan(MEDIAN_MS);
+      assertThat(fractionBelow(lateMs, TOLERANCE_MS)).isGreaterThanOrEqualTo(MOST);
+      // Deadlines are absolute, so oversleeping never accumulates: the last quarter of the
+      // stream is as punctual as the whole.
+      assertThat(median(Arrays.copyOfRange(lateMs, TOKENS * 3 / 4, TOKENS))).isLessThan(MEDIAN_MS);
+    });
   }
 
   @Test
-  void firstTokenIsNoSoonerThanTtftAfterArrival() throws IOException {
-    streamTimed("first");
+  void consecutiveTokensAreSpacedByTheInterval() {
+    verify("gaps", run -> assertThat(run.timeline().tokenCount()).isEqualTo(TOKENS), run -> {
+      ServerTimeline t = run.timeline();
+      double[] gapErrorMs = new double[TOKENS - 1];
+      for (int i = 1; i < TOKENS; i++) {
+        gapErrorMs[i - 1] = (t.tokenNanos(i) - t.tokenNanos(i - 1)) / 1e6 - ITL_MS;
+      }
+      log.info("inter-token gap minus interval (ms): {}", stats(gapErrorMs));
+      double[] absError = Arrays.stream(gapErrorMs).map(Math::abs).toArray();
+      assertThat(median(absError)).isLessThan(MEDIAN_MS / 2);
+      assertThat(fractionBelow(absError, TOLERANCE_MS)).isGreaterThanOrEqualTo(MOST);
+      // Whatever the hiccups, the stream as a whole keeps the configured pace.
+      double meanGapMs = (t.lastTokenNanos().getAsLong() - t.firstTokenNanos().getAsLong()) / 1e6 / (TOKENS - 1);
+      assertThat(meanGapMs).isBetween(ITL_MS - 0.5, ITL_MS + 0.5);
+    });
+  }
 
-    ServerTimeline t = sim.timeline("first").orElseThrow();
+  @Test
+  void firstTokenIsNoSoonerThanTtftAfterArrival() {
+    ServerTimeline t = run("first").timeline();
     long ttftNanos = TTFT_MS * 1_000_000;
     log.info("server TTFT {} ms, of which arrival to admission {} ms",
         t.timeToFirstTokenNanos().getAsLong() / 1e6, (t.admissionNanos().getAsLong() - t.arrivalNanos()) / 1e6);
@@ -116,28 +148,30 @@ class TokenTimingTest {
   }
 
   @Test
-  void clientReadsEachTokenRightAfterTheServerFlushesIt() throws IOException {
-    long sent = System.nanoTime();
-    List<TimedEvent> events = streamTimed("client");
+  void clientReadsEachTokenRightAfterTheServerFlushesIt() {
+    verify("client", run -> {
+      List<TimedEvent> content = content(run);
+      assertThat(content).hasSize(TOKENS);
+      // One clock on both sides: the client's TTFT contains the server's, which contains the configured one.
+      assertThat(run.timeline().arrivalNanos()).isGreaterThan(run.sentNanos());
+      assertThat(content.get(0).nanos() - run.sentNanos()).isGreaterThanOrEqualTo(TTFT_MS * 1_000_000);
+    }, run -> {
+      List<TimedEvent> content = content(run);
+      double[] delayMs = new double[TOKENS];
+      for (int i = 0; i < TOKENS; i++) {
+        delayMs[i] = (content.get(i).nanos() - run.timeline().tokenNanos(i)) / 1e6;
+      }
+      log.info("client read time minus server flush time (ms): {}", stats(delayMs));
+      // The difference can be slightly negative: the client may read the bytes before the server
+      // thread, descheduled right after its flush, reads the clock.
+      double[] absDelay = Arrays.stream(delayMs).map(Math::abs).toArray();
+      assertThat(median(absDelay)).isLessThan(MEDIAN_MS);
+      assertThat(fractionBelow(absDelay, TOLERANCE_MS)).isGreaterThanOrEqualTo(MOST);
+    });
+  }
 
-    ServerTimeline t = sim.timeline("client").orElseThrow();
-    List<TimedEvent> content = events.stream().filter(TimedEvent::hasContent).collect(Collectors.toList());
-    assertThat(content).hasSize(TOKENS);
-    double[] delayMs = new double[TOKENS];
-    for (int i = 0; i < TOKENS; i++) {
-      delayMs[i] = (content.get(i).nanos() - t.tokenNanos(i)) / 1e6;
-    }
-    log.info("client read time minus server flush time (ms): {}", stats(delayMs));
-
-    // The difference can be slightly negative: the client may read the bytes before the server
-    // thread, descheduled right after its flush, reads the clock.
-    double[] absDelay = Arrays.stream(delayMs).map(Math::abs).toArray();
-    assertThat(median(absDelay)).isLessThan(MEDIAN_MS);
-    assertThat(fractionBelow(absDelay, TOLERANCE_MS)).isGreaterThanOrEqualTo(MOST);
-    // One clock on both sides: the client's TTFT contains the server's, which contains the configured one.
-    long clientTtft = content.get(0).nanos() - sent;
-    assertThat(t.arrivalNanos()).isGreaterThan(sent);
-    assertThat(clientTtft).isGreaterThanOrEqualTo(TTFT_MS * 1_000_000);
+  private static List<TimedEvent> content(Run run) {
+    return run.events().stream().filter(TimedEvent::hasContent).collect(Collectors.toList());
   }
 
   private static double median(double[] v) {
