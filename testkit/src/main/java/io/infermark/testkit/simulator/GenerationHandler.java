@@ -71,16 +71,20 @@ final class GenerationHandler {
         + "\"warm up\"}],\"stream\":true,\"max_tokens\":2,\"ignore_eos\":true,\"stream_options\":"
         + "{\"include_usage\":true,\"continuous_usage_stats\":true}}").getBytes(StandardCharsets.UTF_8);
     byte[] completion = "{\"prompt\":\"warm up\",\"max_tokens\":1}".getBytes(StandardCharsets.UTF_8);
-    try {
-      for (Endpoint endpoint : Endpoint.values()) {
+    for (Endpoint endpoint : Endpoint.values()) {
+      ResponseRenderer renderer = ResponseRenderer.of(endpoint, json, config.seed(), -1, 0, config.model());
+      try {
         GenerationRequest request = parser.parse(endpoint, endpoint == Endpoint.CHAT ? chat : completion);
-        ResponseRenderer renderer = ResponseRenderer.of(endpoint, json, config.seed(), -1, 0, config.model());
         new StreamEvents(request, renderer, config.seed(), 2, "length", 1).totalBytes();
-        renderer.completion("", "length", new TokenUsage(1, 1));
+      } catch (ApiError e) {
+        throw new IllegalStateException("the simulator rejects its own warm-up request: " + e, e);
       }
+      renderer.completion("", "length", new TokenUsage(1, 1));
+    }
+    try {
       parser.parse(Endpoint.CHAT, new byte[] {'{'});
     } catch (ApiError expected) {
-      ApiError.internal("warm up").toJson(json);
+      expected.toJson(json);
     }
   }
 

@@ -5,6 +5,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Creates the executor that runs request handlers. Each streaming request holds its thread for
@@ -13,35 +15,30 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class HandlerThreads {
 
+  private static final Logger log = LoggerFactory.getLogger(HandlerThreads.class);
+
   private HandlerThreads() {}
 
   static ExecutorService create() {
     ExecutorService virtual = virtualThreadPerTask();
-    return virtual != null ? virtual : Executors.newCachedThreadPool(daemonThreads());
-  }
-
-  static boolean virtualThreadsAvailable() {
-    return virtualFactoryMethod() != null;
+    if (virtual != null) {
+      log.debug("simulator handlers run on virtual threads");
+      return virtual;
+    }
+    log.debug("simulator handlers run on cached daemon platform threads");
+    return Executors.newCachedThreadPool(daemonThreads());
   }
 
   // The code compiles with --release 17, where newVirtualThreadPerTaskExecutor does not exist,
   // so it is looked up reflectively.
   private static ExecutorService virtualThreadPerTask() {
-    Method m = virtualFactoryMethod();
-    if (m == null) {
-      return null;
-    }
     try {
-      return (ExecutorService) m.invoke(null);
-    } catch (ReflectiveOperationException | RuntimeException e) {
-      return null;
-    }
-  }
-
-  private static Method virtualFactoryMethod() {
-    try {
-      return Executors.class.getMethod("newVirtualThreadPerTaskExecutor");
+      Method factory = Executors.class.getMethod("newVirtualThreadPerTaskExecutor");
+      return (ExecutorService) factory.invoke(null);
     } catch (NoSuchMethodException e) {
+      return null; // before Java 19
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      log.debug("virtual threads unavailable, using platform threads", e);
       return null;
     }
   }

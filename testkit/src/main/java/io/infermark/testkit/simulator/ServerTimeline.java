@@ -24,7 +24,7 @@ public final class ServerTimeline {
     COMPLETED,
     /** Rejected with a 4xx error (malformed JSON, missing fields, unknown model, ...). */
     INVALID_REQUEST,
-    /** Answered with an injected HTTP 500. */
+    /** Failed on the server: an injected HTTP 500, or (logged as an error) a simulator defect. */
     SERVER_ERROR,
     /** Connection dropped on purpose after {@link SimulatorConfig#disconnectAfterTokens()} tokens. */
     DISCONNECTED,
@@ -33,6 +33,8 @@ public final class ServerTimeline {
     /** The simulator was closed before the response was complete. */
     SIMULATOR_CLOSED
   }
+
+  static final long NO_TIME = Long.MIN_VALUE;
 
   private final String requestId;
   private final long sequence;
@@ -45,8 +47,6 @@ public final class ServerTimeline {
   private final long finishNanos;
   private final Outcome outcome;
   private final int status;
-
-  static final long NO_TIME = Long.MIN_VALUE;
 
   ServerTimeline(String requestId, long sequence, String endpoint, boolean streaming, int promptTokens,
       long arrivalNanos, long admissionNanos, long[] tokenNanos, long finishNanos, Outcome outcome,

@@ -55,12 +55,12 @@ final class StreamEvents {
 
   Event next() {
     switch (stage) {
-      case ROLE: {
+      case ROLE -> {
         stage = Stage.CONTENT;
         // vLLM sends the role chunk when the first output arrives, right before its content.
         return new Event(frame(renderer.roleChunk(usage(0))), 0, 0, false);
       }
-      case CONTENT: {
+      case CONTENT -> {
         int end = Math.min(outputTokens, position + tokensPerChunk);
         boolean last = end == outputTokens;
         String text = OutputVocabulary.text(seed, position, end);
@@ -72,17 +72,16 @@ final class StreamEvents {
         }
         return e;
       }
-      case USAGE: {
+      case USAGE -> {
         stage = Stage.DONE;
         byte[] json = renderer.usageChunk(new TokenUsage(request.promptTokens(), outputTokens));
         return new Event(frame(json), 0, -1, true);
       }
-      case DONE: {
+      case DONE -> {
         stage = Stage.END;
         return new Event(DONE, 0, -1, true);
       }
-      default:
-        throw new NoSuchElementException("the stream has ended");
+      default -> throw new NoSuchElementException("the stream has ended");
     }
   }
 

@@ -170,6 +170,27 @@ class TokenTimingTest {
     });
   }
 
+  @Test
+  void aChunkOfSeveralTokensIsFlushedWhenItsLastTokenIsReady() throws IOException {
+    try (Simulator grouped = Simulator.start(SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(2))
+        .interTokenInterval(Duration.ofMillis(3)).defaultOutputTokens(8).tokensPerChunk(3).build())) {
+      SimHttp.readTimed(new SimHttp(grouped).open("/v1/chat/completions", chat("\"stream\":true"),
+          "X-Request-Id", "grouped").body());
+
+      ServerTimeline t = grouped.timeline("grouped").orElseThrow();
+      long[] times = t.tokenNanos();
+      assertThat(times).hasSize(8);
+      // chunks hold tokens 0-2, 3-5 and 6-7; each is flushed once, so its tokens share a time
+      assertThat(new long[] {times[0], times[1], times[2]}).containsOnly(times[0]);
+      assertThat(new long[] {times[3], times[4], times[5]}).containsOnly(times[3]);
+      assertThat(times[7]).isEqualTo(times[6]);
+      long admitted = t.admissionNanos().getAsLong();
+      assertThat(times[0]).isGreaterThanOrEqualTo(admitted + Duration.ofMillis(2 + 2 * 3).toNanos());
+      assertThat(times[3]).isGreaterThanOrEqualTo(admitted + Duration.ofMillis(2 + 5 * 3).toNanos());
+      assertThat(times[6]).isGreaterThanOrEqualTo(admitted + Duration.ofMillis(2 + 7 * 3).toNanos());
+    }
+  }
+
   private static List<TimedEvent> content(Run run) {
     return run.events().stream().filter(TimedEvent::hasContent).collect(Collectors.toList());
   }
