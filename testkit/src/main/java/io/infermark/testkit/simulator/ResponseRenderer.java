@@ -1,0 +1,225 @@
+package io.infermark.testkit.simulator;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * Renders the JSON of one response's chunks (or of its single non-streamed body) in the byte
+ * shapes vLLM sends, so clients parse the simulator exactly as they parse vLLM. One instance
+ * serves one request on one thread.
+ */
+abstract class ResponseRenderer {
+
+  private final JsonFactory json;
+  private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(256);
+  final String id;
+  final long created;
+  final String model;
+
+  ResponseRenderer(JsonFactory json, String id, long created, String model) {
+    this.json = json;
+    this.id = id;
+    this.created = created;
+    this.model = model;
+  }
+
+  static ResponseRenderer of(Endpoint endpoint, JsonFactory json, long seed, long sequence, long created,
+      String model) {
+    String hex = String.format("%016x%016x", Mix.mix64(seed, sequence), Mix.mix64(~seed, sequence));
+    return endpoint == Endpoint.CHAT
+        ? new ChatRenderer(json, "chatcmpl-" + hex, created, model)
+        : new CompletionRenderer(json, "cmpl-" + hex, created, model);
+  }
+
+  /** Whether streams open with a role-only chunk (chat does, legacy completions do not). */
+  abstract boolean sendsRoleChunk();
+
+  /** The role-only first chunk; {@code usage} is null unless usage goes on every chunk. */
+  abstract byte[] roleChunk(TokenUsage usage);
+
+  /** A chunk carrying {@code text}; {@code finishReason} on the last one, {@code usage} when continuous. */
+  abstract byte[] contentChunk(String text, String finishReason, TokenUsage usage);
+
+  /** The {@code choices: []} chunk that reports the final usage. */
+  abstract byte[] usageChunk(TokenUsage usage);
+
+  /** The whole non-streamed response. */
+  abstract byte[] completion(String text, String finishReason, TokenUsage usage);
+
+  /** Writes one JSON object with the {@code id, object, created, model} header every shape starts with. */
+  final byte[] render(String object, Body body) {
+    buffer.reset();
+    try (JsonGenerator g = json.createGenerator(buffer)) {
+      g.writeStartObject();
+      g.writeStringField("id", id);
+      g.writeStringField("object", object);
+      g.writeNumberField("created", created);
+      g.writeStringField("model", model);
+      body.write(g);
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
+    }
+    return buffer.toByteArray();
+  }
+
+  /** The fields after the common header. */
+  @FunctionalInterface
+  interface Body {
+    void write(JsonGenerator g) throws IOException;
+  }
+
+  static void writeUsageOrNull(JsonGenerator g, TokenUsage usage) throws IOException {
+    if (usage == null) {
+      g.writeNullField("usage");
+    } else {
+      usage.write(g);
+    }
+  }
+
+  /** {@code /v1/chat/completions}: {@code chat.completion.chunk} deltas, then {@code chat.completion}. */
+  static final class ChatRenderer extends ResponseRenderer {
+
+    ChatRenderer(JsonFactory json, String id, long created, String model) {
+      super(json, id, created, model);
+    }
+
+    @Override
+    boolean sendsRoleChunk() {
+      return true;
+    }
+
+    @Override
+    byte[] roleChunk(TokenUsage usage) {
+      return render("chat.completion.chunk", g -> {
+        g.writeArrayFieldStart("choices");
+        g.writeStartObject();
+        g.writeNumberField("index", 0);
+        g.writeObjectFieldStart("delta");
+        g.writeStringField("role", "assistant");
+        g.writeStringField("content", "");
+        g.writeEndObject();
+        g.writeNullField("logprobs");
+        g.writeNullField("finish_reason");
+        g.writeEndObject();
+        g.writeEndArray();
+        if (usage != null) {
+          usage.write(g);
+        }
+      });
+    }
+
+    @Override
+    byte[] contentChunk(String text, String finishReason, TokenUsage usage) {
+      return render("chat.completion.chunk", g -> {
+        g.writeArrayFieldStart("choices");
+        g.writeStartObject();
+        g.writeNumberField("index", 0);
+        g.writeObjectFieldStart("delta");
+        g.writeStringField("content", text);
+        g.writeEndObject();
+        g.writeNullField("logprobs");
+        g.writeStringField("finish_reason", finishReason);
+        if (finishReason != null) {
+          g.writeNullField("stop_reason"); // vLLM adds it on the finishing chunk only
+        }
+        g.writeEndObject();
+        g.writeEndArray();
+        if (usage != null) {
+          usage.write(g);
+        }
+      });
+    }
+
+    @Override
+    byte[] usageChunk(TokenUsage usage) {
+      return render("chat.completion.chunk", g -> {
+        g.writeArrayFieldStart("choices");
+        g.writeEndArray();
+        usage.write(g);
+      });
+    }
+
+    @Override
+    byte[] completion(String text, String finishReason, TokenUsage usage) {
+      return render("chat.completion", g -> {
+        g.writeArrayFieldStart("choices");
+        g.writeStartObject();
+        g.writeNumberField("index", 0);
+        g.writeObjectFieldStart("message");
+        g.writeStringField("role", "assistant");
+        g.writeStringField("content", text);
+        g.writeEndObject();
+        g.writeNullField("logprobs");
+        g.writeStringField("finish_reason", finishReason);
+        g.writeNullField("stop_reason");
+        g.writeEndObject();
+        g.writeEndArray();
+        usage.write(g);
+      });
+    }
+  }
+
+  /**
+   * {@code /v1/completions}: {@code text_completion} chunks, each with {@code "usage":null} and
+   * {@code "stop_reason":null} because vLLM dumps them without excluding unset fields.
+   */
+  static final class CompletionRenderer extends ResponseRenderer {
+
+    CompletionRenderer(JsonFactory json, String id, long created, String model) {
+      super(json, id, created, model);
+    }
+
+    @Override
+    boolean sendsRoleChunk() {
+      return false;
+    }
+
+    @Override
+    byte[] roleChunk(TokenUsage usage) {
+      throw new UnsupportedOperationException("legacy completions have no role chunk");
+    }
+
+    @Override
+    byte[] contentChunk(String text, String finishReason, TokenUsage usage) {
+      return render("text_completion", g -> {
+        g.writeArrayFieldStart("choices");
+        writeChoice(g, text, finishReason);
+        g.writeEndArray();
+        writeUsageOrNull(g, usage);
+      });
+    }
+
+    @Override
+    byte[] usageChunk(TokenUsage usage) {
+      return render("text_completion", g -> {
+        g.writeArrayFieldStart("choices");
+        g.writeEndArray();
+        usage.write(g);
+      });
+    }
+
+    @Override
+    byte[] completion(String text, String finishReason, TokenUsage usage) {
+      return render("text_completion", g -> {
+        g.writeArrayFieldStart("choices");
+        writeChoice(g, text, finishReason);
+        g.writeEndArray();
+        usage.write(g);
+      });
+    }
+
+    private static void writeChoice(JsonGenerator g, String text, String finishReason) throws IOException {
+      g.writeStartObject();
+      g.writeNumberField("index", 0);
+      g.writeStringField("text", text);
+      g.writeNullField("logprobs");
+      g.writeStringField("finish_reason", finishReason);
+      g.writeNullField("stop_reason");
+      g.writeEndObject();
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package io.infermark.testkit.simulator;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+
+/**
+ * Routes each request by exact path and method: the two generation endpoints go to the
+ * {@link GenerationHandler}; {@code GET /v1/models} and {@code GET /health} are answered here;
+ * anything else is a 404 (unknown path) or 405 (known path, wrong method) in OpenAI's error shape.
+ */
+final class Router implements HttpHandler {
+
+  private final GenerationHandler generation;
+  private final JsonFactory json;
+  private final String model;
+  private final long createdEpochSeconds;
+
+  Router(GenerationHandler generation, JsonFactory json, String model, long createdEpochSeconds) {
+    this.generation = generation;
+    this.json = json;
+    this.model = model;
+    this.createdEpochSeconds = createdEpochSeconds;
+  }
+
+  @Override
+  public void handle(HttpExchange exchange) throws IOException {
+    String path = exchange.getRequestURI().getPath();
+    String method = exchange.getRequestMethod();
+    switch (path) {
+      case "/v1/chat/completions":
+        if (allowed(exchange, "POST")) {
+          generation.handle(exchange, Endpoint.CHAT);
+        }
+        break;
+      case "/v1/completions":
+        if (allowed(exchange, "POST")) {
+          generation.handle(exchange, Endpoint.COMPLETIONS);
+        }
+        break;
+      case "/v1/models":
+        if (allowed(exchange, "GET")) {
+          send(exchange, 200, models());
+        }
+        break;
+      case "/health":
+        if (allowed(exchange, "GET")) {
+          exchange.sendResponseHeaders(200, -1); // vLLM answers an empty 200
+          exchange.close();
+        }
+        break;
+      default:
+        sendError(exchange, ApiError.notFound("No route for " + method + " " + path
+            + "; the simulator serves POST /v1/chat/completions, POST /v1/completions, "
+            + "GET /v1/models and GET /health", null));
+    }
+  }
+
+  private boolean allowed(HttpExchange exchange, String method) throws IOException {
+    if (exchange.getRequestMethod().equals(method)) {
+      return true;
+    }
+    exchange.getResponseHeaders().set("Allow", method);
+    sendError(exchange, ApiError.methodNotAllowed("Method " + exchange.getRequestMethod()
+        + " is not allowed on " + exchange.getRequestURI().getPath() + "; use " + method));
+    return false;
+  }
+
+  private void sendError(HttpExchange exchange, ApiError error) throws IOException {
+    send(exchange, error.status(), error.toJson(json));
+  }
+
+  private static void send(HttpExchange exchange, int status, byte[] body) throws IOException {
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    exchange.sendResponseHeaders(status, body.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(body);
+    }
+  }
+
+  private byte[] models() throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+    try (JsonGenerator g = json.createGenerator(out)) {
+      g.writeStartObject();
+      g.writeStringField("object", "list");
+      g.writeArrayFieldStart("data");
+      g.writeStartObject();
+      g.writeStringField("id", model);
+      g.writeStringField("object", "model");
+      g.writeNumberField("created", createdEpochSeconds);
+      g.writeStringField("owned_by", "infermark");
+      g.writeStringField("root", model);
+      g.writeNullField("parent");
+      g.writeEndObject();
+      g.writeEndArray();
+      g.writeEndObject();
+    }
+    return out.toByteArray();
+  }
+}

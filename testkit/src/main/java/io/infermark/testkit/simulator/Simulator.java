@@ -1,0 +1,228 @@
+package io.infermark.testkit.simulator;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An OpenAI-compatible LLM server that runs inside the test JVM, streams deterministic text in
+ * vLLM's wire format at configured speeds, injects configured faults, and records the ground
+ * truth of every request as a {@link ServerTimeline}.
+ *
+ * <pre>{@code
+ * try (Simulator sim = Simulator.start(SimulatorConfig.builder()
+ *     .timeToFirstToken(Duration.ofMillis(20)).interTokenInterval(Duration.ofMillis(5)).build())) {
+ *   // POST sim.baseUrl() + "/v1/chat/completions" with header X-Request-Id: r1 ...
+ *   ServerTimeline truth = sim.timeline("r1").orElseThrow();
+ * }
+ * }</pre>
+ *
+ * <p>Endpoints: {@code POST /v1/chat/completions} and {@code POST /v1/completions} (streamed with
+ * {@code "stream": true}, else one JSON body), {@code GET /v1/models}, {@code GET /health}. The
+ * output is {@link OutputVocabulary} text; prompts are counted by {@link PromptTokenizer}. Each
+ * request is keyed by its {@code X-Request-Id} header, or by {@code sim-<sequence>} when it has
+ * none; the id is echoed in the response's {@code X-Request-Id} header.
+ *
+ * <p>The server binds 127.0.0.1 and runs each request on its own thread (virtual threads on
+ * Java 21+, daemon platform threads otherwise), so thousands of streams can be in flight.
+ */
+public final class Simulator implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(Simulator.class);
+
+  private static final String NODELAY_PROPERTY = "sun.net.httpserver.nodelay";
+
+  static {
+    // The JDK server leaves Nagle's algorithm on unless this property is true, and it reads the
+    // property once, when its configuration class loads. With Nagle on, a small token write that
+    // follows another waits for the client's ACK, which delayed ACK holds back ~40 ms: every
+    // inter-token gap would be wrong. So it is set before this class can create a server, unless
+    // the host application chose a value itself. (If the JVM already started a JDK HttpServer
+    // before this class loaded, the property has been read and setting it here has no effect.)
+    if (System.getProperty(NODELAY_PROPERTY) == null) {
+      System.setProperty(NODELAY_PROPERTY, "true");
+    }
+  }
+
+  // Deep enough that a burst of thousands of connects is queued by the kernel, not dropped
+  // (a dropped SYN costs the client a ~1 s retransmission, which would look like server latency).
+  private static final int ACCEPT_BACKLOG = 4096;
+
+  private final SimulatorConfig config;
+  private final HttpServer server;
+  private final ExecutorService threads;
+  private final GenerationHandler generation;
+  private final TimelineStore timelines;
+  private final String baseUrl;
+  private volatile boolean closed;
+
+  private Simulator(SimulatorConfig config, HttpServer server, ExecutorService threads,
+      GenerationHandler generation, TimelineStore timelines) {
+    this.config = config;
+    this.server = server;
+    this.threads = threads;
+    this.generation = generation;
+    this.timelines = timelines;
+    this.baseUrl = "http://127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  /** Starts a simulator with the default configuration. */
+  public static Simulator start() {
+    return start(SimulatorConfig.defaults());
+  }
+
+  /**
+   * Starts a simulator serving {@code config} on 127.0.0.1.
+   *
+   * @throws UncheckedIOException if the configured port cannot be bound
+   */
+  public static Simulator start(SimulatorConfig config) {
+    Objects.requireNonNull(config, "config");
+    ObjectMapper mapper = new ObjectMapper();
+    TimelineStore timelines = new TimelineStore();
+    GenerationHandler generation = new GenerationHandler(config, mapper.getFactory(),
+        new RequestParser(mapper, config.model()), FaultPolicy.of(config), new RealTimeServingModel(config),
+        timelines);
+    generation.warmUp();
+    InetSocketAddress address = new InetSocketAddress(loopback(), config.port());
+    HttpServer server;
+    try {
+      server = HttpServer.create(address, ACCEPT_BACKLOG);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not bind the simulator to 127.0.0.1:" + config.port()
+          + "; choose another port or 0 for an ephemeral one", e);
+    }
+    ExecutorService threads = HandlerThreads.create();
+    server.createContext("/", new Router(generation, mapper.getFactory(), config.model(),
+        System.currentTimeMillis() / 1000));
+    server.setExecutor(threads);
+    server.start();
+    Simulator simulator = new Simulator(config, server, threads, generation, timelines);
+    simulator.warmUpHttp();
+    log.info("simulator started at {} ({})", simulator.baseUrl, config);
+    return simulator;
+  }
+
+  /**
+   * Sends one {@code GET /health} through the real server before anyone else can. The JDK server's
+   * first response costs ~100 ms of one-off initialisation (its {@code Date} header formatter
+   * loads locale and time-zone data), which would otherwise land in the first request's TTFT.
+   */
+  private void warmUpHttp() {
+    try (Socket socket = new Socket(loopback(), port())) {
+      socket.setSoTimeout(5_000);
+      socket.getOutputStream().write(("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+          + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      socket.getInputStream().readAllBytes();
+    } catch (IOException e) {
+      log.debug("simulator warm-up request failed; the first request may be slow", e);
+    }
+  }
+
+  private static InetAddress loopback() {
+    try {
+      return InetAddress.getByAddress("127.0.0.1", new byte[] {127, 0, 0, 1});
+    } catch (IOException e) {
+      throw new IllegalStateException(e); // a literal 4-byte address is always valid
+    }
+  }
+
+  /** The configuration this simulator serves. */
+  public SimulatorConfig config() {
+    return config;
+  }
+
+  /** The port the simulator listens on. */
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  /** The URL to prefix paths with, like {@code http://127.0.0.1:43125} (no trailing slash). */
+  public String baseUrl() {
+    return baseUrl;
+  }
+
+  /**
+   * The timeline of the latest finished request with this {@code X-Request-Id}; empty while it
+   * is still being served or if no such request arrived.
+   */
+  public Optional<ServerTimeline> timeline(String requestId) {
+    return timelines.byId(Objects.requireNonNull(requestId, "requestId"));
+  }
+
+  /** The timelines of every finished generation request, in arrival order. */
+  public List<ServerTimeline> timelines() {
+    return timelines.all();
+  }
+
+  /** Generation requests being handled now: waiting for a slot, or generating. */
+  public int inFlight() {
+    return generation.inFlight().current();
+  }
+
+  /** The most generation requests handled at once so far (waiting or generating). */
+  public int peakInFlight() {
+    return generation.inFlight().peak();
+  }
+
+  /** Generation requests waiting now for a concurrency slot; without a limit none waits for long. */
+  public int waiting() {
+    return generation.waiting().current();
+  }
+
+  /** Admitted requests generating now; never more than {@link SimulatorConfig#maxConcurrency()}. */
+  public int running() {
+    return generation.running().current();
+  }
+
+  /** The most admitted requests generating at once so far. */
+  public int peakRunning() {
+    return generation.running().peak();
+  }
+
+  /** Generation requests received so far, valid or not. */
+  public long requestCount() {
+    return generation.requestCount();
+  }
+
+  /**
+   * Stops accepting requests, drops every open connection, and interrupts requests being served
+   * (their timelines end {@link ServerTimeline.Outcome#SIMULATOR_CLOSED}). Idempotent.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    generation.closing();
+    server.stop(0);
+    threads.shutdownNow();
+    try {
+      if (!threads.awaitTermination(2, TimeUnit.SECONDS)) {
+        log.warn("simulator at {} closed with handler threads still running", baseUrl);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    log.info("simulator at {} closed after {} requests", baseUrl, requestCount());
+  }
+
+  @Override
+  public String toString() {
+    return "Simulator{" + baseUrl + (closed ? " closed" : "") + ", model=" + config.model()
+        + ", requests=" + requestCount() + ", inFlight=" + inFlight() + '}';
+  }
+}

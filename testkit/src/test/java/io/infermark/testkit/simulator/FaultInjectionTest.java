@@ -1,0 +1,209 @@
+package io.infermark.testkit.simulator;
+
+import static io.infermark.testkit.simulator.SimHttp.chat;
+import static io.infermark.testkit.simulator.SimHttp.completion;
+import static io.infermark.testkit.simulator.SimHttp.json;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.infermark.testkit.simulator.ServerTimeline.Outcome;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class FaultInjectionTest {
+
+  private Simulator sim;
+  private SimHttp http;
+
+  private void start(SimulatorConfig.Builder config) {
+    sim = Simulator.start(config.timeToFirstToken(Duration.ofMillis(1)).interTokenInterval(Duration.ofMillis(1))
+        .defaultOutputTokens(6).build());
+    http = new SimHttp(sim);
+  }
+
+  @AfterEach
+  void close() {
+    if (sim != null) {
+      sim.close();
+    }
+  }
+
+  private List<Integer> statusesOf(int requests) throws IOException {
+    List<Integer> statuses = new ArrayList<>();
+    for (int i = 0; i < requests; i++) {
+      statuses.add(http.post("/v1/completions", completion("\"max_tokens\":1")).statusCode());
+    }
+    return statuses;
+  }
+
+  @Test
+  void serverErrorsFailTheSameRequestsForTheSameSeed() throws IOException {
+    int requests = 60;
+    start(SimulatorConfig.builder().seed(2024).serverErrors(0.25));
+    List<Integer> first = statusesOf(requests);
+    sim.close();
+    start(SimulatorConfig.builder().seed(2024).serverErrors(0.25));
+    List<Integer> second = statusesOf(requests);
+
+    assertThat(second).isEqualTo(first);
+    FaultPolicy policy = new FaultPolicy(2024, 0.25, 0);
+    for (int i = 0; i < requests; i++) {
+      int expected = policy.decide(i) == FaultPolicy.Fault.SERVER_ERROR ? 500 : 200;
+      assertThat(first.get(i)).as("request #%d", i).isEqualTo(expected);
+    }
+    long errors = first.stream().filter(s -> s == 500).count();
+    assertThat(errors).isBetween(5L, 25L); // 15 expected; the exact count is fixed by the seed
+  }
+
+  @Test
+  void anotherSeedFailsOtherRequests() throws IOException {
+    start(SimulatorConfig.builder().seed(1).serverErrors(0.5));
+    List<Integer> seedOne = statusesOf(40);
+    sim.close();
+    start(SimulatorConfig.builder().seed(2).serverErrors(0.5));
+
+    assertThat(statusesOf(40)).isNotEqualTo(seedOne);
+  }
+
+  @Test
+  void serverErrorIsAnOpenAiShaped500WithATimeline() throws IOException {
+    start(SimulatorConfig.builder().serverErrors(1.0));
+
+    HttpResponse<String> response = http.post("/v1/chat/completions", chat("\"stream\":true"),
+        "X-Request-Id", "boom");
+
+    assertThat(response.statusCode()).isEqualTo(500);
+    JsonNode error = json(response.body()).get("error");
+    assertThat(error.get("type").asText()).isEqualTo("InternalServerError");
+    assertThat(error.get("code").asInt()).isEqualTo(500);
+    assertThat(error.get("param").isNull()).isTrue();
+    assertThat(error.get("message").asText()).startsWith("Injected server error");
+    ServerTimeline t = sim.timeline("boom").orElseThrow();
+    assertThat(t.outcome()).isEqualTo(Outcome.SERVER_ERROR);
+    assertThat(t.status()).hasValue(500);
+    assertThat(t.admissionNanos()).isEmpty();
+    assertThat(t.tokenCount()).isZero();
+  }
+
+  @Test
+  void droppedStreamFailsTheReadAfterKTokensInsteadOfEndingCleanly() throws IOException {
+    start(SimulatorConfig.builder().disconnects(1.0, 3));
+    HttpResponse<InputStream> response = http.open("/v1/chat/completions",
+        chat("\"stream\":true,\"stream_options\":{\"include_usage\":true}"), "X-Request-Id", "drop");
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValueAsLong("Content-Length")).isPresent();
+
+    List<String> lines = new ArrayList<>();
+    BufferedReader reader = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> {
+      String line;
+      while ((line = reader.readLine()) != null) {
+        if (!line.isEmpty()) {
+          lines.add(line);
+        }
+      }
+    }).isInstanceOf(IOException.class);
+    reader.close();
+
+    // role chunk and exactly three tokens, then nothing: no finish reason, usage or [DONE]
+    assertThat(lines).hasSize(4);
+    assertThat(lines).noneMatch(l -> l.contains("finish_reason\":\"") || l.contains("[DONE]"));
+    ServerTimeline t = sim.timeline("drop").orElseThrow();
+    assertThat(t.outcome()).isEqualTo(Outcome.DISCONNECTED);
+    assertThat(t.tokenCount()).isEqualTo(3);
+    assertThat(t.status()).hasValue(200);
+  }
+
+  @Test
+  void droppedStreamLooksTruncatedToHttpUrlConnectionToo() throws IOException {
+    start(SimulatorConfig.builder().disconnects(1.0, 2));
+    HttpURLConnection connection = (HttpURLConnection) new URL(sim.baseUrl() + "/v1/completions").openConnection();
+    connection.setDoOutput(true);
+    connection.setRequestMethod("POST");
+    connection.getOutputStream().write(completion("\"stream\":true").getBytes(StandardCharsets.UTF_8));
+
+    assertThat(connection.getResponseCode()).isEqualTo(200);
+    long announced = connection.getContentLengthLong();
+    byte[] received = new byte[(int) announced];
+    int total = 0;
+    try (InputStream body = connection.getInputStream()) {
+      int n;
+      while (total < received.length && (n = body.read(received, total, received.length - total)) >= 0) {
+        total += n;
+      }
+    } catch (IOException prematureEof) {
+      // newer JDKs report the drop this way; JDK 17 returns end of stream early
+    } finally {
+      connection.disconnect();
+    }
+
+    // JDK 17's HttpURLConnection ends a short fixed-length body as if it were complete, so the
+    // shortfall against Content-Length is what shows the truncation on every JDK.
+    assertThat(total).as("bytes received of %d announced", announced).isLessThan((int) announced);
+    assertThat(SimHttp.events(new String(received, 0, total, StandardCharsets.UTF_8))).hasSize(2);
+  }
+
+  @Test
+  void dropAfterMoreTokensThanTheOutputStillCutsTheStreamBeforeDone() throws IOException {
+    start(SimulatorConfig.builder().disconnects(1.0, 100));
+    HttpResponse<InputStream> response = http.open("/v1/chat/completions", chat("\"stream\":true"),
+        "X-Request-Id", "late-drop");
+
+    List<String> lines = new ArrayList<>();
+    BufferedReader reader = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> {
+      String line;
+      while ((line = reader.readLine()) != null) {
+        if (!line.isEmpty()) {
+          lines.add(line);
+        }
+      }
+    }).isInstanceOf(IOException.class);
+
+    assertThat(lines).hasSize(1 + 6).noneMatch(l -> l.contains("[DONE]"));
+    assertThat(lines.get(6)).contains("\"finish_reason\":\"stop\"");
+    assertThat(sim.timeline("late-drop").orElseThrow().outcome()).isEqualTo(Outcome.DISCONNECTED);
+  }
+
+  @Test
+  void droppedNonStreamingRequestGetsNoResponseAtAll() {
+    start(SimulatorConfig.builder().disconnects(1.0, 2));
+
+    assertThatThrownBy(() -> http.post("/v1/chat/completions", chat(""), "X-Request-Id", "silent"))
+        .isInstanceOf(IOException.class);
+    ServerTimeline t = sim.timeline("silent").orElseThrow();
+    assertThat(t.outcome()).isEqualTo(Outcome.DISCONNECTED);
+    assertThat(t.status()).isEmpty();
+    assertThat(t.tokenCount()).isZero();
+    assertThat(t.finishNanos()).isGreaterThanOrEqualTo(t.admissionNanos().getAsLong() + 2_000_000);
+  }
+
+  @Test
+  void afterADroppedConnectionTheNextRequestIsServedNormally() throws IOException {
+    start(SimulatorConfig.builder().seed(5).disconnects(0.5, 1));
+    FaultPolicy policy = new FaultPolicy(5, 0, 0.5);
+    int served = 0;
+    for (int i = 0; i < 10; i++) {
+      boolean dropped = policy.decide(i) == FaultPolicy.Fault.DISCONNECT;
+      if (dropped) {
+        assertThatThrownBy(() -> http.post("/v1/completions", completion(""))).isInstanceOf(IOException.class);
+      } else {
+        assertThat(http.post("/v1/completions", completion("")).statusCode()).isEqualTo(200);
+        served++;
+      }
+    }
+    assertThat(served).isBetween(1, 9);
+  }
+}
