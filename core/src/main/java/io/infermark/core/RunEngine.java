@@ -126,7 +126,7 @@ final class RunEngine {
     }
     OptionalDouble requested = load.arrivalProcess().map(ArrivalProcess::nominalRate).orElse(OptionalDouble.empty());
     LOG.debug("run {} finished: {} records", runId, all.size());
-    return new RunResult(all, startedAt, duration, target.toString(), load, params, prompts.size(),
+    return new RunResult(all, startedAt, origin, duration, target.toString(), load, params, prompts.size(),
         RunEnvironment.current(RequestThreads.virtual()), ScheduleStats.of(all, requested));
   }
 

@@ -15,6 +15,8 @@ import java.util.Objects;
  *
  * @param records one record per scheduled request, ordered by {@link RequestRecord#index()}
  * @param startedAt wall-clock time of the run's origin, for correlation only
+ * @param originNanos the run clock's reading at the origin: add it to a record's times to compare
+ *     them with other readings of the same clock (server ground truth in the same JVM, host logs)
  * @param durationNanos from the run's origin to the end of its last request
  * @param target a description of the target (never containing credentials)
  * @param load the load profile
@@ -23,7 +25,7 @@ import java.util.Objects;
  * @param environment the JVM and machine
  * @param schedule requested vs achieved rate and schedule lag
  */
-public record RunResult(List<RequestRecord> records, Instant startedAt, long durationNanos, String target,
+public record RunResult(List<RequestRecord> records, Instant startedAt, long originNanos, long durationNanos, String target,
     LoadProfile load, GenerationParams params, int promptCount, RunEnvironment environment,
     ScheduleStats schedule) {
 

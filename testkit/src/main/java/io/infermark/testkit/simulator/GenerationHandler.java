@@ -194,10 +194,13 @@ final class GenerationHandler {
         if (event.readyAfterToken() >= 0) {
           generation.awaitToken(event.readyAfterToken());
         }
+        // Stamped before the write: a client on another core can read the bytes before this thread
+        // returns from flush, and ground truth must never be later than what a client can see.
+        long writeAt = System.nanoTime();
         body.write(event.bytes());
         body.flush(); // one HTTP chunk per event, on the wire now
         if (event.tokens() > 0) {
-          recorder.tokensWritten(event.tokens(), System.nanoTime());
+          recorder.tokensWritten(event.tokens(), writeAt);
         }
       }
       end(Outcome.COMPLETED);
@@ -222,9 +225,10 @@ final class GenerationHandler {
       exchange.sendResponseHeaders(200, 0);
       recorder.status(200);
       OutputStream body = exchange.getResponseBody();
+      long writeAt = System.nanoTime();
       body.write(bytes);
       body.flush();
-      recorder.tokensWritten(outputTokens, System.nanoTime());
+      recorder.tokensWritten(outputTokens, writeAt);
       end(Outcome.COMPLETED);
       exchange.close();
     }

@@ -7,8 +7,9 @@ import java.util.OptionalLong;
 
 /**
  * The simulator's ground truth for one generation request: when it arrived, when it was
- * admitted, when each token's bytes were written and flushed to the socket, when it finished,
- * and how it ended.
+ * admitted, when each token's bytes were handed to the socket (the clock is read just before the
+ * write, so no client can see a token earlier than its time here), when it finished, and how it
+ * ended.
  *
  * <p>All times are {@link System#nanoTime()} readings taken in the simulator's JVM. A client
  * running in the same JVM reads the same clock, so client-measured times compare directly with
@@ -105,7 +106,7 @@ public final class ServerTimeline {
   }
 
   /**
-   * When token {@code index}'s bytes had been written and flushed. Tokens sent in one chunk share
+   * When token {@code index}'s bytes started to be written. Tokens sent in one chunk share
    * a time; a non-streaming response writes all of its tokens at once, with its body.
    */
   public long tokenNanos(int index) {

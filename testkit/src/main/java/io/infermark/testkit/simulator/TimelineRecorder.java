@@ -47,7 +47,7 @@ final class TimelineRecorder {
     this.admissionNanos = nanos;
   }
 
-  /** Records that {@code count} more tokens were flushed at {@code nanos}. */
+  /** Records that {@code count} more tokens started to be written at {@code nanos}. */
   void tokensWritten(int count, long nanos) {
     if (tokens + count > tokenNanos.length) {
       tokenNanos = Arrays.copyOf(tokenNanos, Math.max(tokenNanos.length * 2, tokens + count));

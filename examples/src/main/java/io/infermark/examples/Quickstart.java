@@ -1,0 +1,59 @@
+package io.infermark.examples;
+
+import io.infermark.core.Benchmark;
+import io.infermark.core.RunResult;
+import io.infermark.core.load.LoadProfile;
+import io.infermark.core.request.GenerationParams;
+import io.infermark.core.request.Prompt;
+import io.infermark.core.target.OpenAiTarget;
+import io.infermark.metrics.RunSummary;
+import io.infermark.metrics.report.ConsoleTable;
+import io.infermark.metrics.report.JsonReport;
+import io.infermark.testkit.simulator.Simulator;
+import io.infermark.testkit.simulator.SimulatorConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The quickstart: starts the embedded simulator, sends 200 streamed chat requests at concurrency
+ * 16, prints the summary table and writes {@code target/infermark-report.json}.
+ *
+ * <p>Run it with {@code java -jar examples/target/infermark-quickstart.jar [report path]}.
+ */
+public final class Quickstart {
+
+  private Quickstart() {}
+
+  /** Runs the demo; the optional argument is where to write the JSON report. */
+  public static void main(String[] args) throws Exception {
+    Path report = Path.of(args.length > 0 ? args[0] : "target/infermark-report.json");
+    SimulatorConfig config = SimulatorConfig.builder()
+        .timeToFirstToken(Duration.ofMillis(25))
+        .interTokenInterval(Duration.ofMillis(4))
+        .build();
+    List<Prompt> prompts = List.of(
+        Prompt.user("Explain continuous batching in two sentences.").withTag("scenario", "explain"),
+        Prompt.user("Write a haiku about tail latency.").withTag("scenario", "poem"),
+        Prompt.user("List three causes of a slow first token.").withTag("scenario", "list"));
+
+    try (Simulator simulator = Simulator.start(config);
+        OpenAiTarget target = OpenAiTarget.chat(simulator.baseUrl() + "/v1", config.model()).build()) {
+      RunResult result = Benchmark.target(target)
+          .prompts(prompts)
+          .params(GenerationParams.builder().maxTokens(64).ignoreEos(true).build())
+          .load(LoadProfile.concurrency(16).requests(200).warmupRequests(16))
+          .run();
+
+      RunSummary summary = RunSummary.of(result);
+      System.out.println(ConsoleTable.render(summary));
+      Path parent = report.toAbsolutePath().getParent();
+      if (parent != null) {
+        Files.createDirectories(parent);
+      }
+      JsonReport.write(summary, report);
+      System.out.println("Report written to " + report.toAbsolutePath());
+    }
+  }
+}

@@ -1,0 +1,141 @@
+package io.infermark.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.infermark.core.Benchmark;
+import io.infermark.core.RunResult;
+import io.infermark.core.capture.ErrorCategory;
+import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.capture.TokenCountSource;
+import io.infermark.core.load.LoadProfile;
+import io.infermark.core.request.GenerationParams;
+import io.infermark.core.request.Prompt;
+import io.infermark.core.stats.QuantileMethod;
+import io.infermark.core.target.OpenAiTarget;
+import io.infermark.metrics.LatencyMetric;
+import io.infermark.metrics.RunSummary;
+import io.infermark.testkit.simulator.ServerTimeline;
+import io.infermark.testkit.simulator.Simulator;
+import io.infermark.testkit.simulator.SimulatorConfig;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * End to end: infermark's client against the simulator, checking what the client measured against
+ * what the server really did. Both share one JVM and so one {@code System.nanoTime} clock.
+ */
+class BenchmarkAgainstSimulatorTest {
+
+  private static final Prompt PROMPT = Prompt.user("Tell me about latency.");
+  private static final GenerationParams THIRTY_TWO_TOKENS =
+      GenerationParams.builder().maxTokens(32).ignoreEos(true).build();
+
+  private static OpenAiTarget target(Simulator sim) {
+    return OpenAiTarget.chat(sim.baseUrl() + "/v1", sim.config().model()).build();
+  }
+
+  private static double quantile(double[] values, double p) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    return QuantileMethod.LINEAR.quantile(sorted, p);
+  }
+
+  @Test
+  void clientFirstTokenTimesAgreeWithTheServersWithinMillisecondsAtConcurrency16() {
+    SimulatorConfig config = SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(20))
+        .interTokenInterval(Duration.ofMillis(2)).build();
+    try (Simulator sim = Simulator.start(config); OpenAiTarget target = target(sim)) {
+      RunResult run = Benchmark.target(target).prompts(PROMPT).params(THIRTY_TWO_TOKENS)
+          .load(LoadProfile.concurrency(16).requests(160).warmupRequests(16)).run();
+
+      assertThat(run.measured()).hasSize(160).allMatch(RequestRecord::succeeded);
+      double[] firstTokenErrorMs = new double[160];
+      double[] lastTokenErrorMs = new double[160];
+      int i = 0;
+      for (RequestRecord r : run.measured()) {
+        ServerTimeline server = sim.timeline(r.requestId()).orElseThrow();
+        long clientFirst = run.originNanos() + r.sendNanos() + r.chunks().firstTokenOffsetNanos().getAsLong();
+        long clientLast = run.originNanos() + r.sendNanos() + r.chunks().lastTokenOffsetNanos().getAsLong();
+        // The client reads a token after the server flushed it, never before: one clock, no skew.
+        assertThat(clientFirst).isGreaterThanOrEqualTo(server.firstTokenNanos().getAsLong());
+        assertThat(clientLast).isGreaterThanOrEqualTo(server.lastTokenNanos().getAsLong());
+        // And the client sent before the server saw the request.
+        assertThat(run.originNanos() + r.sendNanos()).isLessThanOrEqualTo(server.arrivalNanos());
+        firstTokenErrorMs[i] = (clientFirst - server.firstTokenNanos().getAsLong()) / 1e6;
+        lastTokenErrorMs[i] = (clientLast - server.lastTokenNanos().getAsLong()) / 1e6;
+        assertThat(r.outputTokens()).isEqualTo(32);
+        assertThat(r.outputTokensSource()).isEqualTo(TokenCountSource.SERVER_USAGE);
+        assertThat(r.tokenCountsDisagree()).isFalse();
+        i++;
+      }
+      // Generous for a shared 2-core machine running client and server together; typically ~0.3 ms.
+      assertThat(quantile(firstTokenErrorMs, 0.5)).as("median first-token error, ms").isLessThan(3.0);
+      assertThat(quantile(firstTokenErrorMs, 0.9)).as("p90 first-token error, ms").isLessThan(10.0);
+      assertThat(quantile(lastTokenErrorMs, 0.5)).as("median last-token error, ms").isLessThan(3.0);
+
+      RunSummary summary = RunSummary.of(run);
+      assertThat(summary.distribution(LatencyMetric.TTFT).min().getAsDouble()).isGreaterThanOrEqualTo(20.0);
+      // 32 tokens 2 ms apart: TPOT is the server's interval give or take scheduling noise.
+      assertThat(summary.distribution(LatencyMetric.TPOT).p50().getAsDouble()).isBetween(1.9, 3.0);
+      assertThat(summary.tokens().outputTokens()).isEqualTo(160L * 32);
+    }
+  }
+
+  @Test
+  void sixtyFourRequestedStreamsAreSixtyFourInFlightAtTheServer() {
+    // A first token after one second keeps every stream open long enough for all 64 to overlap.
+    SimulatorConfig config = SimulatorConfig.builder().timeToFirstToken(Duration.ofSeconds(1))
+        .interTokenInterval(Duration.ofMillis(1)).build();
+    try (Simulator sim = Simulator.start(config); OpenAiTarget target = target(sim)) {
+      RunResult run = Benchmark.target(target).prompts(PROMPT)
+          .params(GenerationParams.builder().maxTokens(4).ignoreEos(true).build())
+          .load(LoadProfile.concurrency(64).requests(64)).run();
+
+      assertThat(run.records()).hasSize(64).allMatch(RequestRecord::succeeded);
+      assertThat(sim.peakInFlight()).isEqualTo(64);
+    }
+  }
+
+  @Test
+  void droppedStreamsAndServerErrorsStillYieldOneClassifiedRecordPerScheduledRequest() {
+    SimulatorConfig config = SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(2))
+        .interTokenInterval(Duration.ofMillis(1)).serverErrors(0.2).disconnects(0.2, 3).seed(11).build();
+    try (Simulator sim = Simulator.start(config); OpenAiTarget target = target(sim)) {
+      RunResult run = Benchmark.target(target).prompts(PROMPT).params(THIRTY_TWO_TOKENS)
+          .load(LoadProfile.poisson(200).requests(120).seed(5)).run();
+
+      assertThat(run.records()).hasSize(120);
+      Map<ServerTimeline.Outcome, Integer> serverSaw = new EnumMap<>(ServerTimeline.Outcome.class);
+      for (RequestRecord r : run.records()) {
+        ServerTimeline server = sim.timeline(r.requestId()).orElseThrow();
+        serverSaw.merge(server.outcome(), 1, Integer::sum);
+        switch (server.outcome()) {
+          case COMPLETED -> assertThat(r.succeeded()).isTrue();
+          case SERVER_ERROR -> {
+            assertThat(r.failure().orElseThrow().category()).isEqualTo(ErrorCategory.HTTP_STATUS);
+            assertThat(r.failure().orElseThrow().httpStatus()).isEqualTo(500);
+          }
+          case DISCONNECTED -> {
+            assertThat(r.failure().orElseThrow().category()).isEqualTo(ErrorCategory.RESET);
+            assertThat(r.chunks().tokenChunkCount()).isEqualTo(3); // the tokens sent before the drop are kept
+          }
+          default -> throw new AssertionError("unexpected server outcome " + server.outcome() + " for " + r);
+        }
+      }
+      // The seeded faults really happened, in roughly the configured proportions.
+      assertThat(serverSaw.get(ServerTimeline.Outcome.SERVER_ERROR)).isBetween(10, 40);
+      assertThat(serverSaw.get(ServerTimeline.Outcome.DISCONNECTED)).isBetween(10, 40);
+
+      RunSummary summary = RunSummary.of(run);
+      assertThat(summary.failuresByCategory().get(ErrorCategory.HTTP_STATUS))
+          .isEqualTo(serverSaw.get(ServerTimeline.Outcome.SERVER_ERROR));
+      assertThat(summary.failuresByCategory().get(ErrorCategory.RESET))
+          .isEqualTo(serverSaw.get(ServerTimeline.Outcome.DISCONNECTED));
+      assertThat(summary.distribution(LatencyMetric.TTFT).count())
+          .isEqualTo(serverSaw.get(ServerTimeline.Outcome.COMPLETED));
+    }
+  }
+}
