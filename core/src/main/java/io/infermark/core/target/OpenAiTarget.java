@@ -162,7 +162,7 @@ public final class OpenAiTarget implements Target {
       observer.onResponseHeaders(response.code(), clock.nanoTime());
       ResponseBody body = response.body();
       if (!response.isSuccessful()) {
-        String excerpt = ErrorBodies.summarize(response.peekBody(ERROR_BODY_BYTES).string());
+        String excerpt = redact(ErrorBodies.summarize(response.peekBody(ERROR_BODY_BYTES).string()));
         observer.onFailure(Failure.httpStatus(response.code(), excerpt), clock.nanoTime());
       } else if (request.params().stream() && isEventStream(body)) {
         readStream(body, observer);
@@ -173,9 +173,15 @@ public final class OpenAiTarget implements Target {
       }
     } catch (IOException e) {
       boolean timedOut = !callTimeout.isZero() && clock.nanoTime() - start >= callTimeout.toNanos();
-      observer.onFailure(FailureClassifier.classify(e, cancellation.isCancelled(), timedOut, progress),
+      Failure f = FailureClassifier.classify(e, cancellation.isCancelled(), timedOut, progress);
+      observer.onFailure(new Failure(f.category(), f.httpStatus(), f.timeoutPhase(), redact(f.message())),
           clock.nanoTime());
     }
+  }
+
+  /** Servers sometimes echo a rejected key in their error body; it must not reach a record. */
+  private String redact(String message) {
+    return apiKey.length() < 4 ? message : message.replace(apiKey, "***");
   }
 
   private static boolean isEventStream(ResponseBody body) {

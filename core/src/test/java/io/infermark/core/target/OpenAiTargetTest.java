@@ -189,6 +189,17 @@ class OpenAiTargetTest {
   }
 
   @Test
+  void keyEchoedInAnErrorBodyIsRedacted() {
+    server.enqueue(new MockResponse.Builder().code(401).addHeader("Content-Type", "application/json")
+        .body("{\"error\":{\"message\":\"Incorrect API key provided: " + SECRET + "\",\"type\":\"invalid_request_error\"}}")
+        .build());
+    try (OpenAiTarget target = chat().build()) {
+      Failure f = execute(target, request(GenerationParams.defaults())).failure().orElseThrow();
+      assertThat(f.message()).contains("Incorrect API key provided: ***").doesNotContain(SECRET);
+    }
+  }
+
+  @Test
   void serverErrorStatusIsClassified() {
     server.enqueue(new MockResponse.Builder().code(503).body("overloaded").build());
     try (OpenAiTarget target = chat().build()) {
