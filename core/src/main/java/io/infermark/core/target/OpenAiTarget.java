@@ -80,6 +80,7 @@ public final class OpenAiTarget implements Target {
   private final boolean maxCompletionTokens;
   private final boolean sendRequestId;
   private final Duration callTimeout;
+  private final Duration keepAlive;
   private final Clock clock;
   private final OkHttpClient baseClient;
   private volatile OkHttpClient client;
@@ -94,6 +95,7 @@ public final class OpenAiTarget implements Target {
     this.maxCompletionTokens = b.maxCompletionTokens;
     this.sendRequestId = b.sendRequestId;
     this.callTimeout = b.callTimeout;
+    this.keepAlive = b.keepAlive;
     this.clock = b.clock;
     this.baseClient = b.client.newBuilder()
         .connectTimeout(b.connectTimeout)
@@ -147,7 +149,7 @@ public final class OpenAiTarget implements Target {
     dispatcher.setMaxRequestsPerHost(Math.max(maxInFlight, 64));
     return baseClient.newBuilder()
         .dispatcher(dispatcher)
-        .connectionPool(new ConnectionPool(Math.max(maxInFlight, 5), 5, TimeUnit.MINUTES))
+        .connectionPool(new ConnectionPool(Math.max(maxInFlight, 5), keepAlive.toNanos(), TimeUnit.NANOSECONDS))
         .build();
   }
 
@@ -285,6 +287,7 @@ public final class OpenAiTarget implements Target {
     private Duration connectTimeout = Duration.ofSeconds(10);
     private Duration readTimeout = Duration.ofMinutes(5);
     private Duration callTimeout = Duration.ofMinutes(10);
+    private Duration keepAlive = Duration.ofSeconds(4);
     private Clock clock = Clock.system();
     private OkHttpClient client = new OkHttpClient();
 
@@ -359,6 +362,17 @@ public final class OpenAiTarget implements Target {
     /** Deadline of a whole request, from send to the end of the stream (default 10 min). */
     public Builder callTimeout(Duration d) {
       this.callTimeout = positive(d, "callTimeout");
+      return this;
+    }
+
+    /**
+     * How long an idle pooled connection is kept (default 4 s). Retries are off, so a request on a
+     * connection the server already closed would fail; keeping idle connections for less than the
+     * server's keep-alive (uvicorn, which serves vLLM and SGLang, closes them after 5 s) avoids
+     * recording such client artefacts as server failures.
+     */
+    public Builder keepAlive(Duration d) {
+      this.keepAlive = positive(d, "keepAlive");
       return this;
     }
 

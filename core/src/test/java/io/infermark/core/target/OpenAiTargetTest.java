@@ -332,6 +332,37 @@ class OpenAiTargetTest {
   }
 
   @Test
+  void pooledConnectionIsReusedAndItsPhasesSaySo() {
+    server.enqueue(sse(STREAM));
+    server.enqueue(sse(STREAM));
+    try (OpenAiTarget target = chat().build()) {
+      RequestRecord first = execute(target, request(GenerationParams.defaults()));
+      RequestRecord second = execute(target, request(GenerationParams.defaults()));
+      assertThat(first.phases().connectionReused()).isFalse();
+      assertThat(first.phases().connectNanos()).isPresent();
+      assertThat(second.phases().connectionReused()).isTrue();
+      assertThat(second.phases().connectNanos()).isEmpty();
+    }
+  }
+
+  @Test
+  void idleConnectionsOlderThanTheKeepAliveAreNotReused() {
+    server.enqueue(sse(STREAM));
+    server.enqueue(sse(STREAM));
+    try (OpenAiTarget target = chat().keepAlive(Duration.ofNanos(1)).build()) {
+      execute(target, request(GenerationParams.defaults()));
+      // The pool evicts on its own thread once the connection is idle; wait for that, not for a time.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (target.client().connectionPool().connectionCount() > 0 && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+      RequestRecord second = execute(target, request(GenerationParams.defaults()));
+      assertThat(second.phases().connectionReused()).isFalse();
+      assertThat(second.phases().connectNanos()).isPresent();
+    }
+  }
+
+  @Test
   void chunkKindsFollowTheStream() {
     server.enqueue(sse(STREAM));
     try (OpenAiTarget target = chat().build()) {
