@@ -235,12 +235,27 @@ class OpenAiTargetTest {
   }
 
   @Test
-  void connectionDroppedMidStreamIsAResetAndKeepsEarlierChunks() {
+  void aStreamStillFlowingAtTheCallDeadlineIsACallTimeout() {
+    // 64 bytes every 50 ms: never silent for the read timeout, but far slower than the call deadline.
+    server.enqueue(new MockResponse.Builder().addHeader("Content-Type", "text/event-stream")
+        .body(STREAM).throttleBody(64, 50, TimeUnit.MILLISECONDS).build());
+    try (OpenAiTarget target = chat().readTimeout(Duration.ofSeconds(5)).callTimeout(Duration.ofMillis(300))
+        .build()) {
+      RequestRecord r = execute(target, request(GenerationParams.defaults()));
+      Failure f = r.failure().orElseThrow();
+      assertThat(f.category()).isEqualTo(ErrorCategory.TIMEOUT);
+      assertThat(f.timeoutPhase()).isEqualTo(TimeoutPhase.CALL);
+      assertThat(r.endOffsetNanos()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(300));
+    }
+  }
+
+  @Test
+  void connectionDroppedDuringTheBodyIsAReset() {
     server.enqueue(new MockResponse.Builder().addHeader("Content-Type", "text/event-stream")
         .body(STREAM).onResponseBody(SocketEffect.ShutdownConnection.INSTANCE).build());
     try (OpenAiTarget target = chat().build()) {
       RequestRecord r = execute(target, request(GenerationParams.defaults()));
-      assertThat(r.failure().orElseThrow().category()).isIn(ErrorCategory.RESET, ErrorCategory.MALFORMED_STREAM);
+      assertThat(r.failure().orElseThrow().category()).isEqualTo(ErrorCategory.RESET);
     }
   }
 
