@@ -31,10 +31,6 @@ final class DoubleArray {
     add(nanos / 1e6);
   }
 
-  int size() {
-    return size;
-  }
-
   /** The values, trimmed to size; the array may be this object's own storage, which must not be used afterwards. */
   double[] release() {
     double[] out = size == values.length ? values : Arrays.copyOf(values, size);

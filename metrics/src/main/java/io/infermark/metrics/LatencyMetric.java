@@ -6,6 +6,7 @@ import io.infermark.core.capture.RequestRecord;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * The per-request latency metrics infermark reports, each defined once, here, from the facts on a
@@ -67,10 +68,7 @@ public enum LatencyMetric {
       aliases(null, "time_to_first_token_ms", "time_to_first_token")) {
     @Override
     void collect(RequestRecord r, DoubleArray out) {
-      ChunkTimeline c = r.chunks();
-      if (c.tokenChunkCount() > 0) {
-        out.addNanosAsMillis(c.firstTokenOffsetNanos().getAsLong());
-      }
+      addOffset(r.chunks().firstTokenOffsetNanos(), 0, out);
     }
   },
 
@@ -79,13 +77,7 @@ public enum LatencyMetric {
       aliases(null, null, "time_to_first_output_token (TTFO)")) {
     @Override
     void collect(RequestRecord r, DoubleArray out) {
-      ChunkTimeline.Cursor c = r.chunks().cursor();
-      while (c.next()) {
-        if (c.kind() == ChunkKind.CONTENT) {
-          out.addNanosAsMillis(c.offsetNanos());
-          return;
-        }
-      }
+      addOffset(r.chunks().firstOffsetNanos(ChunkKind.CONTENT), 0, out);
     }
   },
 
@@ -109,20 +101,7 @@ public enum LatencyMetric {
       aliases("itl_ms (ITL)", null, "inter_chunk_latency (ICL; gaps between all responses)")) {
     @Override
     void collect(RequestRecord r, DoubleArray out) {
-      if (r.chunks().tokenChunkCount() < 2) {
-        return;
-      }
-      ChunkTimeline.Cursor c = r.chunks().cursor();
-      long previous = -1;
-      while (c.next()) {
-        if (c.kind().isTokenBearing()) {
-          long t = c.offsetNanos();
-          if (previous >= 0) {
-            out.addNanosAsMillis(t - previous);
-          }
-          previous = t;
-        }
-      }
+      addGaps(r, false, out);
     }
 
     @Override
@@ -136,21 +115,7 @@ public enum LatencyMetric {
       aliases(null, null, null)) {
     @Override
     void collect(RequestRecord r, DoubleArray out) {
-      if (r.chunks().tokenChunkCount() < 2) {
-        return;
-      }
-      ChunkTimeline.Cursor c = r.chunks().cursor();
-      long previous = -1;
-      while (c.next()) {
-        if (c.kind().isTokenBearing()) {
-          long t = c.offsetNanos();
-          // A chunk of unknown (or zero) size cannot be divided, but it still ends the previous gap.
-          if (previous >= 0 && c.tokens() > 0) {
-            out.addNanosAsMillis((double) (t - previous) / c.tokens());
-          }
-          previous = t;
-        }
-      }
+      addGaps(r, true, out);
     }
 
     @Override
@@ -190,10 +155,7 @@ public enum LatencyMetric {
       aliases("e2el_ms (E2EL; ends at the last data chunk)", null, "request_latency (ends at the last response)")) {
     @Override
     void collect(RequestRecord r, DoubleArray out) {
-      ChunkTimeline c = r.chunks();
-      if (c.tokenChunkCount() > 0) {
-        out.addNanosAsMillis(c.lastTokenOffsetNanos().getAsLong());
-      }
+      addOffset(r.chunks().lastTokenOffsetNanos(), 0, out);
     }
   },
 
@@ -209,10 +171,7 @@ public enum LatencyMetric {
   TTFT_FROM_INTENDED("first token-bearing chunk - intended send (TTFT + schedule lag)", aliases(null, null, null)) {
     @Override
     void collect(RequestRecord r, DoubleArray out) {
-      ChunkTimeline c = r.chunks();
-      if (c.tokenChunkCount() > 0) {
-        out.addNanosAsMillis(c.firstTokenOffsetNanos().getAsLong() + r.scheduleLagNanos());
-      }
+      addOffset(r.chunks().firstTokenOffsetNanos(), r.scheduleLagNanos(), out);
     }
   },
 
@@ -220,10 +179,7 @@ public enum LatencyMetric {
   E2E_FROM_INTENDED("last token-bearing chunk - intended send (E2E + schedule lag)", aliases(null, null, null)) {
     @Override
     void collect(RequestRecord r, DoubleArray out) {
-      ChunkTimeline c = r.chunks();
-      if (c.tokenChunkCount() > 0) {
-        out.addNanosAsMillis(c.lastTokenOffsetNanos().getAsLong() + r.scheduleLagNanos());
-      }
+      addOffset(r.chunks().lastTokenOffsetNanos(), r.scheduleLagNanos(), out);
     }
   },
 
@@ -296,6 +252,42 @@ public enum LatencyMetric {
     DoubleArray out = new DoubleArray(isPooled() ? record.chunks().tokenChunkCount() : 1);
     collect(record, out);
     return out.release();
+  }
+
+  /**
+   * Adds one value: a chunk's offset from send, plus {@code lagNanos} for the metrics measured from
+   * the intended send; nothing when there is no such chunk, for which the metric is undefined.
+   */
+  private static void addOffset(OptionalLong offsetNanos, long lagNanos, DoubleArray out) {
+    if (offsetNanos.isPresent()) {
+      out.addNanosAsMillis(offsetNanos.getAsLong() + lagNanos);
+    }
+  }
+
+  /**
+   * Adds one value per gap between consecutive token-bearing chunks: the gap itself, or with
+   * {@code perToken} the gap divided by the tokens of the chunk that ends it.
+   */
+  private static void addGaps(RequestRecord r, boolean perToken, DoubleArray out) {
+    if (r.chunks().tokenChunkCount() < 2) {
+      return;
+    }
+    ChunkTimeline.Cursor c = r.chunks().cursor();
+    long previous = -1;
+    while (c.next()) {
+      if (c.kind().isTokenBearing()) {
+        long t = c.offsetNanos();
+        if (previous >= 0) {
+          if (!perToken) {
+            out.addNanosAsMillis(t - previous);
+          } else if (c.tokens() > 0) {
+            // A chunk of unknown (or zero) size cannot be divided, but it still ends the previous gap.
+            out.addNanosAsMillis((double) (t - previous) / c.tokens());
+          }
+        }
+        previous = t;
+      }
+    }
   }
 
   private static Map<Tool, String> aliases(String vllm, String guidellm, String aiperf) {

@@ -6,8 +6,6 @@ import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.core.util.Separators;
 import io.infermark.core.RunEnvironment;
 import io.infermark.core.ScheduleStats;
-import io.infermark.core.capture.ErrorCategory;
-import io.infermark.core.capture.TokenCountSource;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.metrics.Distribution;
@@ -31,6 +29,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
+import java.util.Set;
 
 /**
  * Writes a {@link RunSummary} as pretty-printed JSON: the machine-readable result of a run.
@@ -158,11 +157,7 @@ public final class JsonReport {
     writeRun(g, s.run());
     g.writeStringField("quantile_method", lower(s.quantileMethod()));
     writeRequests(g, s.requests());
-    g.writeObjectFieldStart("failures_by_category");
-    for (Map.Entry<ErrorCategory, Integer> e : s.failuresByCategory().entrySet()) {
-      g.writeNumberField(lower(e.getKey()), e.getValue());
-    }
-    g.writeEndObject();
+    counts(g, "failures_by_category", s.failuresByCategory());
     writeWindow(g, s.window());
     g.writeObjectFieldStart("throughput");
     number(g, "request_throughput_rps", s.requestThroughputRps());
@@ -220,16 +215,8 @@ public final class JsonReport {
     number(g, "temperature", p.temperature());
     g.writeBooleanField("ignore_eos", p.ignoreEos());
     // Names only, as GenerationParams.toString does: values can be large, and headers can hold secrets.
-    g.writeArrayFieldStart("extra_body_fields");
-    for (String name : p.extraBody().keySet()) {
-      g.writeString(name);
-    }
-    g.writeEndArray();
-    g.writeArrayFieldStart("header_names");
-    for (String name : p.headers().keySet()) {
-      g.writeString(name);
-    }
-    g.writeEndArray();
+    names(g, "extra_body_fields", p.extraBody().keySet());
+    names(g, "header_names", p.headers().keySet());
     g.writeEndObject();
   }
 
@@ -278,11 +265,7 @@ public final class JsonReport {
     g.writeNumberField("requests_without_input_tokens", t.requestsWithoutInputTokens());
     number(g, "mean_output_tokens", t.meanOutputTokens());
     number(g, "mean_input_tokens", t.meanInputTokens());
-    g.writeObjectFieldStart("count_sources");
-    for (Map.Entry<TokenCountSource, Integer> e : t.sources().entrySet()) {
-      g.writeNumberField(lower(e.getKey()), e.getValue());
-    }
-    g.writeEndObject();
+    counts(g, "count_sources", t.sources());
     g.writeNumberField("count_disagreements", t.disagreements());
     g.writeEndObject();
   }
@@ -320,6 +303,24 @@ public final class JsonReport {
     }
     g.writeEndArray();
     g.writeEndObject();
+  }
+
+  /** An object of enum keys, lower-cased, to their counts; the maps hold only non-zero counts. */
+  private static void counts(JsonGenerator g, String name, Map<? extends Enum<?>, Integer> counts)
+      throws IOException {
+    g.writeObjectFieldStart(name);
+    for (Map.Entry<? extends Enum<?>, Integer> e : counts.entrySet()) {
+      g.writeNumberField(lower(e.getKey()), e.getValue());
+    }
+    g.writeEndObject();
+  }
+
+  private static void names(JsonGenerator g, String name, Set<String> names) throws IOException {
+    g.writeArrayFieldStart(name);
+    for (String n : names) {
+      g.writeString(n);
+    }
+    g.writeEndArray();
   }
 
   private static void number(JsonGenerator g, String name, OptionalDouble v) throws IOException {

@@ -15,9 +15,9 @@ abstract class ResponseRenderer {
 
   private final JsonFactory json;
   private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(256);
-  final String id;
-  final long created;
-  final String model;
+  private final String id;
+  private final long created;
+  private final String model;
 
   ResponseRenderer(JsonFactory json, String id, long created, String model) {
     this.json = json;
@@ -37,14 +37,23 @@ abstract class ResponseRenderer {
   /** Whether streams open with a role-only chunk (chat does, legacy completions do not). */
   abstract boolean sendsRoleChunk();
 
+  /** The {@code object} of every streamed chunk. */
+  abstract String chunkObject();
+
   /** The role-only first chunk; {@code usage} is null unless usage goes on every chunk. */
   abstract byte[] roleChunk(TokenUsage usage);
 
   /** A chunk carrying {@code text}; {@code finishReason} on the last one, {@code usage} when continuous. */
   abstract byte[] contentChunk(String text, String finishReason, TokenUsage usage);
 
-  /** The {@code choices: []} chunk that reports the final usage. */
-  abstract byte[] usageChunk(TokenUsage usage);
+  /** The {@code choices: []} chunk that reports the final usage; both endpoints send the same shape. */
+  final byte[] usageChunk(TokenUsage usage) {
+    return render(chunkObject(), g -> {
+      g.writeArrayFieldStart("choices");
+      g.writeEndArray();
+      usage.write(g);
+    });
+  }
 
   /** The whole non-streamed response. */
   abstract byte[] completion(String text, String finishReason, TokenUsage usage);
@@ -72,14 +81,6 @@ abstract class ResponseRenderer {
     void write(JsonGenerator g) throws IOException;
   }
 
-  static void writeUsageOrNull(JsonGenerator g, TokenUsage usage) throws IOException {
-    if (usage == null) {
-      g.writeNullField("usage");
-    } else {
-      usage.write(g);
-    }
-  }
-
   /** {@code /v1/chat/completions}: {@code chat.completion.chunk} deltas, then {@code chat.completion}. */
   static final class ChatRenderer extends ResponseRenderer {
 
@@ -93,33 +94,31 @@ abstract class ResponseRenderer {
     }
 
     @Override
+    String chunkObject() {
+      return "chat.completion.chunk";
+    }
+
+    @Override
     byte[] roleChunk(TokenUsage usage) {
-      return render("chat.completion.chunk", g -> {
-        g.writeArrayFieldStart("choices");
-        g.writeStartObject();
-        g.writeNumberField("index", 0);
-        g.writeObjectFieldStart("delta");
-        g.writeStringField("role", "assistant");
-        g.writeStringField("content", "");
-        g.writeEndObject();
-        g.writeNullField("logprobs");
-        g.writeNullField("finish_reason");
-        g.writeEndObject();
-        g.writeEndArray();
-        if (usage != null) {
-          usage.write(g);
-        }
-      });
+      return deltaChunk("assistant", "", null, usage);
     }
 
     @Override
     byte[] contentChunk(String text, String finishReason, TokenUsage usage) {
-      return render("chat.completion.chunk", g -> {
+      return deltaChunk(null, text, finishReason, usage);
+    }
+
+    /** A chunk whose one choice carries a delta: the role only on the first, the content on all. */
+    private byte[] deltaChunk(String role, String content, String finishReason, TokenUsage usage) {
+      return render(chunkObject(), g -> {
         g.writeArrayFieldStart("choices");
         g.writeStartObject();
         g.writeNumberField("index", 0);
         g.writeObjectFieldStart("delta");
-        g.writeStringField("content", text);
+        if (role != null) {
+          g.writeStringField("role", role);
+        }
+        g.writeStringField("content", content);
         g.writeEndObject();
         g.writeNullField("logprobs");
         g.writeStringField("finish_reason", finishReason);
@@ -131,15 +130,6 @@ abstract class ResponseRenderer {
         if (usage != null) {
           usage.write(g);
         }
-      });
-    }
-
-    @Override
-    byte[] usageChunk(TokenUsage usage) {
-      return render("chat.completion.chunk", g -> {
-        g.writeArrayFieldStart("choices");
-        g.writeEndArray();
-        usage.write(g);
       });
     }
 
@@ -179,26 +169,26 @@ abstract class ResponseRenderer {
     }
 
     @Override
+    String chunkObject() {
+      return "text_completion";
+    }
+
+    @Override
     byte[] roleChunk(TokenUsage usage) {
       throw new UnsupportedOperationException("legacy completions have no role chunk");
     }
 
     @Override
     byte[] contentChunk(String text, String finishReason, TokenUsage usage) {
-      return render("text_completion", g -> {
+      return render(chunkObject(), g -> {
         g.writeArrayFieldStart("choices");
         writeChoice(g, text, finishReason);
         g.writeEndArray();
-        writeUsageOrNull(g, usage);
-      });
-    }
-
-    @Override
-    byte[] usageChunk(TokenUsage usage) {
-      return render("text_completion", g -> {
-        g.writeArrayFieldStart("choices");
-        g.writeEndArray();
-        usage.write(g);
+        if (usage == null) {
+          g.writeNullField("usage");
+        } else {
+          usage.write(g);
+        }
       });
     }
 

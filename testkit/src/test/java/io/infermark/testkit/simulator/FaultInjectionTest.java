@@ -40,22 +40,38 @@ class FaultInjectionTest {
     }
   }
 
-  private List<Integer> statusesOf(int requests) throws IOException {
+  /** The statuses of the first {@code requests} requests to a fresh simulator, which is closed afterwards. */
+  private List<Integer> statusesOf(SimulatorConfig.Builder config, int requests) throws IOException {
+    start(config);
     List<Integer> statuses = new ArrayList<>();
     for (int i = 0; i < requests; i++) {
       statuses.add(http.post("/v1/completions", completion("\"max_tokens\":1")).statusCode());
     }
+    sim.close();
     return statuses;
+  }
+
+  /** Reads a dropped stream's non-empty lines until the read fails, as it must: the body never ends cleanly. */
+  private static List<String> linesUntilTheDrop(InputStream body) throws IOException {
+    List<String> lines = new ArrayList<>();
+    try (BufferedReader reader = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
+      assertThatThrownBy(() -> {
+        String line;
+        while ((line = reader.readLine()) != null) {
+          if (!line.isEmpty()) {
+            lines.add(line);
+          }
+        }
+      }).isInstanceOf(IOException.class);
+    }
+    return lines;
   }
 
   @Test
   void serverErrorsFailTheSameRequestsForTheSameSeed() throws IOException {
     int requests = 60;
-    start(SimulatorConfig.builder().seed(2024).serverErrors(0.25));
-    List<Integer> first = statusesOf(requests);
-    sim.close();
-    start(SimulatorConfig.builder().seed(2024).serverErrors(0.25));
-    List<Integer> second = statusesOf(requests);
+    List<Integer> first = statusesOf(SimulatorConfig.builder().seed(2024).serverErrors(0.25), requests);
+    List<Integer> second = statusesOf(SimulatorConfig.builder().seed(2024).serverErrors(0.25), requests);
 
     assertThat(second).isEqualTo(first);
     FaultPolicy policy = new FaultPolicy(2024, 0.25, 0);
@@ -69,12 +85,9 @@ class FaultInjectionTest {
 
   @Test
   void anotherSeedFailsOtherRequests() throws IOException {
-    start(SimulatorConfig.builder().seed(1).serverErrors(0.5));
-    List<Integer> seedOne = statusesOf(40);
-    sim.close();
-    start(SimulatorConfig.builder().seed(2).serverErrors(0.5));
+    List<Integer> seedOne = statusesOf(SimulatorConfig.builder().seed(1).serverErrors(0.5), 40);
 
-    assertThat(statusesOf(40)).isNotEqualTo(seedOne);
+    assertThat(statusesOf(SimulatorConfig.builder().seed(2).serverErrors(0.5), 40)).isNotEqualTo(seedOne);
   }
 
   @Test
@@ -105,17 +118,7 @@ class FaultInjectionTest {
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.headers().firstValueAsLong("Content-Length")).isPresent();
 
-    List<String> lines = new ArrayList<>();
-    BufferedReader reader = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
-    assertThatThrownBy(() -> {
-      String line;
-      while ((line = reader.readLine()) != null) {
-        if (!line.isEmpty()) {
-          lines.add(line);
-        }
-      }
-    }).isInstanceOf(IOException.class);
-    reader.close();
+    List<String> lines = linesUntilTheDrop(response.body());
 
     // role chunk and exactly three tokens, then nothing: no finish reason, usage or [DONE]
     assertThat(lines).hasSize(4);
@@ -161,16 +164,7 @@ class FaultInjectionTest {
     HttpResponse<InputStream> response = http.open("/v1/chat/completions", chat("\"stream\":true"),
         "X-Request-Id", "late-drop");
 
-    List<String> lines = new ArrayList<>();
-    BufferedReader reader = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
-    assertThatThrownBy(() -> {
-      String line;
-      while ((line = reader.readLine()) != null) {
-        if (!line.isEmpty()) {
-          lines.add(line);
-        }
-      }
-    }).isInstanceOf(IOException.class);
+    List<String> lines = linesUntilTheDrop(response.body());
 
     assertThat(lines).hasSize(1 + 6).noneMatch(l -> l.contains("[DONE]"));
     assertThat(lines.get(6)).contains("\"finish_reason\":\"stop\"");

@@ -1,0 +1,58 @@
+package io.infermark.testkit.simulator;
+
+import static io.infermark.testkit.simulator.SimHttp.json;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pins the exact bytes of the chunk shapes the streaming tests only check by value: chat deltas
+ * that carry continuous usage, and the usage chunk, which both endpoints render alike.
+ */
+class ResponseRendererTest {
+
+  private static final JsonFactory JSON = new JsonFactory();
+  private static final TokenUsage USAGE = new TokenUsage(5, 2);
+  private static final String USAGE_JSON = "\"usage\":{\"prompt_tokens\":5,\"total_tokens\":7,\"completion_tokens\":2}}";
+
+  private static ResponseRenderer renderer(Endpoint endpoint) {
+    return ResponseRenderer.of(endpoint, JSON, 11, 4, 1_700_000_000L, "m");
+  }
+
+  /** The common header, with the id the renderer drew from the seed and sequence. */
+  private static String header(byte[] chunk, String object) {
+    String id = json(new String(chunk, StandardCharsets.UTF_8)).get("id").asText();
+    return "{\"id\":\"" + id + "\",\"object\":\"" + object + "\",\"created\":1700000000,\"model\":\"m\",";
+  }
+
+  @Test
+  void chatRoleChunkWithContinuousUsageHasTheUsageAfterTheChoices() {
+    byte[] chunk = renderer(Endpoint.CHAT).roleChunk(USAGE);
+
+    assertThat(new String(chunk, StandardCharsets.UTF_8)).isEqualTo(header(chunk, "chat.completion.chunk")
+        + "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":null,"
+        + "\"finish_reason\":null}]," + USAGE_JSON);
+  }
+
+  @Test
+  void chatFinishingContentChunkWithContinuousUsageHasStopReasonAndUsage() {
+    byte[] chunk = renderer(Endpoint.CHAT).contentChunk(" a", "stop", USAGE);
+
+    assertThat(new String(chunk, StandardCharsets.UTF_8)).isEqualTo(header(chunk, "chat.completion.chunk")
+        + "\"choices\":[{\"index\":0,\"delta\":{\"content\":\" a\"},\"logprobs\":null,"
+        + "\"finish_reason\":\"stop\",\"stop_reason\":null}]," + USAGE_JSON);
+  }
+
+  @Test
+  void usageChunkIsEmptyChoicesAndUsageOnBothEndpoints() {
+    byte[] chat = renderer(Endpoint.CHAT).usageChunk(USAGE);
+    byte[] completions = renderer(Endpoint.COMPLETIONS).usageChunk(USAGE);
+
+    assertThat(new String(chat, StandardCharsets.UTF_8))
+        .isEqualTo(header(chat, "chat.completion.chunk") + "\"choices\":[]," + USAGE_JSON);
+    assertThat(new String(completions, StandardCharsets.UTF_8))
+        .isEqualTo(header(completions, "text_completion") + "\"choices\":[]," + USAGE_JSON);
+  }
+}
