@@ -117,7 +117,12 @@ final class RunEngine {
     }
     List<RequestRecord> all;
     synchronized (this) {
+      stopping = true; // no stream issues anything from here on
+      closed = true;
       all = new ArrayList<>(records);
+    }
+    if (load.isClosedLoop() && load.requests().isPresent()) {
+      addNeverIssued(all);
     }
     all.sort(Comparator.comparingLong(RequestRecord::index));
     long duration = 0;
@@ -128,6 +133,23 @@ final class RunEngine {
     LOG.debug("run {} finished: {} records", runId, all.size());
     return new RunResult(all, startedAt, origin, duration, target.toString(), load, params, prompts.size(),
         RunEnvironment.current(RequestThreads.virtual()), ScheduleStats.of(all, requested));
+  }
+
+  /**
+   * A count-limited closed loop promised {@code requests + warmup} requests; those its streams never
+   * got to before the run's deadline are recorded as not sent, so none of them goes missing.
+   */
+  private void addNeverIssued(List<RequestRecord> all) {
+    boolean[] present = new boolean[(int) totalRequests()];
+    for (RequestRecord r : all) {
+      present[(int) r.index()] = true;
+    }
+    long now = clock.nanoTime();
+    for (int i = 0; i < present.length; i++) {
+      if (!present[i]) {
+        all.add(notSent(i, now));
+      }
+    }
   }
 
   private long totalRequests() {

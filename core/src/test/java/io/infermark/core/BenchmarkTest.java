@@ -197,10 +197,40 @@ class BenchmarkTest {
     });
   }
 
+  /**
+   * The system clock plus an offset the test can jump forward, so a test decides when a run's
+   * deadline has passed instead of racing it; waits still elapse in real time.
+   */
+  private static final class JumpingClock implements Clock {
+    private final java.util.concurrent.atomic.AtomicLong offset = new java.util.concurrent.atomic.AtomicLong();
+
+    @Override
+    public long nanoTime() {
+      return System.nanoTime() + offset.get();
+    }
+
+    void jump(Duration d) {
+      offset.addAndGet(d.toNanos());
+    }
+  }
+
+  /** A target that, once {@code n} requests are in, jumps the clock an hour ahead and then delegates. */
+  private static Target jumpWhenAllIn(int n, JumpingClock clock, Target then) {
+    CountDownLatch allIn = new CountDownLatch(n);
+    return (request, observer, cancellation) -> {
+      allIn.countDown();
+      if (allIn.getCount() == 0) {
+        clock.jump(Duration.ofHours(1));
+      }
+      then.execute(request, observer, cancellation);
+    };
+  }
+
   @Test
   void durationRunCancelsRequestsStillInFlightAtTheDrainTimeout() {
-    RunResult result = Benchmark.target(UNTIL_CANCELLED).prompts(PROMPT)
-        .load(LoadProfile.concurrency(3).duration(Duration.ofMillis(30)).drainTimeout(Duration.ofMillis(30)))
+    JumpingClock clock = new JumpingClock();
+    RunResult result = Benchmark.target(jumpWhenAllIn(3, clock, UNTIL_CANCELLED)).prompts(PROMPT).clock(clock)
+        .load(LoadProfile.concurrency(3).duration(Duration.ofMinutes(1)).drainTimeout(Duration.ofMinutes(1)))
         .run();
 
     assertThat(result.records()).hasSize(3).allSatisfy(r ->
@@ -218,9 +248,10 @@ class BenchmarkTest {
       }
       observer.onComplete(CLOCK.nanoTime());
     };
+    JumpingClock clock = new JumpingClock();
     try {
-      RunResult result = Benchmark.target(deaf).prompts(PROMPT)
-          .load(LoadProfile.concurrency(2).requests(2).timeout(Duration.ofMillis(50))).run();
+      RunResult result = Benchmark.target(jumpWhenAllIn(2, clock, deaf)).prompts(PROMPT).clock(clock)
+          .load(LoadProfile.concurrency(2).requests(2).timeout(Duration.ofMinutes(1))).run();
 
       assertThat(result.records()).hasSize(2).allSatisfy(r -> {
         assertThat(r.failure().get().category()).isEqualTo(ErrorCategory.CANCELLED);
@@ -232,9 +263,24 @@ class BenchmarkTest {
   }
 
   @Test
+  void closedLoopRequestsItsStreamsNeverReachedAreRecordedAsNotSent() {
+    JumpingClock clock = new JumpingClock();
+    RunResult result = Benchmark.target(jumpWhenAllIn(1, clock, UNTIL_CANCELLED)).prompts(PROMPT).clock(clock)
+        .load(LoadProfile.concurrency(1).requests(3).warmupRequests(1).timeout(Duration.ofMinutes(1))).run();
+
+    assertThat(result.records()).extracting(RequestRecord::index).containsExactly(0L, 1L, 2L, 3L);
+    assertThat(result.records().get(0).failure().get().category()).isEqualTo(ErrorCategory.CANCELLED);
+    assertThat(result.records().subList(1, 4)).allSatisfy(r ->
+        assertThat(r.failure().get().category()).isEqualTo(ErrorCategory.NOT_SENT));
+    assertThat(result.records().get(0).warmup()).isTrue();
+    assertThat(result.schedule().notSent()).isEqualTo(3);
+  }
+
+  @Test
   void openLoopRequestsTheRunNeverReachedAreRecordedAsNotSent() {
-    RunResult result = Benchmark.target(UNTIL_CANCELLED).prompts(PROMPT)
-        .load(LoadProfile.constantRate(1000).requests(5).maxInFlight(1).timeout(Duration.ofMillis(40))).run();
+    JumpingClock clock = new JumpingClock();
+    RunResult result = Benchmark.target(jumpWhenAllIn(1, clock, UNTIL_CANCELLED)).prompts(PROMPT).clock(clock)
+        .load(LoadProfile.constantRate(1000).requests(5).maxInFlight(1).timeout(Duration.ofMinutes(1))).run();
 
     assertThat(result.records()).hasSize(5);
     assertThat(result.records().get(0).failure().get().category()).isEqualTo(ErrorCategory.CANCELLED);
