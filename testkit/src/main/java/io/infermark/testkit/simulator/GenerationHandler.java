@@ -194,6 +194,11 @@ final class GenerationHandler {
         if (event.readyAfterToken() >= 0) {
           generation.awaitToken(event.readyAfterToken());
         }
+        if (!events.hasNext()) {
+          // Publish before the last event ([DONE], no tokens): a client may treat the request as
+          // finished, and look its timeline up, as soon as it has read it.
+          end(Outcome.COMPLETED);
+        }
         // Stamped before the write: a client on another core can read the bytes before this thread
         // returns from flush, and ground truth must never be later than what a client can see.
         long writeAt = System.nanoTime();

@@ -14,8 +14,9 @@ import java.util.OptionalLong;
  * <p>All times are {@link System#nanoTime()} readings taken in the simulator's JVM. A client
  * running in the same JVM reads the same clock, so client-measured times compare directly with
  * these (for example: client first-token time minus {@link #firstTokenNanos()} is the delivery
- * delay). A timeline is immutable and published before the response is closed: once a client
- * has read a response to its end, or seen it fail, its timeline is available.
+ * delay). A timeline is immutable and published before the response is closed, and for a
+ * completed stream before its final {@code data: [DONE]} event: once a client has read
+ * {@code [DONE]}, or a response to its end, or seen it fail, its timeline is available.
  */
 public final class ServerTimeline {
 

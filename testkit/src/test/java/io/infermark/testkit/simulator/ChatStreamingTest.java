@@ -214,4 +214,26 @@ class ChatStreamingTest {
     return contentChunks.stream().map(c -> c.at("/choices/0/delta/content").asText())
         .collect(Collectors.joining());
   }
+
+  @Test
+  void timelineIsPublishedBeforeTheClientCanReadDone() throws IOException {
+    start(SimulatorConfig.builder());
+    for (int i = 0; i < 30; i++) {
+      String id = "before-done-" + i;
+      HttpResponse<java.io.InputStream> response = http.open("/v1/chat/completions",
+          chat("\"stream\":true,\"max_tokens\":2,\"ignore_eos\":true,\"stream_options\":{\"include_usage\":true}"),
+          "X-Request-Id", id);
+      try (java.io.BufferedReader lines = new java.io.BufferedReader(
+          new java.io.InputStreamReader(response.body(), java.nio.charset.StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = lines.readLine()) != null && !line.equals("data: [DONE]")) {
+          // read up to [DONE] and stop there, as a client that completes on [DONE] does
+        }
+        assertThat(line).isEqualTo("data: [DONE]");
+        // No waiting: the timeline must already be there.
+        assertThat(sim.timeline(id)).as("timeline of %s right after [DONE]", id).isPresent()
+            .get().extracting(ServerTimeline::outcome).isEqualTo(ServerTimeline.Outcome.COMPLETED);
+      }
+    }
+  }
 }
