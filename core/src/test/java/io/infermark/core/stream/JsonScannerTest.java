@@ -124,6 +124,65 @@ class JsonScannerTest {
   }
 
   @Test
+  void entersOptionalContainersAndSkipsWhateverElseStandsThere() {
+    JsonScanner s = scanner("[{\"a\":1}, null, \"x\", [2], {}, [], 3]");
+    List<String> seen = new ArrayList<>();
+    s.beginArray();
+    while (s.nextElement()) {
+      if (s.peek() == JsonScanner.ARRAY) {
+        boolean entered = s.enterArray();
+        int n = 0;
+        while (s.nextElement()) {
+          s.skipValue();
+          n++;
+        }
+        seen.add("array " + entered + " " + n);
+      } else if (s.enterObject()) {
+        int n = 0;
+        while (s.nextField()) {
+          s.skipValue();
+          n++;
+        }
+        seen.add("object " + n);
+      } else {
+        seen.add("skipped");
+      }
+    }
+    s.endDocument();
+    assertThat(seen).containsExactly("object 1", "skipped", "skipped", "array true 1", "object 0", "array true 0",
+        "skipped");
+    JsonScanner a = scanner("[{}, 1]");
+    a.beginArray();
+    a.nextElement();
+    assertThat(a.enterArray()).isFalse();
+    a.nextElement();
+    assertThat(a.enterArray()).isFalse();
+    assertThat(a.nextElement()).isFalse();
+    a.endDocument();
+  }
+
+  @Test
+  void enteringAnOptionalContainerValidatesWhatItSkips() {
+    assertThatThrownBy(() -> scanner("{\"a\" 1}").enterArray())
+        .hasMessage("expected ':' after a field name at offset 5");
+    assertThatThrownBy(() -> scanner("[1,]").enterObject())
+        .hasMessage("unexpected ']', expected a value at offset 3");
+  }
+
+  @Test
+  void readNonNullConsumesAnyValueAndSaysWhetherItWasNull() {
+    JsonScanner s = scanner("[null, false, 0, \"\", {\"a\":null}, []]");
+    List<Boolean> present = new ArrayList<>();
+    s.beginArray();
+    while (s.nextElement()) {
+      present.add(s.readNonNull());
+    }
+    s.endDocument();
+    assertThat(present).containsExactly(false, true, true, true, true, true);
+    assertThatThrownBy(() -> scanner("nul").readNonNull()).hasMessage("invalid literal, expected null at offset 0");
+  }
+
+  @Test
   void testsStringsForNullAndEmptiness() {
     JsonScanner s = scanner("[null, \"\", \"x\", 5, {\"k\": 1}]");
     List<Boolean> nonEmpty = new ArrayList<>();
