@@ -109,11 +109,11 @@ final class JsonScanner {
   // ---- objects and arrays -------------------------------------------------------------------
 
   void beginObject() {
-    expectOpen('{', "an object");
+    expectOpen(OBJECT);
   }
 
   void beginArray() {
-    expectOpen('[', "an array");
+    expectOpen(ARRAY);
   }
 
   /**
@@ -121,22 +121,12 @@ final class JsonScanner {
    * skipped and gives false. For the many fields that servers send as an object or as null.
    */
   boolean enterObject() {
-    if (peek() != OBJECT) {
-      skipValue();
-      return false;
-    }
-    beginObject();
-    return true;
+    return enter(OBJECT);
   }
 
   /** Begins the array that is next and returns true; any other value is skipped and gives false. */
   boolean enterArray() {
-    if (peek() != ARRAY) {
-      skipValue();
-      return false;
-    }
-    beginArray();
-    return true;
+    return enter(ARRAY);
   }
 
   /**
@@ -372,9 +362,18 @@ final class JsonScanner {
 
   // ---- internals ------------------------------------------------------------------------------
 
-  private void expectOpen(char open, String what) {
+  private boolean enter(byte open) {
     if (peek() != open) {
-      throw unexpected(buf[pos], what);
+      skipValue();
+      return false;
+    }
+    expectOpen(open);
+    return true;
+  }
+
+  private void expectOpen(byte open) {
+    if (peek() != open) {
+      throw unexpected(buf[pos], open == OBJECT ? "an object" : "an array");
     }
     if (++depth > MAX_DEPTH) {
       throw error("nesting deeper than " + MAX_DEPTH + " levels");
