@@ -4,6 +4,7 @@ import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.StreamObserver;
+import io.infermark.core.capture.Usage;
 import java.util.Objects;
 
 /**
@@ -28,6 +29,20 @@ final class StreamReporter {
 
   void chunk(long nanoTime, ChunkKind kind, int tokens) {
     observer.onChunk(nanoTime, kind, tokens);
+  }
+
+  /** Reports usage that has at least one count; a payload without counts says nothing. */
+  void usage(Usage usage) {
+    if (!usage.isEmpty()) {
+      observer.onUsage(usage);
+    }
+  }
+
+  /** Reports the finish reason a payload carried; null when it carried none. */
+  void finishReason(String reason) {
+    if (reason != null) {
+      observer.onFinishReason(reason);
+    }
   }
 
   void complete(long nanoTime) {

@@ -19,7 +19,7 @@ final class TritonGenerateHandler extends SseStreamDecoder {
   private static final byte[] TEXT = SseDecoder.ascii("TEXT");
   private static final byte[] ERROR = SseDecoder.ascii("error");
 
-  private final TextSpans spans = new TextSpans();
+  private final TextSpans spans = new TextSpans(out.wantsText);
   private boolean content;
   private boolean error;
 
@@ -35,12 +35,9 @@ final class TritonGenerateHandler extends SseStreamDecoder {
     json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(TEXT_OUTPUT) || json.fieldIs(TEXT)) {
-        readText();
+        readOutput();
       } else if (json.fieldIs(ERROR)) {
-        if (!json.skipNull()) {
-          error = true;
-          json.skipValue();
-        }
+        error |= json.readNonNull();
       } else {
         json.skipValue();
       }
@@ -62,23 +59,14 @@ final class TritonGenerateHandler extends SseStreamDecoder {
   }
 
   /** A string, or an array of strings when the output tensor keeps its batch dimension. */
-  private void readText() {
+  private void readOutput() {
     if (json.peek() == JsonScanner.ARRAY) {
       json.beginArray();
       while (json.nextElement()) {
-        noteString();
+        content |= spans.readText(ChunkKind.CONTENT, json);
       }
     } else {
-      noteString();
-    }
-  }
-
-  private void noteString() {
-    if (json.readNonEmptyString()) {
-      content = true;
-      if (out.wantsText) {
-        spans.addText(ChunkKind.CONTENT, json);
-      }
+      content |= spans.readText(ChunkKind.CONTENT, json);
     }
   }
 }
