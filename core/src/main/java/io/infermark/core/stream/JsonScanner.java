@@ -479,29 +479,15 @@ final class JsonScanner {
     if (buf[i] == '-') {
       i++;
     }
-    if (i >= end || !isDigit(buf[i])) {
-      pos = i;
-      throw error("invalid number: expected a digit");
-    }
-    if (buf[i] == '0') {
-      i++;
+    if (i < end && buf[i] == '0') {
+      i++; // a leading zero stands alone
     } else {
-      while (i < end && isDigit(buf[i])) {
-        i++;
-      }
+      i = skipDigits(i, "invalid number: expected a digit");
     }
     boolean integral = true;
     if (i < end && buf[i] == '.') {
       integral = false;
-      i++;
-      int digits = i;
-      while (i < end && isDigit(buf[i])) {
-        i++;
-      }
-      if (i == digits) {
-        pos = i;
-        throw error("invalid number: expected a digit after '.'");
-      }
+      i = skipDigits(i + 1, "invalid number: expected a digit after '.'");
     }
     if (i < end && (buf[i] == 'e' || buf[i] == 'E')) {
       integral = false;
@@ -509,14 +495,7 @@ final class JsonScanner {
       if (i < end && (buf[i] == '+' || buf[i] == '-')) {
         i++;
       }
-      int digits = i;
-      while (i < end && isDigit(buf[i])) {
-        i++;
-      }
-      if (i == digits) {
-        pos = i;
-        throw error("invalid number: expected a digit in the exponent");
-      }
+      i = skipDigits(i, "invalid number: expected a digit in the exponent");
     }
     if (i < end && (isDigit(buf[i]) || buf[i] == '.' || buf[i] == '+' || buf[i] == '-')) {
       pos = i;
@@ -524,6 +503,19 @@ final class JsonScanner {
     }
     pos = i;
     return integral;
+  }
+
+  /** Skips the digits from {@code i}, at least one as the grammar requires; returns their end. */
+  private int skipDigits(int i, String noDigit) {
+    int start = i;
+    while (i < end && isDigit(buf[i])) {
+      i++;
+    }
+    if (i == start) {
+      pos = i;
+      throw error(noDigit);
+    }
+    return i;
   }
 
   /**

@@ -52,9 +52,9 @@ final class TextSpans {
   }
 
   /**
-   * Reads the next value as text of {@code kind}: true when it is a non-empty string, which is then
-   * noted if text is captured. Any other value ({@code ""} and {@code null} included) is skipped and
-   * gives false: it carries no output.
+   * Reads the next value as text of {@code kind}: true when it is a non-empty string, which is
+   * then noted if text is captured. Any other value ({@code ""} and {@code null} included) is
+   * skipped and gives false: it carries no output.
    */
   boolean readText(ChunkKind kind, JsonScanner json) {
     if (!json.readNonEmptyString()) {
