@@ -79,7 +79,6 @@ final class AnthropicEventHandler extends SseStreamDecoder {
   // What the current event carried.
   private int jsonType;
   private int index;
-  private boolean error;
   /** The kind a content block or delta gives its chunk. */
   private ChunkKind partKind;
   private boolean toolUse;
@@ -98,19 +97,19 @@ final class AnthropicEventHandler extends SseStreamDecoder {
   void onData(SseDecoder.Event event, byte[] data, int start, int end, long nanoTime) {
     int eventType = event.hasExplicitType() ? eventCode(event) : UNKNOWN;
     if (eventType == ERROR_TYPE) {
-      streamError(data, start, end, nanoTime);
+      out.streamError(data, start, end, nanoTime);
       return;
     }
     if (eventType == PING) {
       return;
     }
     resetEvent();
-    json.reset(data, start, end - start);
-    readEvent();
-    json.endDocument();
+    if (!scanPayload(data, start, end, nanoTime)) {
+      return;
+    }
     int type = eventType != UNKNOWN ? eventType : jsonType;
-    if (error || type == ERROR_TYPE) {
-      streamError(data, start, end, nanoTime);
+    if (type == ERROR_TYPE) {
+      out.streamError(data, start, end, nanoTime);
       return;
     }
     StreamObserver o = out.observer;
@@ -175,7 +174,6 @@ final class AnthropicEventHandler extends SseStreamDecoder {
   private void resetEvent() {
     jsonType = UNKNOWN;
     index = 0;
-    error = false;
     partKind = ChunkKind.EMPTY;
     toolUse = false;
     toolSlot = -1;
@@ -189,7 +187,8 @@ final class AnthropicEventHandler extends SseStreamDecoder {
     out.usage(OpenAiUsageReader.toUsage(prompt, withOutput ? outputTokens : -1, -1, -1, cacheRead));
   }
 
-  private void readEvent() {
+  @Override
+  void readPayload() {
     json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(TYPE)) {

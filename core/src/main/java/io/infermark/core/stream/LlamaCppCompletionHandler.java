@@ -48,7 +48,6 @@ final class LlamaCppCompletionHandler extends SseStreamDecoder {
   private String legacyStopType;
   private int predicted;
   private int evaluated;
-  private boolean error;
 
   LlamaCppCompletionHandler(StreamObserver observer) {
     super(observer);
@@ -56,17 +55,13 @@ final class LlamaCppCompletionHandler extends SseStreamDecoder {
 
   @Override
   void onData(SseDecoder.Event event, byte[] data, int start, int end, long nanoTime) {
-    content = stop = error = false;
+    content = stop = false;
     tokenCount = ChunkTimeline.UNKNOWN_TOKENS;
     stopType = legacyStopType = null;
     predicted = evaluated = -1;
     spans.clear();
     timings.clear();
-    json.reset(data, start, end - start);
-    readEvent();
-    json.endDocument();
-    if (error) {
-      streamError(data, start, end, nanoTime);
+    if (!scanPayload(data, start, end, nanoTime)) {
       return;
     }
     out.chunk(nanoTime, content ? ChunkKind.CONTENT : ChunkKind.EMPTY, tokenCount);
@@ -89,7 +84,8 @@ final class LlamaCppCompletionHandler extends SseStreamDecoder {
     out.fail(ErrorCategory.MALFORMED_STREAM, "stream ended before the stop:true event", nanoTime);
   }
 
-  private void readEvent() {
+  @Override
+  void readPayload() {
     json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(CONTENT)) {

@@ -4,7 +4,6 @@ import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.StreamObserver;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -98,7 +97,7 @@ final class OllamaLineHandler implements StreamDecoder, NdjsonLines.LineHandler 
     readLine();
     json.endDocument();
     if (error) {
-      out.streamError(new String(line, start, end - start, StandardCharsets.UTF_8), nanoTime);
+      out.streamError(line, start, end, nanoTime);
       return;
     }
     ChunkKind kind = content ? ChunkKind.CONTENT

@@ -67,7 +67,6 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
   private boolean reasoning;
   private boolean toolCall;
   private boolean role;
-  private boolean error;
   private Usage usage;
   private int usageCompletion;
   private String[] finishReasons = new String[2];
@@ -80,7 +79,7 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
   @Override
   void onData(SseDecoder.Event event, byte[] data, int start, int end, long nanoTime) {
     if (event.typeIs(ERROR_EVENT)) {
-      streamError(data, start, end, nanoTime);
+      out.streamError(data, start, end, nanoTime);
       return;
     }
     if (end - start == DONE.length && Arrays.equals(data, start, end, DONE, 0, DONE.length)) {
@@ -88,11 +87,7 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
       return;
     }
     resetEvent();
-    json.reset(data, start, end - start);
-    readChunk();
-    json.endDocument();
-    if (error) {
-      streamError(data, start, end, nanoTime);
+    if (!scanPayload(data, start, end, nanoTime)) {
       return;
     }
     ChunkKind kind = classify();
@@ -119,7 +114,7 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
   }
 
   private void resetEvent() {
-    choicesNonEmpty = content = reasoning = toolCall = role = error = false;
+    choicesNonEmpty = content = reasoning = toolCall = role = false;
     usage = Usage.NONE;
     usageCompletion = -1;
     finishCount = 0;
@@ -156,7 +151,8 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
     return tokens;
   }
 
-  private void readChunk() {
+  @Override
+  void readPayload() {
     json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(CHOICES)) {

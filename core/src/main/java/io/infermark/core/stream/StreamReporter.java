@@ -5,6 +5,7 @@ import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.StreamObserver;
 import io.infermark.core.capture.Usage;
+import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
@@ -62,5 +63,10 @@ final class StreamReporter {
   /** A server error object inside the stream; the message is summarized from its JSON. */
   void streamError(String errorBody, long nanoTime) {
     fail(ErrorCategory.STREAM_ERROR, ErrorBodies.summarize(errorBody), nanoTime);
+  }
+
+  /** A payload that is a server error; the rare path, so decoding it is fine. */
+  void streamError(byte[] payload, int start, int end, long nanoTime) {
+    streamError(new String(payload, start, end - start, StandardCharsets.UTF_8), nanoTime);
   }
 }

@@ -41,7 +41,6 @@ final class TgiGenerateHandler extends SseStreamDecoder {
   private boolean special;
   private boolean hasText;
   private boolean isFinal;
-  private boolean error;
   private String finishReason;
   private int generatedTokens;
   private int inputLength;
@@ -55,15 +54,11 @@ final class TgiGenerateHandler extends SseStreamDecoder {
     if (finalSeen) {
       return; // nothing follows the final event; EOF completes
     }
-    hasToken = special = hasText = isFinal = error = false;
+    hasToken = special = hasText = isFinal = false;
     spans.clear();
     finishReason = null;
     generatedTokens = inputLength = -1;
-    json.reset(data, start, end - start);
-    readEvent();
-    json.endDocument();
-    if (error) {
-      streamError(data, start, end, nanoTime);
+    if (!scanPayload(data, start, end, nanoTime)) {
       return;
     }
     boolean content = hasToken && hasText && !special;
@@ -87,7 +82,8 @@ final class TgiGenerateHandler extends SseStreamDecoder {
     }
   }
 
-  private void readEvent() {
+  @Override
+  void readPayload() {
     json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(TOKEN)) {

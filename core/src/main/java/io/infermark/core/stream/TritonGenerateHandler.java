@@ -21,7 +21,6 @@ final class TritonGenerateHandler extends SseStreamDecoder {
 
   private final TextSpans spans = new TextSpans(out.wantsText);
   private boolean content;
-  private boolean error;
 
   TritonGenerateHandler(StreamObserver observer) {
     super(observer);
@@ -29,22 +28,9 @@ final class TritonGenerateHandler extends SseStreamDecoder {
 
   @Override
   void onData(SseDecoder.Event event, byte[] data, int start, int end, long nanoTime) {
-    content = error = false;
+    content = false;
     spans.clear();
-    json.reset(data, start, end - start);
-    json.beginObject();
-    while (json.nextField()) {
-      if (json.fieldIs(TEXT_OUTPUT) || json.fieldIs(TEXT)) {
-        readOutput();
-      } else if (json.fieldIs(ERROR)) {
-        error |= json.readNonNull();
-      } else {
-        json.skipValue();
-      }
-    }
-    json.endDocument();
-    if (error) {
-      streamError(data, start, end, nanoTime);
+    if (!scanPayload(data, start, end, nanoTime)) {
       return;
     }
     out.chunk(nanoTime, content ? ChunkKind.CONTENT : ChunkKind.EMPTY, ChunkTimeline.UNKNOWN_TOKENS);
@@ -56,6 +42,20 @@ final class TritonGenerateHandler extends SseStreamDecoder {
   @Override
   void onEof(long nanoTime) {
     out.complete(nanoTime);
+  }
+
+  @Override
+  void readPayload() {
+    json.beginObject();
+    while (json.nextField()) {
+      if (json.fieldIs(TEXT_OUTPUT) || json.fieldIs(TEXT)) {
+        readOutput();
+      } else if (json.fieldIs(ERROR)) {
+        error |= json.readNonNull();
+      } else {
+        json.skipValue();
+      }
+    }
   }
 
   /** A string, or an array of strings when the output tensor keeps its batch dimension. */
