@@ -4,7 +4,6 @@ import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.StreamObserver;
-import io.infermark.core.capture.Usage;
 
 /**
  * The {@link StreamDialect#ANTHROPIC} decoder for Messages API events.
@@ -75,12 +74,11 @@ final class AnthropicEventHandler extends SseStreamDecoder {
   private static final byte[] SERVER_TOOL_USE = SseDecoder.ascii("server_tool_use");
   private static final byte[] MCP_TOOL_USE = SseDecoder.ascii("mcp_tool_use");
 
-  private final TextSpans spans = new TextSpans();
+  private final TextSpans spans = new TextSpans(out.wantsText);
 
   // What the current event carried.
   private int jsonType;
   private int index;
-  private boolean error;
   /** The kind a content block or delta gives its chunk. */
   private ChunkKind partKind;
   private boolean toolUse;
@@ -99,26 +97,26 @@ final class AnthropicEventHandler extends SseStreamDecoder {
   void onData(SseDecoder.Event event, byte[] data, int start, int end, long nanoTime) {
     int eventType = event.hasExplicitType() ? eventCode(event) : UNKNOWN;
     if (eventType == ERROR_TYPE) {
-      streamError(data, start, end, nanoTime);
+      out.streamError(data, start, end, nanoTime);
       return;
     }
     if (eventType == PING) {
       return;
     }
     resetEvent();
-    json.reset(data, start, end - start);
-    readEvent();
-    json.endDocument();
+    if (!scanPayload(data, start, end, nanoTime)) {
+      return;
+    }
     int type = eventType != UNKNOWN ? eventType : jsonType;
-    if (error || type == ERROR_TYPE) {
-      streamError(data, start, end, nanoTime);
+    if (type == ERROR_TYPE) {
+      out.streamError(data, start, end, nanoTime);
       return;
     }
     StreamObserver o = out.observer;
     switch (type) {
       case MESSAGE_START:
         out.chunk(nanoTime, ChunkKind.ROLE, ChunkTimeline.UNKNOWN_TOKENS);
-        reportUsage(o, false);
+        reportUsage(false);
         break;
       case CONTENT_BLOCK_START:
       case CONTENT_BLOCK_DELTA:
@@ -132,10 +130,8 @@ final class AnthropicEventHandler extends SseStreamDecoder {
         break;
       case MESSAGE_DELTA:
         out.chunk(nanoTime, ChunkKind.USAGE, ChunkTimeline.UNKNOWN_TOKENS);
-        reportUsage(o, true);
-        if (stopReason != null) {
-          o.onFinishReason(stopReason);
-        }
+        reportUsage(true);
+        out.finishReason(stopReason);
         break;
       case MESSAGE_STOP:
         out.chunk(nanoTime, ChunkKind.EMPTY, ChunkTimeline.UNKNOWN_TOKENS);
@@ -178,7 +174,6 @@ final class AnthropicEventHandler extends SseStreamDecoder {
   private void resetEvent() {
     jsonType = UNKNOWN;
     index = 0;
-    error = false;
     partKind = ChunkKind.EMPTY;
     toolUse = false;
     toolSlot = -1;
@@ -187,15 +182,13 @@ final class AnthropicEventHandler extends SseStreamDecoder {
     spans.clear();
   }
 
-  private void reportUsage(StreamObserver o, boolean withOutput) {
+  private void reportUsage(boolean withOutput) {
     int prompt = inputTokens < 0 ? -1 : inputTokens + Math.max(cacheRead, 0) + Math.max(cacheCreation, 0);
-    Usage usage = OpenAiUsageReader.toUsage(prompt, withOutput ? outputTokens : -1, -1, -1, cacheRead);
-    if (!usage.isEmpty()) {
-      o.onUsage(usage);
-    }
+    out.usage(OpenAiUsageReader.toUsage(prompt, withOutput ? outputTokens : -1, -1, -1, cacheRead));
   }
 
-  private void readEvent() {
+  @Override
+  void readPayload() {
     json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(TYPE)) {
@@ -213,10 +206,7 @@ final class AnthropicEventHandler extends SseStreamDecoder {
       } else if (json.fieldIs(USAGE)) {
         readUsage();
       } else if (json.fieldIs(ERROR)) {
-        if (!json.skipNull()) {
-          error = true;
-          json.skipValue();
-        }
+        error |= json.readNonNull();
       } else {
         json.skipValue();
       }
@@ -233,11 +223,9 @@ final class AnthropicEventHandler extends SseStreamDecoder {
   }
 
   private void readMessage() {
-    if (json.peek() != JsonScanner.OBJECT) {
-      json.skipValue();
+    if (!json.enterObject()) {
       return;
     }
-    json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(USAGE)) {
         readUsage();
@@ -248,11 +236,9 @@ final class AnthropicEventHandler extends SseStreamDecoder {
   }
 
   private void readUsage() {
-    if (json.peek() != JsonScanner.OBJECT) {
-      json.skipValue();
+    if (!json.enterObject()) {
       return;
     }
-    json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(INPUT_TOKENS)) {
         inputTokens = OpenAiUsageReader.readCount(json);
@@ -270,28 +256,20 @@ final class AnthropicEventHandler extends SseStreamDecoder {
 
   /** Reads a content block; its type may come before or after its payload. */
   private void readContentBlock() {
-    if (json.peek() != JsonScanner.OBJECT) {
-      json.skipValue();
+    if (!json.enterObject()) {
       return;
     }
     boolean hasText = false;
     boolean hasThinking = false;
-    json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(TYPE)) {
         if (json.readStringIfPresent()) {
           toolUse = json.stringIs(TOOL_USE) || json.stringIs(SERVER_TOOL_USE) || json.stringIs(MCP_TOOL_USE);
         }
       } else if (json.fieldIs(TEXT)) {
-        if (json.readNonEmptyString()) {
-          hasText = true;
-          noteText(ChunkKind.CONTENT);
-        }
+        hasText |= spans.readText(ChunkKind.CONTENT, json);
       } else if (json.fieldIs(THINKING)) {
-        if (json.readNonEmptyString()) {
-          hasThinking = true;
-          noteText(ChunkKind.REASONING);
-        }
+        hasThinking |= spans.readText(ChunkKind.REASONING, json);
       } else if (json.fieldIs(ID)) {
         if (json.readStringIfPresent() && out.wantsText) {
           spans.setToolId(toolSlot(), json);
@@ -304,36 +282,25 @@ final class AnthropicEventHandler extends SseStreamDecoder {
         json.skipValue();
       }
     }
-    partKind = toolUse ? ChunkKind.TOOL_CALL
-        : hasText ? ChunkKind.CONTENT
-        : hasThinking ? ChunkKind.REASONING
-        : ChunkKind.EMPTY;
+    partKind = partKind(hasText, hasThinking);
   }
 
   /** Reads a content block delta, or a message delta's stop reason. */
   private void readDelta() {
-    if (json.peek() != JsonScanner.OBJECT) {
-      json.skipValue();
+    if (!json.enterObject()) {
       return;
     }
     boolean hasText = false;
     boolean hasThinking = false;
-    json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(TYPE)) {
         if (json.readStringIfPresent() && json.stringIs(INPUT_JSON_DELTA)) {
           toolUse = true;
         }
       } else if (json.fieldIs(TEXT)) {
-        if (json.readNonEmptyString()) {
-          hasText = true;
-          noteText(ChunkKind.CONTENT);
-        }
+        hasText |= spans.readText(ChunkKind.CONTENT, json);
       } else if (json.fieldIs(THINKING)) {
-        if (json.readNonEmptyString()) {
-          hasThinking = true;
-          noteText(ChunkKind.REASONING);
-        }
+        hasThinking |= spans.readText(ChunkKind.REASONING, json);
       } else if (json.fieldIs(PARTIAL_JSON)) {
         if (json.readStringIfPresent()) {
           toolUse = true;
@@ -349,16 +316,18 @@ final class AnthropicEventHandler extends SseStreamDecoder {
         json.skipValue();
       }
     }
-    partKind = toolUse ? ChunkKind.TOOL_CALL
+    partKind = partKind(hasText, hasThinking);
+  }
+
+  /**
+   * The kind of chunk a content block or delta makes: a tool part is a tool call whatever it
+   * carries (its empty first fragment included), and text outranks thinking.
+   */
+  private ChunkKind partKind(boolean hasText, boolean hasThinking) {
+    return toolUse ? ChunkKind.TOOL_CALL
         : hasText ? ChunkKind.CONTENT
         : hasThinking ? ChunkKind.REASONING
         : ChunkKind.EMPTY;
-  }
-
-  private void noteText(ChunkKind kind) {
-    if (out.wantsText) {
-      spans.addText(kind, json);
-    }
   }
 
   /** The one tool-call slot of this event; its index is fixed once the whole event is read. */

@@ -102,18 +102,31 @@ final class JsonScanner {
         if (c == '-' || (c >= '0' && c <= '9')) {
           return NUMBER;
         }
-        throw error("unexpected " + describe(c) + ", expected a value");
+        throw unexpected(c, "a value");
     }
   }
 
   // ---- objects and arrays -------------------------------------------------------------------
 
   void beginObject() {
-    expectOpen('{', "an object");
+    expectOpen(OBJECT);
   }
 
   void beginArray() {
-    expectOpen('[', "an array");
+    expectOpen(ARRAY);
+  }
+
+  /**
+   * Begins the object that is next and returns true; any other value ({@code null} included) is
+   * skipped and gives false. For the many fields that servers send as an object or as null.
+   */
+  boolean enterObject() {
+    return enter(OBJECT);
+  }
+
+  /** Begins the array that is next and returns true; any other value is skipped and gives false. */
+  boolean enterArray() {
+    return enter(ARRAY);
   }
 
   /**
@@ -121,30 +134,15 @@ final class JsonScanner {
    * consumed the closing brace) when the object has no more fields.
    */
   boolean nextField() {
-    skipWhitespace();
+    if (!nextMember('}', "an object")) {
+      return false;
+    }
     if (pos >= end) {
       throw error("unexpected end of input inside an object");
     }
     byte c = buf[pos];
-    if (c == '}') {
-      pos++;
-      close();
-      return false;
-    }
-    if (!afterOpen) {
-      if (c != ',') {
-        throw error("unexpected " + describe(c) + ", expected ',' or '}' in an object");
-      }
-      pos++;
-      skipWhitespace();
-      if (pos >= end) {
-        throw error("unexpected end of input inside an object");
-      }
-      c = buf[pos];
-    }
-    afterOpen = false;
     if (c != '"') {
-      throw error("unexpected " + describe(c) + ", expected a field name");
+      throw unexpected(c, "a field name");
     }
     scanString();
     keyStart = strStart;
@@ -160,41 +158,12 @@ final class JsonScanner {
 
   /** Moves to the next element of the current array; false (having consumed ']') at its end. */
   boolean nextElement() {
-    skipWhitespace();
-    if (pos >= end) {
-      throw error("unexpected end of input inside an array");
-    }
-    byte c = buf[pos];
-    if (c == ']') {
-      pos++;
-      close();
-      return false;
-    }
-    if (!afterOpen) {
-      if (c != ',') {
-        throw error("unexpected " + describe(c) + ", expected ',' or ']' in an array");
-      }
-      pos++;
-    }
-    afterOpen = false;
-    return true;
+    return nextMember(']', "an array");
   }
 
   /** Whether the current field's key equals {@code name} (ASCII), escapes in the key decoded. */
   boolean fieldIs(byte[] name) {
-    if (!keyEscaped) {
-      int n = keyEnd - keyStart;
-      if (n != name.length) {
-        return false;
-      }
-      for (int i = 0; i < n; i++) {
-        if (buf[keyStart + i] != name[i]) {
-          return false;
-        }
-      }
-      return true;
-    }
-    return escapedEquals(keyStart, keyEnd, name);
+    return contentEquals(keyStart, keyEnd, keyEscaped, name);
   }
 
   /** Decodes the current field's key. Allocates. */
@@ -238,12 +207,24 @@ final class JsonScanner {
     return false;
   }
 
+  /**
+   * Consumes the next value and says whether it is anything but {@code null}: for fields whose
+   * presence is what counts, such as an error object.
+   */
+  boolean readNonNull() {
+    if (skipNull()) {
+      return false;
+    }
+    skipValue();
+    return true;
+  }
+
   // ---- strings --------------------------------------------------------------------------------
 
   /** Consumes a string and remembers where its raw content lies (see {@link #stringStart()}). */
   void readString() {
     if (peek() != STRING) {
-      throw error("unexpected " + describe(buf[pos]) + ", expected a string");
+      throw unexpected(buf[pos], "a string");
     }
     scanString();
   }
@@ -253,12 +234,7 @@ final class JsonScanner {
    * {@link #readString}); null, other types and {@code ""} give false.
    */
   boolean readNonEmptyString() {
-    if (peek() == STRING) {
-      scanString();
-      return strEnd > strStart;
-    }
-    skipValue();
-    return false;
+    return readStringIfPresent() && strEnd > strStart;
   }
 
   /** Consumes the next value; true if it is a string, which is then remembered. Others are skipped. */
@@ -288,19 +264,7 @@ final class JsonScanner {
 
   /** Whether the last string's content equals {@code ascii}, escapes decoded. */
   boolean stringIs(byte[] ascii) {
-    if (!strEscaped) {
-      int n = strEnd - strStart;
-      if (n != ascii.length) {
-        return false;
-      }
-      for (int i = 0; i < n; i++) {
-        if (buf[strStart + i] != ascii[i]) {
-          return false;
-        }
-      }
-      return true;
-    }
-    return escapedEquals(strStart, strEnd, ascii);
+    return contentEquals(strStart, strEnd, strEscaped, ascii);
   }
 
   /** Decodes the last string. Allocates; for rare paths and text capture. */
@@ -340,14 +304,8 @@ final class JsonScanner {
       if (i > run) {
         sb.append(new String(b, run, i - run, StandardCharsets.UTF_8));
       }
-      byte e = b[i + 1];
-      if (e == 'u') {
-        sb.append((char) hex4(b, i + 2));
-        i += 6;
-      } else {
-        sb.append(unescape(e));
-        i += 2;
-      }
+      sb.append(escapedChar(b, i));
+      i += escapeLength(b[i + 1]);
       run = i;
     }
     if (end > run) {
@@ -363,10 +321,7 @@ final class JsonScanner {
    * rounded toward zero, and values beyond the range of long saturate.
    */
   long readLong() {
-    if (peek() != NUMBER) {
-      throw error("unexpected " + describe(buf[pos]) + ", expected a number");
-    }
-    int start = pos;
+    int start = numberStart();
     boolean integral = scanNumber();
     int digits = pos - start - (buf[start] == '-' ? 1 : 0);
     if (integral && digits <= 18) {
@@ -386,10 +341,7 @@ final class JsonScanner {
 
   /** Reads a number as a double, correctly rounded. */
   double readDouble() {
-    if (peek() != NUMBER) {
-      throw error("unexpected " + describe(buf[pos]) + ", expected a number");
-    }
-    int start = pos;
+    int start = numberStart();
     scanNumber();
     return parseDouble(start, pos);
   }
@@ -405,14 +357,23 @@ final class JsonScanner {
       expectLiteral(LITERAL_FALSE);
       return false;
     }
-    throw error("unexpected " + describe(buf[pos]) + ", expected true or false");
+    throw unexpected(buf[pos], "true or false");
   }
 
   // ---- internals ------------------------------------------------------------------------------
 
-  private void expectOpen(char open, String what) {
+  private boolean enter(byte open) {
     if (peek() != open) {
-      throw error("unexpected " + describe(buf[pos]) + ", expected " + what);
+      skipValue();
+      return false;
+    }
+    expectOpen(open);
+    return true;
+  }
+
+  private void expectOpen(byte open) {
+    if (peek() != open) {
+      throw unexpected(buf[pos], open == OBJECT ? "an object" : "an array");
     }
     if (++depth > MAX_DEPTH) {
       throw error("nesting deeper than " + MAX_DEPTH + " levels");
@@ -421,9 +382,39 @@ final class JsonScanner {
     afterOpen = true;
   }
 
-  private void close() {
-    depth--;
-    afterOpen = false;
+  /**
+   * Steps to the next member of the current object or array, past the comma that must separate it
+   * from the one before and any whitespace; false (having consumed {@code closing}) at the end.
+   */
+  private boolean nextMember(char closing, String container) {
+    skipWhitespace();
+    if (pos >= end) {
+      throw error("unexpected end of input inside " + container);
+    }
+    byte c = buf[pos];
+    if (c == closing) {
+      pos++;
+      depth--;
+      afterOpen = false;
+      return false;
+    }
+    if (afterOpen) {
+      afterOpen = false;
+    } else if (c == ',') {
+      pos++;
+      skipWhitespace();
+    } else {
+      throw unexpected(c, "',' or '" + closing + "' in " + container);
+    }
+    return true;
+  }
+
+  /** Requires a number next; returns where it starts. */
+  private int numberStart() {
+    if (peek() != NUMBER) {
+      throw unexpected(buf[pos], "a number");
+    }
+    return pos;
   }
 
   private void skipWhitespace() {
@@ -488,29 +479,15 @@ final class JsonScanner {
     if (buf[i] == '-') {
       i++;
     }
-    if (i >= end || !isDigit(buf[i])) {
-      pos = i;
-      throw error("invalid number: expected a digit");
-    }
-    if (buf[i] == '0') {
-      i++;
+    if (i < end && buf[i] == '0') {
+      i++; // a leading zero stands alone
     } else {
-      while (i < end && isDigit(buf[i])) {
-        i++;
-      }
+      i = skipDigits(i, "invalid number: expected a digit");
     }
     boolean integral = true;
     if (i < end && buf[i] == '.') {
       integral = false;
-      i++;
-      int digits = i;
-      while (i < end && isDigit(buf[i])) {
-        i++;
-      }
-      if (i == digits) {
-        pos = i;
-        throw error("invalid number: expected a digit after '.'");
-      }
+      i = skipDigits(i + 1, "invalid number: expected a digit after '.'");
     }
     if (i < end && (buf[i] == 'e' || buf[i] == 'E')) {
       integral = false;
@@ -518,14 +495,7 @@ final class JsonScanner {
       if (i < end && (buf[i] == '+' || buf[i] == '-')) {
         i++;
       }
-      int digits = i;
-      while (i < end && isDigit(buf[i])) {
-        i++;
-      }
-      if (i == digits) {
-        pos = i;
-        throw error("invalid number: expected a digit in the exponent");
-      }
+      i = skipDigits(i, "invalid number: expected a digit in the exponent");
     }
     if (i < end && (isDigit(buf[i]) || buf[i] == '.' || buf[i] == '+' || buf[i] == '-')) {
       pos = i;
@@ -533,6 +503,19 @@ final class JsonScanner {
     }
     pos = i;
     return integral;
+  }
+
+  /** Skips the digits from {@code i}, at least one as the grammar requires; returns their end. */
+  private int skipDigits(int i, String noDigit) {
+    int start = i;
+    while (i < end && isDigit(buf[i])) {
+      i++;
+    }
+    if (i == start) {
+      pos = i;
+      throw error(noDigit);
+    }
+    return i;
   }
 
   /**
@@ -546,28 +529,27 @@ final class JsonScanner {
     if (negative) {
       i++;
     }
+    // The digits of the integer part and of the fraction form one significand; each fraction digit
+    // lowers the exponent. Past 15 significant digits the significand may not be exact (and may
+    // overflow), so the slow path takes over.
     long mantissa = 0;
     int significant = 0;
     int exponent = 0;
-    boolean fast = true;
-    for (; i < stop && isDigit(buf[i]); i++) {
-      if (mantissa != 0 || buf[i] != '0') {
+    boolean fraction = false;
+    for (; i < stop; i++) {
+      byte c = buf[i];
+      if (c == '.') {
+        fraction = true;
+        continue;
+      }
+      if (!isDigit(c)) {
+        break;
+      }
+      if (mantissa != 0 || c != '0') {
         significant++;
       }
-      if (significant > 15) {
-        fast = false;
-      }
-      mantissa = mantissa * 10 + (buf[i] - '0');
-    }
-    if (i < stop && buf[i] == '.') {
-      for (i++; i < stop && isDigit(buf[i]); i++) {
-        if (mantissa != 0 || buf[i] != '0') {
-          significant++;
-        }
-        if (significant > 15) {
-          fast = false;
-        }
-        mantissa = mantissa * 10 + (buf[i] - '0');
+      mantissa = mantissa * 10 + (c - '0');
+      if (fraction) {
         exponent--;
       }
     }
@@ -583,7 +565,7 @@ final class JsonScanner {
       }
       exponent += negativeExp ? -e : e;
     }
-    if (fast && exponent >= -22 && exponent <= 22) {
+    if (significant <= 15 && exponent >= -22 && exponent <= 22) {
       double v = mantissa;
       v = exponent < 0 ? v / POWERS_OF_TEN[-exponent] : v * POWERS_OF_TEN[exponent];
       return negative ? -v : v;
@@ -597,15 +579,29 @@ final class JsonScanner {
   }
 
   private void expectLiteral(byte[] literal) {
-    if (pos + literal.length > end) {
+    if (pos + literal.length > end || !plainEquals(pos, pos + literal.length, literal)) {
       throw error("invalid literal, expected " + new String(literal, StandardCharsets.US_ASCII));
     }
-    for (int k = 0; k < literal.length; k++) {
-      if (buf[pos + k] != literal[k]) {
-        throw error("invalid literal, expected " + new String(literal, StandardCharsets.US_ASCII));
+    pos += literal.length;
+  }
+
+  /** Whether the raw content of a key or string equals {@code ascii}, escapes decoded. */
+  private boolean contentEquals(int start, int stop, boolean escaped, byte[] ascii) {
+    return escaped ? escapedEquals(start, stop, ascii) : plainEquals(start, stop, ascii);
+  }
+
+  /** Compares the bytes from {@code start} to {@code stop} with {@code ascii}. */
+  private boolean plainEquals(int start, int stop, byte[] ascii) {
+    int n = stop - start;
+    if (n != ascii.length) {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      if (buf[start + i] != ascii[i]) {
+        return false;
       }
     }
-    pos += literal.length;
+    return true;
   }
 
   /** Compares an escaped raw string with ASCII bytes, decoding escapes on the fly. */
@@ -618,14 +614,8 @@ final class JsonScanner {
       }
       int c;
       if (buf[i] == '\\') {
-        byte e = buf[i + 1];
-        if (e == 'u') {
-          c = hex4(buf, i + 2);
-          i += 6;
-        } else {
-          c = unescape(e);
-          i += 2;
-        }
+        c = escapedChar(buf, i);
+        i += escapeLength(buf[i + 1]);
       } else {
         c = buf[i] & 0xFF;
         i++;
@@ -635,6 +625,17 @@ final class JsonScanner {
       }
     }
     return k == ascii.length;
+  }
+
+  /** The character the validated escape sequence at {@code i} (its backslash) stands for. */
+  private static char escapedChar(byte[] b, int i) {
+    byte e = b[i + 1];
+    return e == 'u' ? (char) hex4(b, i + 2) : unescape(e);
+  }
+
+  /** The length of a validated escape sequence, given the letter after its backslash. */
+  private static int escapeLength(byte e) {
+    return e == 'u' ? 6 : 2;
   }
 
   /** The character an escape letter stands for, 0 when it is not a valid escape. */
@@ -671,6 +672,10 @@ final class JsonScanner {
 
   private MalformedJsonException error(String what) {
     return new MalformedJsonException(what + " at offset " + (pos - origin));
+  }
+
+  private MalformedJsonException unexpected(byte c, String expected) {
+    return error("unexpected " + describe(c) + ", expected " + expected);
   }
 
   private static String describe(byte c) {

@@ -4,7 +4,6 @@ import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.StreamObserver;
-import io.infermark.core.capture.Usage;
 
 /**
  * The {@link StreamDialect#LLAMACPP_COMPLETION} decoder for llama.cpp's native {@code /completion}
@@ -39,7 +38,7 @@ final class LlamaCppCompletionHandler extends SseStreamDecoder {
   private static final byte[] ERROR = SseDecoder.ascii("error");
 
   private final ServerTimings timings = new ServerTimings("timings.");
-  private final TextSpans spans = new TextSpans();
+  private final TextSpans spans = new TextSpans(out.wantsText);
 
   // What the current event carried.
   private boolean content;
@@ -49,9 +48,6 @@ final class LlamaCppCompletionHandler extends SseStreamDecoder {
   private String legacyStopType;
   private int predicted;
   private int evaluated;
-  private int timingsStart;
-  private int timingsEnd;
-  private boolean error;
 
   LlamaCppCompletionHandler(StreamObserver observer) {
     super(observer);
@@ -59,17 +55,13 @@ final class LlamaCppCompletionHandler extends SseStreamDecoder {
 
   @Override
   void onData(SseDecoder.Event event, byte[] data, int start, int end, long nanoTime) {
-    content = stop = error = false;
+    content = stop = false;
     tokenCount = ChunkTimeline.UNKNOWN_TOKENS;
     stopType = legacyStopType = null;
     predicted = evaluated = -1;
-    timingsStart = -1;
     spans.clear();
-    json.reset(data, start, end - start);
-    readEvent();
-    json.endDocument();
-    if (error) {
-      streamError(data, start, end, nanoTime);
+    timings.clear();
+    if (!scanPayload(data, start, end, nanoTime)) {
       return;
     }
     out.chunk(nanoTime, content ? ChunkKind.CONTENT : ChunkKind.EMPTY, tokenCount);
@@ -78,19 +70,10 @@ final class LlamaCppCompletionHandler extends SseStreamDecoder {
       spans.emit(data, o);
     }
     if (stop) {
-      Usage usage = OpenAiUsageReader.toUsage(evaluated, predicted, -1, -1, -1);
-      if (!usage.isEmpty()) {
-        o.onUsage(usage);
-      }
-      String reason = stopType != null ? stopType : legacyStopType;
-      if (reason != null) {
-        o.onFinishReason(reason);
-      }
+      out.usage(OpenAiUsageReader.toUsage(evaluated, predicted, -1, -1, -1));
+      out.finishReason(stopType != null ? stopType : legacyStopType);
     }
-    if (timingsStart >= 0) {
-      json.reset(data, timingsStart, timingsEnd - timingsStart);
-      timings.report(json, o);
-    }
+    timings.reportNoted(data, json, o);
     if (stop) {
       out.complete(nanoTime);
     }
@@ -101,16 +84,12 @@ final class LlamaCppCompletionHandler extends SseStreamDecoder {
     out.fail(ErrorCategory.MALFORMED_STREAM, "stream ended before the stop:true event", nanoTime);
   }
 
-  private void readEvent() {
+  @Override
+  void readPayload() {
     json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(CONTENT)) {
-        if (json.readNonEmptyString()) {
-          content = true;
-          if (out.wantsText) {
-            spans.addText(ChunkKind.CONTENT, json);
-          }
-        }
+        content |= spans.readText(ChunkKind.CONTENT, json);
       } else if (json.fieldIs(TOKENS)) {
         tokenCount = countElements();
       } else if (json.fieldIs(STOP)) {
@@ -129,15 +108,10 @@ final class LlamaCppCompletionHandler extends SseStreamDecoder {
         predicted = OpenAiUsageReader.readCount(json);
       } else if (json.fieldIs(TOKENS_EVALUATED)) {
         evaluated = OpenAiUsageReader.readCount(json);
-      } else if (json.fieldIs(TIMINGS) && json.peek() == JsonScanner.OBJECT) {
-        timingsStart = json.position();
-        json.skipValue();
-        timingsEnd = json.position();
+      } else if (json.fieldIs(TIMINGS)) {
+        timings.note(json);
       } else if (json.fieldIs(ERROR)) {
-        if (!json.skipNull()) {
-          error = true;
-          json.skipValue();
-        }
+        error |= json.readNonNull();
       } else {
         json.skipValue();
       }
@@ -164,12 +138,10 @@ final class LlamaCppCompletionHandler extends SseStreamDecoder {
   }
 
   private int countElements() {
-    if (json.peek() != JsonScanner.ARRAY) {
-      json.skipValue();
+    if (!json.enterArray()) {
       return ChunkTimeline.UNKNOWN_TOKENS;
     }
     int n = 0;
-    json.beginArray();
     while (json.nextElement()) {
       json.skipValue();
       n++;

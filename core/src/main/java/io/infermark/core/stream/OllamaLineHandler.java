@@ -4,8 +4,6 @@ import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.StreamObserver;
-import io.infermark.core.capture.Usage;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -48,7 +46,7 @@ final class OllamaLineHandler implements StreamDecoder, NdjsonLines.LineHandler 
   private final StreamReporter out;
   private final JsonScanner json = new JsonScanner();
   private final NdjsonLines lines = new NdjsonLines(this);
-  private final TextSpans spans = new TextSpans();
+  private final TextSpans spans;
   private final double[] durations = new double[DURATIONS.length];
 
   // What the current line carried.
@@ -63,6 +61,7 @@ final class OllamaLineHandler implements StreamDecoder, NdjsonLines.LineHandler 
 
   OllamaLineHandler(StreamObserver observer) {
     this.out = new StreamReporter(observer);
+    this.spans = new TextSpans(out.wantsText);
   }
 
   @Override
@@ -98,7 +97,7 @@ final class OllamaLineHandler implements StreamDecoder, NdjsonLines.LineHandler 
     readLine();
     json.endDocument();
     if (error) {
-      out.streamError(new String(line, start, end - start, StandardCharsets.UTF_8), nanoTime);
+      out.streamError(line, start, end, nanoTime);
       return;
     }
     ChunkKind kind = content ? ChunkKind.CONTENT
@@ -113,13 +112,8 @@ final class OllamaLineHandler implements StreamDecoder, NdjsonLines.LineHandler 
     if (!done) {
       return;
     }
-    Usage usage = OpenAiUsageReader.toUsage(promptEvalCount, evalCount, -1, -1, -1);
-    if (!usage.isEmpty()) {
-      o.onUsage(usage);
-    }
-    if (doneReason != null) {
-      o.onFinishReason(doneReason);
-    }
+    out.usage(OpenAiUsageReader.toUsage(promptEvalCount, evalCount, -1, -1, -1));
+    out.finishReason(doneReason);
     for (int i = 0; i < DURATIONS.length; i++) {
       if (!Double.isNaN(durations[i])) {
         o.onServerTiming(DURATIONS[i], durations[i]);
@@ -140,9 +134,9 @@ final class OllamaLineHandler implements StreamDecoder, NdjsonLines.LineHandler 
     json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(RESPONSE)) {
-        text(ChunkKind.CONTENT);
+        content |= spans.readText(ChunkKind.CONTENT, json);
       } else if (json.fieldIs(THINKING)) {
-        text(ChunkKind.REASONING);
+        thinking |= spans.readText(ChunkKind.REASONING, json);
       } else if (json.fieldIs(MESSAGE)) {
         readMessage();
       } else if (json.fieldIs(DONE)) {
@@ -161,10 +155,7 @@ final class OllamaLineHandler implements StreamDecoder, NdjsonLines.LineHandler 
       } else if (json.fieldIs(EVAL_COUNT)) {
         evalCount = OpenAiUsageReader.readCount(json);
       } else if (json.fieldIs(ERROR)) {
-        if (!json.skipNull()) {
-          error = true;
-          json.skipValue();
-        }
+        error |= json.readNonNull();
       } else if (!readDuration()) {
         json.skipValue();
       }
@@ -186,16 +177,14 @@ final class OllamaLineHandler implements StreamDecoder, NdjsonLines.LineHandler 
   }
 
   private void readMessage() {
-    if (json.peek() != JsonScanner.OBJECT) {
-      json.skipValue();
+    if (!json.enterObject()) {
       return;
     }
-    json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(CONTENT)) {
-        text(ChunkKind.CONTENT);
+        content |= spans.readText(ChunkKind.CONTENT, json);
       } else if (json.fieldIs(THINKING)) {
-        text(ChunkKind.REASONING);
+        thinking |= spans.readText(ChunkKind.REASONING, json);
       } else if (json.fieldIs(TOOL_CALLS)) {
         readToolCalls();
       } else {
@@ -204,25 +193,10 @@ final class OllamaLineHandler implements StreamDecoder, NdjsonLines.LineHandler 
     }
   }
 
-  private void text(ChunkKind kind) {
-    if (json.readNonEmptyString()) {
-      if (kind == ChunkKind.CONTENT) {
-        content = true;
-      } else {
-        thinking = true;
-      }
-      if (out.wantsText) {
-        spans.addText(kind, json);
-      }
-    }
-  }
-
   private void readToolCalls() {
-    if (json.peek() != JsonScanner.ARRAY) {
-      json.skipValue();
+    if (!json.enterArray()) {
       return;
     }
-    json.beginArray();
     int position = 0;
     while (json.nextElement()) {
       toolCall = true;
@@ -230,7 +204,12 @@ final class OllamaLineHandler implements StreamDecoder, NdjsonLines.LineHandler 
     }
   }
 
-  /** Ollama sends whole calls: {@code {"id"?, "function": {"index"?, "name", "arguments": {...}}}}. */
+  /**
+   * Ollama sends whole calls: {@code {"id"?, "function": {"index"?, "name", "arguments": {...}}}},
+   * the index inside the function (unlike OpenAI's fragments), and any arguments value that is not
+   * a string reported as its JSON text. Without text capture only the call's presence matters (it
+   * makes the line a tool call), so it is skipped unread.
+   */
   private void readToolCall(int position) {
     if (!out.wantsText || json.peek() != JsonScanner.OBJECT) {
       json.skipValue();
@@ -243,28 +222,33 @@ final class OllamaLineHandler implements StreamDecoder, NdjsonLines.LineHandler 
         if (json.readStringIfPresent()) {
           spans.setToolId(slot, json);
         }
-      } else if (json.fieldIs(FUNCTION) && json.peek() == JsonScanner.OBJECT) {
-        json.beginObject();
-        while (json.nextField()) {
-          if (json.fieldIs(INDEX) && json.peek() == JsonScanner.NUMBER) {
-            spans.setToolIndex(slot, (int) json.readLong());
-          } else if (json.fieldIs(NAME)) {
-            if (json.readStringIfPresent()) {
-              spans.setToolName(slot, json);
-            }
-          } else if (json.fieldIs(ARGUMENTS)) {
-            byte t = json.peek();
-            if (t == JsonScanner.STRING) {
-              json.readString();
-              spans.setToolArguments(slot, json);
-            } else {
-              int argsStart = json.position();
-              json.skipValue();
-              spans.setToolArgumentsRaw(slot, argsStart, json.position());
-            }
-          } else {
-            json.skipValue();
-          }
+      } else if (json.fieldIs(FUNCTION)) {
+        readFunction(slot);
+      } else {
+        json.skipValue();
+      }
+    }
+  }
+
+  private void readFunction(int slot) {
+    if (!json.enterObject()) {
+      return;
+    }
+    while (json.nextField()) {
+      if (json.fieldIs(INDEX) && json.peek() == JsonScanner.NUMBER) {
+        spans.setToolIndex(slot, (int) json.readLong());
+      } else if (json.fieldIs(NAME)) {
+        if (json.readStringIfPresent()) {
+          spans.setToolName(slot, json);
+        }
+      } else if (json.fieldIs(ARGUMENTS)) {
+        if (json.peek() == JsonScanner.STRING) {
+          json.readString();
+          spans.setToolArguments(slot, json);
+        } else {
+          int start = json.position();
+          json.skipValue();
+          spans.setToolArgumentsRaw(slot, start, json.position());
         }
       } else {
         json.skipValue();

@@ -53,7 +53,7 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
 
   private final OpenAiUsageReader usageReader = new OpenAiUsageReader();
   private final ServerTimings timings = new ServerTimings("timings.");
-  private final TextSpans spans = new TextSpans();
+  private final TextSpans spans = new TextSpans(out.wantsText);
 
   // Stream state.
   private boolean tokenSeen;
@@ -67,11 +67,8 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
   private boolean reasoning;
   private boolean toolCall;
   private boolean role;
-  private boolean error;
   private Usage usage;
   private int usageCompletion;
-  private int timingsStart;
-  private int timingsEnd;
   private String[] finishReasons = new String[2];
   private int finishCount;
 
@@ -82,7 +79,7 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
   @Override
   void onData(SseDecoder.Event event, byte[] data, int start, int end, long nanoTime) {
     if (event.typeIs(ERROR_EVENT)) {
-      streamError(data, start, end, nanoTime);
+      out.streamError(data, start, end, nanoTime);
       return;
     }
     if (end - start == DONE.length && Arrays.equals(data, start, end, DONE, 0, DONE.length)) {
@@ -90,11 +87,7 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
       return;
     }
     resetEvent();
-    json.reset(data, start, end - start);
-    readChunk();
-    json.endDocument();
-    if (error) {
-      streamError(data, start, end, nanoTime);
+    if (!scanPayload(data, start, end, nanoTime)) {
       return;
     }
     ChunkKind kind = classify();
@@ -104,16 +97,11 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
     if (out.wantsText) {
       spans.emit(data, o);
     }
-    if (!usage.isEmpty()) {
-      o.onUsage(usage);
-    }
+    out.usage(usage);
     for (int i = 0; i < finishCount; i++) {
       o.onFinishReason(finishReasons[i]);
     }
-    if (timingsStart >= 0) {
-      json.reset(data, timingsStart, timingsEnd - timingsStart);
-      timings.report(json, o);
-    }
+    timings.reportNoted(data, json, o);
   }
 
   @Override
@@ -126,12 +114,12 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
   }
 
   private void resetEvent() {
-    choicesNonEmpty = content = reasoning = toolCall = role = error = false;
+    choicesNonEmpty = content = reasoning = toolCall = role = false;
     usage = Usage.NONE;
     usageCompletion = -1;
-    timingsStart = -1;
     finishCount = 0;
     spans.clear();
+    timings.clear();
   }
 
   private ChunkKind classify() {
@@ -163,7 +151,8 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
     return tokens;
   }
 
-  private void readChunk() {
+  @Override
+  void readPayload() {
     json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(CHOICES)) {
@@ -173,10 +162,8 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
         usageCompletion = usageReader.completion();
       } else if (json.fieldIs(ERROR)) {
         readError();
-      } else if (json.fieldIs(TIMINGS) && json.peek() == JsonScanner.OBJECT) {
-        timingsStart = json.position();
-        json.skipValue();
-        timingsEnd = json.position();
+      } else if (json.fieldIs(TIMINGS)) {
+        timings.note(json);
       } else {
         json.skipValue();
       }
@@ -197,11 +184,9 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
   }
 
   private void readChoices() {
-    if (json.peek() != JsonScanner.ARRAY) {
-      json.skipValue();
+    if (!json.enterArray()) {
       return;
     }
-    json.beginArray();
     while (json.nextElement()) {
       choicesNonEmpty = true;
       readChoice();
@@ -209,16 +194,14 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
   }
 
   private void readChoice() {
-    if (json.peek() != JsonScanner.OBJECT) {
-      json.skipValue();
+    if (!json.enterObject()) {
       return;
     }
-    json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(DELTA)) {
         readDelta();
       } else if (json.fieldIs(TEXT)) {
-        text(ChunkKind.CONTENT);
+        content |= spans.readText(ChunkKind.CONTENT, json);
       } else if (json.fieldIs(FINISH_REASON)) {
         if (json.readNonEmptyString()) {
           addFinishReason(FinishReasons.of(json));
@@ -230,16 +213,14 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
   }
 
   private void readDelta() {
-    if (json.peek() != JsonScanner.OBJECT) {
-      json.skipValue();
+    if (!json.enterObject()) {
       return;
     }
-    json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(CONTENT) || json.fieldIs(REFUSAL)) {
-        text(ChunkKind.CONTENT);
+        content |= spans.readText(ChunkKind.CONTENT, json);
       } else if (json.fieldIs(REASONING_CONTENT) || json.fieldIs(REASONING)) {
-        text(ChunkKind.REASONING);
+        reasoning |= spans.readText(ChunkKind.REASONING, json);
       } else if (json.fieldIs(ROLE)) {
         role |= json.readStringIfPresent();
       } else if (json.fieldIs(TOOL_CALLS)) {
@@ -250,25 +231,10 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
     }
   }
 
-  private void text(ChunkKind kind) {
-    if (json.readNonEmptyString()) {
-      if (kind == ChunkKind.CONTENT) {
-        content = true;
-      } else {
-        reasoning = true;
-      }
-      if (out.wantsText) {
-        spans.addText(kind, json);
-      }
-    }
-  }
-
   private void readToolCalls() {
-    if (json.peek() != JsonScanner.ARRAY) {
-      json.skipValue();
+    if (!json.enterArray()) {
       return;
     }
-    json.beginArray();
     int position = 0;
     while (json.nextElement()) {
       toolCall = true;
@@ -276,14 +242,16 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
     }
   }
 
+  /**
+   * A streamed call fragment: {@code {"index", "id"?, "function": {"name"?, "arguments"?}}}, the
+   * index beside the function (unlike Ollama's whole calls).
+   */
   private void readToolCall(int position) {
-    if (json.peek() != JsonScanner.OBJECT) {
-      json.skipValue();
+    if (!json.enterObject()) {
       return;
     }
     boolean keep = out.wantsText;
     int slot = keep ? spans.addTool(position) : -1;
-    json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(INDEX) && json.peek() == JsonScanner.NUMBER) {
         int index = (int) json.readLong();
@@ -303,11 +271,9 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
   }
 
   private void readFunction(int slot) {
-    if (json.peek() != JsonScanner.OBJECT) {
-      json.skipValue();
+    if (!json.enterObject()) {
       return;
     }
-    json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(NAME)) {
         if (json.readStringIfPresent()) {

@@ -30,11 +30,9 @@ final class OpenAiUsageReader {
    */
   Usage read(JsonScanner json) {
     prompt = completion = total = reasoning = cached = -1;
-    if (json.peek() != JsonScanner.OBJECT) {
-      json.skipValue();
+    if (!json.enterObject()) {
       return Usage.NONE;
     }
-    json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(PROMPT_TOKENS)) {
         prompt = readCount(json);
@@ -104,12 +102,10 @@ final class OpenAiUsageReader {
   }
 
   private static int readNested(JsonScanner json, byte[] key) {
-    if (json.peek() != JsonScanner.OBJECT) {
-      json.skipValue();
+    if (!json.enterObject()) {
       return -1;
     }
     int v = -1;
-    json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(key)) {
         v = readCount(json);

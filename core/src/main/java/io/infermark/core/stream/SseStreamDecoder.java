@@ -2,19 +2,24 @@ package io.infermark.core.stream;
 
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.StreamObserver;
-import java.nio.charset.StandardCharsets;
 
 /**
  * Shared plumbing of the dialects carried over SSE: framing by {@link SseDecoder}, one
- * {@link JsonScanner} reused for every event, the terminal-state guard, invalid JSON reported as
- * {@link ErrorCategory#MALFORMED_STREAM}, and llama.cpp's non-standard {@code error:} field
- * reported as {@link ErrorCategory#STREAM_ERROR}.
+ * {@link JsonScanner} reused for every event, the terminal-state guard, each payload read as
+ * exactly one JSON document ({@link #scanPayload}), invalid JSON reported as
+ * {@link ErrorCategory#MALFORMED_STREAM}, and error payloads as well as llama.cpp's non-standard
+ * {@code error:} field reported as {@link ErrorCategory#STREAM_ERROR}.
  */
 abstract class SseStreamDecoder implements StreamDecoder, SseDecoder.Listener {
 
   final StreamReporter out;
   final JsonScanner json = new JsonScanner();
   private final SseDecoder sse = new SseDecoder(this);
+  /**
+   * Set by {@link #readPayload} when the payload is a server error (an error object, in the
+   * dialect's own terms); {@link #scanPayload} then reports it.
+   */
+  boolean error;
 
   SseStreamDecoder(StreamObserver observer) {
     this.out = new StreamReporter(observer);
@@ -75,10 +80,28 @@ abstract class SseStreamDecoder implements StreamDecoder, SseDecoder.Listener {
   /** The body ended without a terminal event. */
   abstract void onEof(long nanoTime);
 
-  /** Reports the payload as a server error; the rare path, so decoding is fine. */
-  final void streamError(byte[] data, int start, int end, long nanoTime) {
-    out.streamError(new String(data, start, end - start, StandardCharsets.UTF_8), nanoTime);
+  /**
+   * Reads the payload with {@link #readPayload} as exactly one JSON document. Returns false when
+   * it is a server error, which has then been reported with the payload as its body; invalid JSON
+   * throws, for {@link #onEvent} to report.
+   */
+  final boolean scanPayload(byte[] data, int start, int end, long nanoTime) {
+    error = false;
+    json.reset(data, start, end - start);
+    readPayload();
+    json.endDocument();
+    if (error) {
+      out.streamError(data, start, end, nanoTime);
+      return false;
+    }
+    return true;
   }
+
+  /**
+   * Reads the JSON value {@link #scanPayload} has pointed {@link #json} at, noting what the
+   * payload carries (and {@link #error}) for {@link #onData} to report.
+   */
+  abstract void readPayload();
 
   static boolean isWhitespace(byte b) {
     return b == ' ' || b == '\n' || b == '\r' || b == '\t';

@@ -4,6 +4,8 @@ import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.StreamObserver;
+import io.infermark.core.capture.Usage;
+import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
@@ -30,6 +32,20 @@ final class StreamReporter {
     observer.onChunk(nanoTime, kind, tokens);
   }
 
+  /** Reports usage that has at least one count; a payload without counts says nothing. */
+  void usage(Usage usage) {
+    if (!usage.isEmpty()) {
+      observer.onUsage(usage);
+    }
+  }
+
+  /** Reports the finish reason a payload carried; null when it carried none. */
+  void finishReason(String reason) {
+    if (reason != null) {
+      observer.onFinishReason(reason);
+    }
+  }
+
   void complete(long nanoTime) {
     if (!finished) {
       finished = true;
@@ -47,5 +63,10 @@ final class StreamReporter {
   /** A server error object inside the stream; the message is summarized from its JSON. */
   void streamError(String errorBody, long nanoTime) {
     fail(ErrorCategory.STREAM_ERROR, ErrorBodies.summarize(errorBody), nanoTime);
+  }
+
+  /** A payload that is a server error; the rare path, so decoding it is fine. */
+  void streamError(byte[] payload, int start, int end, long nanoTime) {
+    streamError(new String(payload, start, end - start, StandardCharsets.UTF_8), nanoTime);
   }
 }

@@ -9,6 +9,9 @@ import java.util.Arrays;
  * Where the text of the current payload lies, noted while scanning and decoded only after the
  * chunk itself has been reported: the chunk's kind is known only once the whole payload has been
  * read, and {@link StreamObserver#onText} must follow {@link StreamObserver#onChunk}.
+ *
+ * <p>{@link #readText} is how every dialect reads a text field, so that what counts as text (a
+ * non-empty string) is decided in one place.
  */
 final class TextSpans {
 
@@ -24,10 +27,16 @@ final class TextSpans {
   private static final int TEXT_STRIDE = 4;
   private static final int TOOL_STRIDE = 10;
 
+  /** Whether the observer wants text; without it, text is still read but its place not noted. */
+  private final boolean capture;
   private int[] texts = new int[TEXT_STRIDE * 4];
   private int textCount;
   private int[] tools = new int[TOOL_STRIDE * 2];
   private int toolCount;
+
+  TextSpans(boolean capture) {
+    this.capture = capture;
+  }
 
   void clear() {
     textCount = 0;
@@ -42,8 +51,23 @@ final class TextSpans {
     toolCount = 0;
   }
 
+  /**
+   * Reads the next value as text of {@code kind}: true when it is a non-empty string, which is
+   * then noted if text is captured. Any other value ({@code ""} and {@code null} included) is
+   * skipped and gives false: it carries no output.
+   */
+  boolean readText(ChunkKind kind, JsonScanner json) {
+    if (!json.readNonEmptyString()) {
+      return false;
+    }
+    if (capture) {
+      addText(kind, json);
+    }
+    return true;
+  }
+
   /** Notes the string the scanner read last as text of {@code kind}. */
-  void addText(ChunkKind kind, JsonScanner json) {
+  private void addText(ChunkKind kind, JsonScanner json) {
     if ((textCount + 1) * TEXT_STRIDE > texts.length) {
       texts = Arrays.copyOf(texts, texts.length * 2);
     }

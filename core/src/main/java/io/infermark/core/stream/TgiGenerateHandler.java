@@ -4,7 +4,6 @@ import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.StreamObserver;
-import io.infermark.core.capture.Usage;
 
 /**
  * The {@link StreamDialect#TGI_GENERATE} decoder for TGI's native {@code /generate_stream}: one
@@ -34,7 +33,7 @@ final class TgiGenerateHandler extends SseStreamDecoder {
   private static final byte[] INPUT_LENGTH = SseDecoder.ascii("input_length");
   private static final byte[] ERROR = SseDecoder.ascii("error");
 
-  private final TextSpans spans = new TextSpans();
+  private final TextSpans spans = new TextSpans(out.wantsText);
   private boolean finalSeen;
 
   // What the current event carried.
@@ -42,7 +41,6 @@ final class TgiGenerateHandler extends SseStreamDecoder {
   private boolean special;
   private boolean hasText;
   private boolean isFinal;
-  private boolean error;
   private String finishReason;
   private int generatedTokens;
   private int inputLength;
@@ -56,31 +54,21 @@ final class TgiGenerateHandler extends SseStreamDecoder {
     if (finalSeen) {
       return; // nothing follows the final event; EOF completes
     }
-    hasToken = special = hasText = isFinal = error = false;
+    hasToken = special = hasText = isFinal = false;
     spans.clear();
     finishReason = null;
     generatedTokens = inputLength = -1;
-    json.reset(data, start, end - start);
-    readEvent();
-    json.endDocument();
-    if (error) {
-      streamError(data, start, end, nanoTime);
+    if (!scanPayload(data, start, end, nanoTime)) {
       return;
     }
     boolean content = hasToken && hasText && !special;
     out.chunk(nanoTime, content ? ChunkKind.CONTENT : ChunkKind.EMPTY,
         hasToken ? 1 : ChunkTimeline.UNKNOWN_TOKENS);
-    StreamObserver o = out.observer;
     if (content && out.wantsText) {
-      spans.emit(data, o);
+      spans.emit(data, out.observer);
     }
-    Usage usage = OpenAiUsageReader.toUsage(inputLength, generatedTokens, -1, -1, -1);
-    if (!usage.isEmpty()) {
-      o.onUsage(usage);
-    }
-    if (finishReason != null) {
-      o.onFinishReason(finishReason);
-    }
+    out.usage(OpenAiUsageReader.toUsage(inputLength, generatedTokens, -1, -1, -1));
+    out.finishReason(finishReason);
     finalSeen = isFinal;
   }
 
@@ -94,23 +82,18 @@ final class TgiGenerateHandler extends SseStreamDecoder {
     }
   }
 
-  private void readEvent() {
+  @Override
+  void readPayload() {
     json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(TOKEN)) {
         readToken();
       } else if (json.fieldIs(GENERATED_TEXT)) {
-        if (!json.skipNull()) {
-          isFinal = true;
-          json.skipValue();
-        }
+        isFinal |= json.readNonNull();
       } else if (json.fieldIs(DETAILS)) {
         readDetails();
       } else if (json.fieldIs(ERROR)) {
-        if (!json.skipNull()) {
-          error = true;
-          json.skipValue();
-        }
+        error |= json.readNonNull();
       } else {
         json.skipValue();
       }
@@ -118,20 +101,13 @@ final class TgiGenerateHandler extends SseStreamDecoder {
   }
 
   private void readToken() {
-    if (json.peek() != JsonScanner.OBJECT) {
-      json.skipValue();
+    if (!json.enterObject()) {
       return;
     }
     hasToken = true;
-    json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(TEXT)) {
-        if (json.readNonEmptyString()) {
-          hasText = true;
-          if (out.wantsText) {
-            spans.addText(ChunkKind.CONTENT, json);
-          }
-        }
+        hasText |= spans.readText(ChunkKind.CONTENT, json);
       } else if (json.fieldIs(SPECIAL) && (json.peek() == JsonScanner.TRUE || json.peek() == JsonScanner.FALSE)) {
         special = json.readBoolean();
       } else {
@@ -141,11 +117,9 @@ final class TgiGenerateHandler extends SseStreamDecoder {
   }
 
   private void readDetails() {
-    if (json.peek() != JsonScanner.OBJECT) {
-      json.skipValue();
+    if (!json.enterObject()) {
       return;
     }
-    json.beginObject();
     while (json.nextField()) {
       if (json.fieldIs(FINISH_REASON)) {
         if (json.readNonEmptyString()) {

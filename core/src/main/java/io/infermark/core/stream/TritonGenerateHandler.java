@@ -19,9 +19,8 @@ final class TritonGenerateHandler extends SseStreamDecoder {
   private static final byte[] TEXT = SseDecoder.ascii("TEXT");
   private static final byte[] ERROR = SseDecoder.ascii("error");
 
-  private final TextSpans spans = new TextSpans();
+  private final TextSpans spans = new TextSpans(out.wantsText);
   private boolean content;
-  private boolean error;
 
   TritonGenerateHandler(StreamObserver observer) {
     super(observer);
@@ -29,25 +28,9 @@ final class TritonGenerateHandler extends SseStreamDecoder {
 
   @Override
   void onData(SseDecoder.Event event, byte[] data, int start, int end, long nanoTime) {
-    content = error = false;
+    content = false;
     spans.clear();
-    json.reset(data, start, end - start);
-    json.beginObject();
-    while (json.nextField()) {
-      if (json.fieldIs(TEXT_OUTPUT) || json.fieldIs(TEXT)) {
-        readText();
-      } else if (json.fieldIs(ERROR)) {
-        if (!json.skipNull()) {
-          error = true;
-          json.skipValue();
-        }
-      } else {
-        json.skipValue();
-      }
-    }
-    json.endDocument();
-    if (error) {
-      streamError(data, start, end, nanoTime);
+    if (!scanPayload(data, start, end, nanoTime)) {
       return;
     }
     out.chunk(nanoTime, content ? ChunkKind.CONTENT : ChunkKind.EMPTY, ChunkTimeline.UNKNOWN_TOKENS);
@@ -61,24 +44,29 @@ final class TritonGenerateHandler extends SseStreamDecoder {
     out.complete(nanoTime);
   }
 
-  /** A string, or an array of strings when the output tensor keeps its batch dimension. */
-  private void readText() {
-    if (json.peek() == JsonScanner.ARRAY) {
-      json.beginArray();
-      while (json.nextElement()) {
-        noteString();
+  @Override
+  void readPayload() {
+    json.beginObject();
+    while (json.nextField()) {
+      if (json.fieldIs(TEXT_OUTPUT) || json.fieldIs(TEXT)) {
+        readOutput();
+      } else if (json.fieldIs(ERROR)) {
+        error |= json.readNonNull();
+      } else {
+        json.skipValue();
       }
-    } else {
-      noteString();
     }
   }
 
-  private void noteString() {
-    if (json.readNonEmptyString()) {
-      content = true;
-      if (out.wantsText) {
-        spans.addText(ChunkKind.CONTENT, json);
+  /** A string, or an array of strings when the output tensor keeps its batch dimension. */
+  private void readOutput() {
+    if (json.peek() == JsonScanner.ARRAY) {
+      json.beginArray();
+      while (json.nextElement()) {
+        content |= spans.readText(ChunkKind.CONTENT, json);
       }
+    } else {
+      content |= spans.readText(ChunkKind.CONTENT, json);
     }
   }
 }

@@ -8,9 +8,12 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class JsonScannerTest {
@@ -121,6 +124,65 @@ class JsonScannerTest {
   }
 
   @Test
+  void entersOptionalContainersAndSkipsWhateverElseStandsThere() {
+    JsonScanner s = scanner("[{\"a\":1}, null, \"x\", [2], {}, [], 3]");
+    List<String> seen = new ArrayList<>();
+    s.beginArray();
+    while (s.nextElement()) {
+      if (s.peek() == JsonScanner.ARRAY) {
+        boolean entered = s.enterArray();
+        int n = 0;
+        while (s.nextElement()) {
+          s.skipValue();
+          n++;
+        }
+        seen.add("array " + entered + " " + n);
+      } else if (s.enterObject()) {
+        int n = 0;
+        while (s.nextField()) {
+          s.skipValue();
+          n++;
+        }
+        seen.add("object " + n);
+      } else {
+        seen.add("skipped");
+      }
+    }
+    s.endDocument();
+    assertThat(seen).containsExactly("object 1", "skipped", "skipped", "array true 1", "object 0", "array true 0",
+        "skipped");
+    JsonScanner a = scanner("[{}, 1]");
+    a.beginArray();
+    a.nextElement();
+    assertThat(a.enterArray()).isFalse();
+    a.nextElement();
+    assertThat(a.enterArray()).isFalse();
+    assertThat(a.nextElement()).isFalse();
+    a.endDocument();
+  }
+
+  @Test
+  void enteringAnOptionalContainerValidatesWhatItSkips() {
+    assertThatThrownBy(() -> scanner("{\"a\" 1}").enterArray())
+        .hasMessage("expected ':' after a field name at offset 5");
+    assertThatThrownBy(() -> scanner("[1,]").enterObject())
+        .hasMessage("unexpected ']', expected a value at offset 3");
+  }
+
+  @Test
+  void readNonNullConsumesAnyValueAndSaysWhetherItWasNull() {
+    JsonScanner s = scanner("[null, false, 0, \"\", {\"a\":null}, []]");
+    List<Boolean> present = new ArrayList<>();
+    s.beginArray();
+    while (s.nextElement()) {
+      present.add(s.readNonNull());
+    }
+    s.endDocument();
+    assertThat(present).containsExactly(false, true, true, true, true, true);
+    assertThatThrownBy(() -> scanner("nul").readNonNull()).hasMessage("invalid literal, expected null at offset 0");
+  }
+
+  @Test
   void testsStringsForNullAndEmptiness() {
     JsonScanner s = scanner("[null, \"\", \"x\", 5, {\"k\": 1}]");
     List<Boolean> nonEmpty = new ArrayList<>();
@@ -210,6 +272,77 @@ class JsonScannerTest {
         .hasMessage("unexpected ']', expected a value at offset 3");
     assertThatThrownBy(() -> validate("{\"a\":1} x"))
         .hasMessage("unexpected 'x' after the end of the JSON value at offset 8");
+  }
+
+  /**
+   * The exact message and offset of every kind of error the scanner raises, so that a change to
+   * how it checks its input cannot change what a malformed stream's failure says.
+   */
+  static Stream<Arguments> malformedDocumentsAndTheirMessages() {
+    return Stream.of(
+        Arguments.of("", "unexpected end of input, expected a value at offset 0"),
+        Arguments.of("   ", "unexpected end of input, expected a value at offset 3"),
+        Arguments.of("{", "unexpected end of input inside an object at offset 1"),
+        Arguments.of("{\"a\":1,", "unexpected end of input inside an object at offset 7"),
+        Arguments.of("{\"a\":1,  ", "unexpected end of input inside an object at offset 9"),
+        Arguments.of("[1,", "unexpected end of input, expected a value at offset 3"),
+        Arguments.of("[1, ", "unexpected end of input, expected a value at offset 4"),
+        Arguments.of("}", "unexpected '}', expected a value at offset 0"),
+        Arguments.of("[1}", "unexpected '}', expected ',' or ']' in an array at offset 2"),
+        Arguments.of("[1 2]", "unexpected '2', expected ',' or ']' in an array at offset 3"),
+        Arguments.of("{\"a\":1]", "unexpected ']', expected ',' or '}' in an object at offset 6"),
+        Arguments.of("{\"a\":1 \"b\":2}", "unexpected '\"', expected ',' or '}' in an object at offset 7"),
+        Arguments.of("{\"a\":1\u0000}", "unexpected byte 0x00, expected ',' or '}' in an object at offset 6"),
+        Arguments.of("{\"a\" 1}", "expected ':' after a field name at offset 5"),
+        Arguments.of("{\"a\"", "expected ':' after a field name at offset 4"),
+        Arguments.of("{\"a\":1 ,  \"b\"", "expected ':' after a field name at offset 13"),
+        Arguments.of("{\"a\":1,}", "unexpected '}', expected a field name at offset 7"),
+        Arguments.of("{ \"a\":1,\n 2}", "unexpected '2', expected a field name at offset 10"),
+        Arguments.of("{,}", "unexpected ',', expected a field name at offset 1"),
+        Arguments.of("{'a':1}", "unexpected ''', expected a field name at offset 1"),
+        Arguments.of("[1,]", "unexpected ']', expected a value at offset 3"),
+        Arguments.of("[1,\t]", "unexpected ']', expected a value at offset 4"),
+        Arguments.of("[,1]", "unexpected ',', expected a value at offset 1"),
+        Arguments.of("[\u00e9]", "unexpected byte 0xC3, expected a value at offset 1"),
+        Arguments.of("{\"a\":}", "unexpected '}', expected a value at offset 5"),
+        Arguments.of("\"unterminated", "unterminated string at offset 13"),
+        Arguments.of("\"abc\\", "unterminated string at offset 4"),
+        Arguments.of("\"bad \\x escape\"", "invalid escape \\x in a string at offset 5"),
+        Arguments.of("\"bad \\u12G4\"", "invalid \\u escape in a string at offset 5"),
+        Arguments.of("\"\\u12\"", "invalid \\u escape in a string at offset 1"),
+        Arguments.of("\"ctrl \u0001 char\"", "unescaped control character byte 0x01 in a string at offset 6"),
+        Arguments.of("01", "invalid number: unexpected '1' at offset 1"),
+        Arguments.of("1e5.", "invalid number: unexpected '.' at offset 3"),
+        Arguments.of("1.", "invalid number: expected a digit after '.' at offset 2"),
+        Arguments.of("1.e5", "invalid number: expected a digit after '.' at offset 2"),
+        Arguments.of("-", "invalid number: expected a digit at offset 1"),
+        Arguments.of("1e+", "invalid number: expected a digit in the exponent at offset 3"),
+        Arguments.of("tru", "invalid literal, expected true at offset 0"),
+        Arguments.of("trux", "invalid literal, expected true at offset 0"),
+        Arguments.of("nul", "invalid literal, expected null at offset 0"),
+        Arguments.of("falsey", "unexpected 'y' after the end of the JSON value at offset 5"),
+        Arguments.of("[1] 2", "unexpected '2' after the end of the JSON value at offset 4"),
+        Arguments.of("NaN", "unexpected 'N', expected a value at offset 0"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("malformedDocumentsAndTheirMessages")
+  void eachKindOfErrorHasItsExactMessageAndOffset(String json, String message) {
+    assertThatThrownBy(() -> validate(json))
+        .isInstanceOf(JsonScanner.MalformedJsonException.class)
+        .hasMessage(message);
+  }
+
+  @Test
+  void readingTheWrongTypeSaysWhichTypeWasExpected() {
+    assertThatThrownBy(() -> scanner("[]").beginObject()).hasMessage("unexpected '[', expected an object at offset 0");
+    assertThatThrownBy(() -> scanner("{}").beginArray()).hasMessage("unexpected '{', expected an array at offset 0");
+    assertThatThrownBy(() -> scanner("1").readString()).hasMessage("unexpected '1', expected a string at offset 0");
+    assertThatThrownBy(() -> scanner("}").readString()).hasMessage("unexpected '}', expected a value at offset 0");
+    assertThatThrownBy(() -> scanner("\"1\"").readLong()).hasMessage("unexpected '\"', expected a number at offset 0");
+    assertThatThrownBy(() -> scanner("true").readDouble()).hasMessage("unexpected 't', expected a number at offset 0");
+    assertThatThrownBy(() -> scanner("null").readBoolean())
+        .hasMessage("unexpected 'n', expected true or false at offset 0");
   }
 
   @Test

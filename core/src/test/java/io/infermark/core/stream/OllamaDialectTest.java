@@ -78,6 +78,26 @@ class OllamaDialectTest {
     assertThat(r.usage()).isEqualTo(Usage.builder().promptTokens(3).completionTokens(4).build());
   }
 
+  /**
+   * Ollama sends whole calls with the index inside the function, and reports any arguments value
+   * that is not a string as its JSON text; OpenAI's fragments differ (see OpenAiDialectTest).
+   */
+  @Test
+  void toolCallIndexIsInsideTheFunctionAndAnyArgumentsValueIsJsonText() {
+    byte[] body = utf8(
+        "{\"message\":{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":["
+            + "{\"id\":\"c1\",\"index\":7,\"function\":{\"index\":2,\"name\":\"f\",\"arguments\":null}},"
+            + "{\"function\":{\"name\":\"g\",\"arguments\":\"{\\\"a\\\":1}\"}},"
+            + "{\"function\":{\"arguments\":5}}]},\"done\":false}\n"
+            + "{\"response\":\"\",\"done\":true}\n");
+    RecordingObserver r = allSplits(DIALECT, body);
+    assertThat(r.kinds()).containsExactly(TOOL_CALL, EMPTY);
+    assertThat(r.toolFragments).containsExactly(
+        new RecordingObserver.ToolFragment(2, "c1", "f", "null"),
+        new RecordingObserver.ToolFragment(1, "", "g", "{\"a\":1}"),
+        new RecordingObserver.ToolFragment(2, "", "", "5"));
+  }
+
   @Test
   void crlfLineEndingsAndBlankLinesAreTolerated() {
     byte[] body = utf8("\r\n{\"response\":\"a\",\"done\":false}\r\n\r\n\n{\"response\":\"b\",\"done\":true}\r\n");

@@ -297,6 +297,22 @@ class OpenAiDialectTest {
     assertThat(r.toolFragments).containsExactly(new RecordingObserver.ToolFragment(2, "", "f", "{\"a\": [1, 2]}"));
   }
 
+  /**
+   * OpenAI streams call fragments with the index beside the function; Ollama's whole calls differ
+   * (see OllamaDialectTest), which is why the two dialects keep their own tool-call readers.
+   */
+  @Test
+  void toolCallIndexIsBesideTheFunctionAndScalarArgumentsAreLeftOut() {
+    RecordingObserver r = allSplits(DIALECT, sse(
+        chunk("{\"tool_calls\":[{\"index\":3,\"id\":\"c1\",\"function\":{\"index\":9,\"name\":\"f\","
+            + "\"arguments\":null}},{\"index\":4,\"function\":{\"arguments\":5}}]}"),
+        "[DONE]"));
+    assertThat(r.kinds()).containsExactly(TOOL_CALL);
+    assertThat(r.toolFragments).containsExactly(
+        new RecordingObserver.ToolFragment(3, "c1", "f", ""),
+        new RecordingObserver.ToolFragment(4, "", "", ""));
+  }
+
   @Test
   void everyChoiceOfAMultiChoiceChunkIsConsidered() {
     RecordingObserver r = allSplits(DIALECT, sse(
