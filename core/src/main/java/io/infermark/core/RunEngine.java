@@ -39,6 +39,11 @@ final class RunEngine {
   private static final Logger LOG = LoggerFactory.getLogger(RunEngine.class);
   /** Below this distance to a send time the scheduler spins instead of parking, for sub-ms accuracy. */
   private static final long SPIN_NANOS = 200_000;
+  /**
+   * Longest a wait blocks before it reads the run's clock again: deadlines are clock readings, and a
+   * wait sized once in real time would miss a clock that is not the system's (tests, replays).
+   */
+  private static final long SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
   /** How long cancelled requests get to report their cancellation before the engine records it itself. */
   private static final long CANCEL_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
 
@@ -121,23 +126,24 @@ final class RunEngine {
       closed = true;
       all = new ArrayList<>(records);
     }
-    if (load.isClosedLoop() && load.requests().isPresent()) {
-      addNeverIssued(all);
+    if (load.isClosedLoop() && load.duration().isEmpty()) {
+      addNeverIssued(all); // with a duration, stopping short of the count is the duration's doing
     }
     all.sort(Comparator.comparingLong(RequestRecord::index));
     long duration = 0;
     for (RequestRecord r : all) {
       duration = Math.max(duration, r.sendNanos() + r.endOffsetNanos());
     }
-    OptionalDouble requested = load.arrivalProcess().map(ArrivalProcess::nominalRate).orElse(OptionalDouble.empty());
+    OptionalDouble requested =
+        load.arrivalProcess().map(ArrivalProcess::nominalRate).orElse(OptionalDouble.empty());
     LOG.debug("run {} finished: {} records", runId, all.size());
     return new RunResult(all, startedAt, origin, duration, target.toString(), load, params, prompts.size(),
         RunEnvironment.current(RequestThreads.virtual()), ScheduleStats.of(all, requested));
   }
 
   /**
-   * A count-limited closed loop promised {@code requests + warmup} requests; those its streams never
-   * got to before the run's deadline are recorded as not sent, so none of them goes missing.
+   * A closed loop limited only by count promised {@code requests + warmup} requests; those its
+   * streams never got to before the run's timeout are recorded as not sent, so none goes missing.
    */
   private void addNeverIssued(List<RequestRecord> all) {
     boolean[] present = new boolean[(int) totalRequests()];
@@ -219,7 +225,7 @@ final class RunEngine {
       }
       long remaining = Math.min(at, hardDeadline) - now;
       if (remaining > SPIN_NANOS) {
-        LockSupport.parkNanos(remaining - SPIN_NANOS);
+        LockSupport.parkNanos(Math.min(remaining - SPIN_NANOS, SLICE_NANOS));
       } else {
         Thread.onSpinWait();
       }
@@ -231,7 +237,12 @@ final class RunEngine {
       return true;
     }
     try {
-      return permits.tryAcquire(Math.max(0, hardDeadline - clock.nanoTime()), TimeUnit.NANOSECONDS);
+      while (!permits.tryAcquire(SLICE_NANOS, TimeUnit.NANOSECONDS)) {
+        if (clock.nanoTime() >= hardDeadline) {
+          return false;
+        }
+      }
+      return true;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
@@ -358,7 +369,7 @@ final class RunEngine {
           return false;
         }
         try {
-          TimeUnit.NANOSECONDS.timedWait(this, Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(50)));
+          TimeUnit.NANOSECONDS.timedWait(this, Math.min(remaining, SLICE_NANOS));
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return false;
@@ -370,7 +381,7 @@ final class RunEngine {
 
   private void awaitLatch(CountDownLatch latch, long deadline) {
     try {
-      while (!latch.await(Math.min(Math.max(deadline - clock.nanoTime(), 0), TimeUnit.MILLISECONDS.toNanos(50)),
+      while (!latch.await(Math.min(Math.max(deadline - clock.nanoTime(), 0), SLICE_NANOS),
           TimeUnit.NANOSECONDS)) {
         if (clock.nanoTime() >= deadline) {
           return;

@@ -25,8 +25,8 @@ import java.util.Objects;
  * @param environment the JVM and machine
  * @param schedule requested vs achieved rate and schedule lag
  */
-public record RunResult(List<RequestRecord> records, Instant startedAt, long originNanos, long durationNanos, String target,
-    LoadProfile load, GenerationParams params, int promptCount, RunEnvironment environment,
+public record RunResult(List<RequestRecord> records, Instant startedAt, long originNanos, long durationNanos,
+    String target, LoadProfile load, GenerationParams params, int promptCount, RunEnvironment environment,
     ScheduleStats schedule) {
 
   /** Validates and copies. */

@@ -277,6 +277,16 @@ class BenchmarkTest {
   }
 
   @Test
+  void closedLoopStoppedByItsDurationDoesNotInventUnsentRequests() {
+    JumpingClock clock = new JumpingClock();
+    RunResult result = Benchmark.target(jumpWhenAllIn(1, clock, INSTANT)).prompts(PROMPT).clock(clock)
+        .load(LoadProfile.concurrency(1).requests(50).duration(Duration.ofMinutes(1))).run();
+
+    // The first request jumps the clock past the duration: issuing stops there, normally.
+    assertThat(result.records()).hasSize(1).allMatch(RequestRecord::succeeded);
+  }
+
+  @Test
   void openLoopRequestsTheRunNeverReachedAreRecordedAsNotSent() {
     JumpingClock clock = new JumpingClock();
     RunResult result = Benchmark.target(jumpWhenAllIn(1, clock, UNTIL_CANCELLED)).prompts(PROMPT).clock(clock)

@@ -130,7 +130,10 @@ public final class RequestRecord {
     return usage;
   }
 
-  /** Output token count N: the server's usage when reported, else the client's count (see {@link #outputTokensSource()}). */
+  /**
+   * Output token count N: the server's usage when reported, else the client's count (see
+   * {@link #outputTokensSource()}).
+   */
   public int outputTokens() {
     return outputTokens;
   }
