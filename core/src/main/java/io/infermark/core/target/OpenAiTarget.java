@@ -40,7 +40,7 @@ import okhttp3.ResponseBody;
  *
  * <pre>{@code
  * Target t = OpenAiTarget.chat("http://localhost:8000/v1", "meta-llama/Llama-3.1-8B-Instruct")
- *     .apiKey(System.getenv("API_KEY"))
+ *     .apiKey(System.getenv().getOrDefault("API_KEY", ""))
  *     .build();
  * }</pre>
  *
