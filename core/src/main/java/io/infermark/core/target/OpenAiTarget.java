@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.infermark.core.Clock;
-import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.StreamObserver;
 import io.infermark.core.request.GenerationParams;
