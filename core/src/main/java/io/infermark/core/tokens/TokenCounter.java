@@ -1,0 +1,46 @@
+package io.infermark.core.tokens;
+
+import io.infermark.core.request.Message;
+import io.infermark.core.request.Prompt;
+
+/**
+ * Counts the tokens of a text the way one tokenizer would, so prompts can be built to an exact
+ * length and a request's achieved length compared with the one asked for.
+ *
+ * <p>Implementations are immutable and thread-safe. {@link #estimate()} needs no vocabulary; other
+ * counters (a BPE vocabulary, one calibrated against a server's reported usage) plug in here.
+ */
+public interface TokenCounter {
+
+  /** The number of tokens in {@code text}; 0 for the empty string. */
+  int count(String text);
+
+  /** A short name saying which tokenizer this is, e.g. {@code "estimate(4.0 chars/token)"}. */
+  String name();
+
+  /**
+   * Tokens of a prompt's content: the sum over its messages' contents. Chat-template overhead
+   * (role markers, separators) is the server's and is not included.
+   */
+  default int count(Prompt prompt) {
+    int total = 0;
+    for (Message m : prompt.messages()) {
+      total += count(m.content());
+    }
+    return total;
+  }
+
+  /**
+   * The documented estimate: one token per {@value CharsPerTokenEstimate#ENGLISH_CHARS_PER_TOKEN}
+   * characters of a word, at least one per word, and one per punctuation mark. Within about 15 %
+   * of BPE vocabularies on English prose; use a real vocabulary when exact lengths matter.
+   */
+  static TokenCounter estimate() {
+    return CharsPerTokenEstimate.ENGLISH;
+  }
+
+  /** The estimate with another characters-per-token ratio (e.g. about 2 for code, 1.5 for CJK). */
+  static TokenCounter estimate(double charsPerToken) {
+    return new CharsPerTokenEstimate(charsPerToken);
+  }
+}
