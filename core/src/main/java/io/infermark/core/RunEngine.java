@@ -13,11 +13,13 @@ import io.infermark.core.target.Cancellation;
 import io.infermark.core.target.Target;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -53,24 +55,32 @@ final class RunEngine {
   private final LoadProfile load;
   private final boolean captureText;
   private final Clock clock;
+  private final RunListeners listeners;
+  private final boolean retainRecords;
   private final String runId = Long.toString(System.nanoTime() & 0xFFFFFFFFFL, 36);
 
   /** Every issued request that has not yet produced its record, by index. */
   private final Map<Long, Issued> issued = new ConcurrentHashMap<>();
   private final List<RequestRecord> records = new ArrayList<>();
+  /** Indices recorded so far, for a closed loop limited by count (to find those never issued). */
+  private final BitSet recorded = new BitSet();
+  private final StreamingScheduleStats streamingSchedule = new StreamingScheduleStats();
+  private long lastEndNanos;
   private volatile boolean stopping;
   private boolean closed;
   private Semaphore permits;
   private long origin;
 
   RunEngine(Target target, List<Prompt> prompts, GenerationParams params, LoadProfile load, boolean captureText,
-      Clock clock) {
+      Clock clock, RunListeners listeners, boolean retainRecords) {
     this.target = target;
     this.prompts = prompts;
     this.params = params;
     this.load = load;
     this.captureText = captureText;
     this.clock = clock;
+    this.listeners = listeners;
+    this.retainRecords = retainRecords;
   }
 
   /**
@@ -109,12 +119,18 @@ final class RunEngine {
     long hardDeadline = Math.min(
         load.timeout().map(d -> origin + d.toNanos()).orElse(Long.MAX_VALUE),
         issueDeadline == Long.MAX_VALUE ? Long.MAX_VALUE : issueDeadline + load.drainTimeout().toNanos());
+    long[] schedule = load.isClosedLoop() ? null : load.arrivalProcess().orElseThrow().schedule(
+        (int) Math.min(totalRequests(), Integer.MAX_VALUE),
+        issueDeadline == Long.MAX_VALUE ? Long.MAX_VALUE : issueDeadline - origin, load.seed());
+    OptionalLong planned = schedule != null ? OptionalLong.of(schedule.length)
+        : load.requests().isPresent() ? OptionalLong.of(totalRequests()) : OptionalLong.empty();
+    listeners.runStarted(new RunStart(startedAt, origin, clock, target.toString(), load, params, planned));
     LOG.debug("run {} starting: {} against {}", runId, load, target);
     try {
-      if (load.isClosedLoop()) {
+      if (schedule == null) {
         runClosedLoop(executor, issueDeadline, hardDeadline);
       } else {
-        runOpenLoop(executor, load.arrivalProcess().orElseThrow(), issueDeadline, hardDeadline);
+        runOpenLoop(executor, schedule, hardDeadline);
       }
       awaitInFlight(hardDeadline);
     } finally {
@@ -124,37 +140,31 @@ final class RunEngine {
     synchronized (this) {
       stopping = true; // no stream issues anything from here on
       closed = true;
+      if (load.isClosedLoop() && load.duration().isEmpty()) {
+        addNeverIssued(); // with a duration, stopping short of the count is the duration's doing
+      }
       all = new ArrayList<>(records);
     }
-    if (load.isClosedLoop() && load.duration().isEmpty()) {
-      addNeverIssued(all); // with a duration, stopping short of the count is the duration's doing
-    }
     all.sort(Comparator.comparingLong(RequestRecord::index));
-    long duration = 0;
-    for (RequestRecord r : all) {
-      duration = Math.max(duration, r.sendNanos() + r.endOffsetNanos());
-    }
     OptionalDouble requested =
         load.arrivalProcess().map(ArrivalProcess::nominalRate).orElse(OptionalDouble.empty());
-    LOG.debug("run {} finished: {} records", runId, all.size());
-    return new RunResult(all, startedAt, origin, duration, target.toString(), load, params, prompts.size(),
-        RunEnvironment.current(RequestThreads.virtual()), ScheduleStats.of(all, requested));
+    LOG.debug("run {} finished: {} records", runId, retainRecords ? all.size() : streamingSchedule);
+    RunResult result = new RunResult(all, retainRecords, startedAt, origin, lastEndNanos, target.toString(), load,
+        params, prompts.size(), RunEnvironment.current(RequestThreads.virtual()),
+        retainRecords ? ScheduleStats.of(all, requested) : streamingSchedule.result(requested));
+    listeners.runFinished(result);
+    return result;
   }
 
   /**
    * A closed loop limited only by count promised {@code requests + warmup} requests; those its
    * streams never got to before the run's timeout are recorded as not sent, so none goes missing.
    */
-  private void addNeverIssued(List<RequestRecord> all) {
-    boolean[] present = new boolean[(int) totalRequests()];
-    for (RequestRecord r : all) {
-      present[(int) r.index()] = true;
-    }
+  private void addNeverIssued() {
     long now = clock.nanoTime();
-    for (int i = 0; i < present.length; i++) {
-      if (!present[i]) {
-        all.add(notSent(i, now));
-      }
+    int total = (int) totalRequests();
+    for (int i = recorded.nextClearBit(0); i < total; i = recorded.nextClearBit(i + 1)) {
+      accept(notSent(i, now));
     }
   }
 
@@ -189,11 +199,7 @@ final class RunEngine {
     awaitLatch(streams, hardDeadline);
   }
 
-  private void runOpenLoop(ExecutorService executor, ArrivalProcess arrivals, long issueDeadline,
-      long hardDeadline) {
-    long total = totalRequests();
-    long limit = issueDeadline == Long.MAX_VALUE ? Long.MAX_VALUE : issueDeadline - origin;
-    long[] schedule = arrivals.schedule((int) Math.min(total, Integer.MAX_VALUE), limit, load.seed());
+  private void runOpenLoop(ExecutorService executor, long[] schedule, long hardDeadline) {
     permits = load.maxInFlight().isPresent() ? new Semaphore(load.maxInFlight().getAsInt()) : null;
     int i = 0;
     for (; i < schedule.length; i++) {
@@ -268,6 +274,9 @@ final class RunEngine {
   private void send(long index, Issued issuedRequest) {
     Prompt prompt = prompts.get((int) (index % prompts.size()));
     InferenceRequest request = new InferenceRequest(requestId(index), prompt, params);
+    if (!listeners.isEmpty()) {
+      request = listeners.beforeSend(request);
+    }
     Cancellation cancellation = new Cancellation();
     TokenTimeline timeline = TokenTimeline.builder(clock).index(index).requestId(request.id()).tags(prompt.tags())
         .warmup(index < load.warmupRequests()).originNanos(origin).intendedNanos(issuedRequest.intended)
@@ -312,13 +321,27 @@ final class RunEngine {
         return; // already recorded by the engine at the deadline
       }
       issued.remove(index);
-      records.add(record);
+      accept(record);
       notifyAll();
     }
   }
 
   private synchronized void add(RequestRecord record) {
-    records.add(record);
+    accept(record);
+  }
+
+  /** Takes a final record: keeps it (or only its statistics) and tells the listeners. Holds the lock. */
+  private void accept(RequestRecord record) {
+    if (retainRecords) {
+      records.add(record);
+    } else {
+      streamingSchedule.add(record);
+    }
+    if (load.isClosedLoop() && load.duration().isEmpty()) {
+      recorded.set((int) record.index()); // bounded by the count limit
+    }
+    lastEndNanos = Math.max(lastEndNanos, record.sendNanos() + record.endOffsetNanos());
+    listeners.record(record);
   }
 
   /**

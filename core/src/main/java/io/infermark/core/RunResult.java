@@ -13,7 +13,11 @@ import java.util.Objects;
  * run's metadata: what was run against what, when, on which machine, and whether the client kept
  * its schedule. Summaries are computed from it by the {@code metrics} module.
  *
- * @param records one record per scheduled request, ordered by {@link RequestRecord#index()}
+ * @param records one record per scheduled request, ordered by {@link RequestRecord#index()}; empty when
+ *     the run did not retain them
+ * @param recordsRetained false when the run was told not to keep its records
+ *     ({@link Benchmark#retainRecords(boolean)}): they went only to its listeners, and
+ *     {@link #records()} throws instead of returning an empty list a summary would misread
  * @param startedAt wall-clock time of the run's origin, for correlation only
  * @param originNanos the run clock's reading at the origin: add it to a record's times to compare
  *     them with other readings of the same clock (server ground truth in the same JVM, host logs)
@@ -25,13 +29,16 @@ import java.util.Objects;
  * @param environment the JVM and machine
  * @param schedule requested vs achieved rate and schedule lag
  */
-public record RunResult(List<RequestRecord> records, Instant startedAt, long originNanos, long durationNanos,
+public record RunResult(List<RequestRecord> records, boolean recordsRetained, Instant startedAt, long originNanos, long durationNanos,
     String target, LoadProfile load, GenerationParams params, int promptCount, RunEnvironment environment,
     ScheduleStats schedule) {
 
   /** Validates and copies. */
   public RunResult {
     records = List.copyOf(records);
+    if (!recordsRetained && !records.isEmpty()) {
+      throw new IllegalArgumentException("a run that did not retain its records cannot carry " + records.size());
+    }
     Objects.requireNonNull(startedAt, "startedAt");
     Objects.requireNonNull(target, "target");
     Objects.requireNonNull(load, "load");
@@ -43,18 +50,50 @@ public record RunResult(List<RequestRecord> records, Instant startedAt, long ori
     }
   }
 
-  /** Records that count for statistics: not warmup. */
+  /**
+   * One record per scheduled request, ordered by index.
+   *
+   * @throws IllegalStateException if the run did not retain its records
+   */
+  @Override
+  public List<RequestRecord> records() {
+    requireRecords();
+    return records;
+  }
+
+  /**
+   * Records that count for statistics: not warmup.
+   *
+   * @throws IllegalStateException if the run did not retain its records
+   */
   public List<RequestRecord> measured() {
+    requireRecords();
     return records.stream().filter(r -> !r.warmup()).toList();
   }
 
-  /** Number of measured requests that failed. */
+  /**
+   * Number of measured requests that failed.
+   *
+   * @throws IllegalStateException if the run did not retain its records
+   */
   public long failureCount() {
+    requireRecords();
     return records.stream().filter(r -> !r.warmup() && !r.succeeded()).count();
+  }
+
+  private void requireRecords() {
+    if (!recordsRetained) {
+      throw new IllegalStateException("this run did not retain its records (Benchmark.retainRecords(false)); "
+          + "summarise it with a listener that saw them as they came");
+    }
   }
 
   @Override
   public String toString() {
+    if (!recordsRetained) {
+      return String.format(Locale.ROOT, "RunResult[records not retained, %d sent in %.3f s against %s, %s]",
+          schedule.sent(), durationNanos / 1e9, target, load);
+    }
     long measured = records.stream().filter(r -> !r.warmup()).count();
     return String.format(Locale.ROOT, "RunResult[%d requests (%d measured, %d failed) in %.3f s against %s, %s]",
         records.size(), measured, failureCount(), durationNanos / 1e9, target, load);

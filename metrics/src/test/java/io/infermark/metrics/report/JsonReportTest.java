@@ -159,7 +159,7 @@ class JsonReportTest {
   @Test
   void neverWritesHeaderValues() throws Exception {
     RunResult base = TestRuns.mixedRun();
-    RunResult run = new RunResult(base.records(), base.startedAt(), base.originNanos(), base.durationNanos(), base.target(), base.load(),
+    RunResult run = new RunResult(base.records(), true, base.startedAt(), base.originNanos(), base.durationNanos(), base.target(), base.load(),
         io.infermark.core.request.GenerationParams.builder().maxTokens(128).ignoreEos(true)
             .header("Authorization", "Bearer sk-secret").extraBody("top_k", 5).build(),
         base.promptCount(), base.environment(), base.schedule());
