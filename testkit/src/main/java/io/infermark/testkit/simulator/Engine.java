@@ -159,6 +159,7 @@ final class Engine {
         s.cachedPromptTokens = computed;
       }
       s.state = Sequence.State.RUNNING;
+      s.admitted = true;
       running.add(s);
       work.add(work(s, tokens));
       budget -= tokens;

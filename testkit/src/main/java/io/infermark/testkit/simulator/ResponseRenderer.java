@@ -46,6 +46,19 @@ abstract class ResponseRenderer {
   /** A chunk carrying {@code text}; {@code finishReason} on the last one, {@code usage} when continuous. */
   abstract byte[] contentChunk(String text, String finishReason, TokenUsage usage);
 
+  /** A chunk carrying reasoning {@code text} (chat only). */
+  byte[] reasoningChunk(String text, String finishReason, TokenUsage usage) {
+    throw new UnsupportedOperationException("only chat completions carry reasoning");
+  }
+
+  /** The whole non-streamed response with reasoning text before the content (chat only). */
+  byte[] completion(String reasoning, String text, String finishReason, TokenUsage usage) {
+    if (reasoning.isEmpty()) {
+      return completion(text, finishReason, usage);
+    }
+    throw new UnsupportedOperationException("only chat completions carry reasoning");
+  }
+
   /** The {@code choices: []} chunk that reports the final usage; both endpoints send the same shape. */
   final byte[] usageChunk(TokenUsage usage) {
     return render(chunkObject(), g -> {
@@ -100,16 +113,21 @@ abstract class ResponseRenderer {
 
     @Override
     byte[] roleChunk(TokenUsage usage) {
-      return deltaChunk("assistant", "", null, usage);
+      return deltaChunk("assistant", "content", "", null, usage);
     }
 
     @Override
     byte[] contentChunk(String text, String finishReason, TokenUsage usage) {
-      return deltaChunk(null, text, finishReason, usage);
+      return deltaChunk(null, "content", text, finishReason, usage);
     }
 
-    /** A chunk whose one choice carries a delta: the role only on the first, the content on all. */
-    private byte[] deltaChunk(String role, String content, String finishReason, TokenUsage usage) {
+    @Override
+    byte[] reasoningChunk(String text, String finishReason, TokenUsage usage) {
+      return deltaChunk(null, "reasoning_content", text, finishReason, usage);
+    }
+
+    /** A chunk whose one choice carries a delta: the role only on the first, the text on all. */
+    private byte[] deltaChunk(String role, String field, String content, String finishReason, TokenUsage usage) {
       return render(chunkObject(), g -> {
         g.writeArrayFieldStart("choices");
         g.writeStartObject();
@@ -118,7 +136,7 @@ abstract class ResponseRenderer {
         if (role != null) {
           g.writeStringField("role", role);
         }
-        g.writeStringField("content", content);
+        g.writeStringField(field, content);
         g.writeEndObject();
         g.writeNullField("logprobs");
         g.writeStringField("finish_reason", finishReason);
@@ -135,12 +153,20 @@ abstract class ResponseRenderer {
 
     @Override
     byte[] completion(String text, String finishReason, TokenUsage usage) {
+      return completion("", text, finishReason, usage);
+    }
+
+    @Override
+    byte[] completion(String reasoning, String text, String finishReason, TokenUsage usage) {
       return render("chat.completion", g -> {
         g.writeArrayFieldStart("choices");
         g.writeStartObject();
         g.writeNumberField("index", 0);
         g.writeObjectFieldStart("message");
         g.writeStringField("role", "assistant");
+        if (!reasoning.isEmpty()) {
+          g.writeStringField("reasoning_content", reasoning);
+        }
         g.writeStringField("content", text);
         g.writeEndObject();
         g.writeNullField("logprobs");

@@ -29,6 +29,8 @@ final class Sequence {
   final Listener listener;
 
   volatile State state = State.WAITING;
+  /** Set once, after {@link #admissionNanos}, when the sequence is first admitted. */
+  volatile boolean admitted;
   volatile int generated;
   /** Tokens whose KV is computed. */
   int computed;
@@ -74,9 +76,15 @@ final class Sequence {
     return s == State.FINISHED || s == State.ABORTED;
   }
 
+  /**
+   * A snapshot. Exact once the sequence is done (read from another thread after seeing
+   * {@link #done()}); while it runs on another thread, the token times are exact and the rest best effort.
+   */
   SequenceTimeline timeline() {
+    State s = state; // volatile reads first: what the engine wrote before them is visible
+    int g = generated;
     return new SequenceTimeline(id, arrivalNanos, promptTokens, outputTokens, admissionNanos, prefillStartNanos,
-        prefillEndNanos, Arrays.copyOf(tokenNanos, generated), finishNanos, preemptionNanos.clone(),
-        cachedPromptTokens);
+        prefillEndNanos, Arrays.copyOf(tokenNanos, g), s == State.ABORTED ? ServerTimeline.NO_TIME : finishNanos,
+        preemptionNanos.clone(), cachedPromptTokens);
   }
 }

@@ -74,9 +74,9 @@ class FaultInjectionTest {
     List<Integer> second = statusesOf(SimulatorConfig.builder().seed(2024).serverErrors(0.25), requests);
 
     assertThat(second).isEqualTo(first);
-    FaultPolicy policy = new FaultPolicy(2024, 0.25, 0);
+    FaultPolicy policy = FaultPolicy.of(SimulatorConfig.builder().seed(2024).serverErrors(0.25).build());
     for (int i = 0; i < requests; i++) {
-      int expected = policy.decide(i) == FaultPolicy.Fault.SERVER_ERROR ? 500 : 200;
+      int expected = policy.decide(i).isPresent() ? 500 : 200;
       assertThat(first.get(i)).as("request #%d", i).isEqualTo(expected);
     }
     long errors = first.stream().filter(s -> s == 500).count();
@@ -187,10 +187,10 @@ class FaultInjectionTest {
   @Test
   void afterADroppedConnectionTheNextRequestIsServedNormally() throws IOException {
     start(SimulatorConfig.builder().seed(5).disconnects(0.5, 1));
-    FaultPolicy policy = new FaultPolicy(5, 0, 0.5);
+    FaultPolicy policy = FaultPolicy.of(sim.config());
     int served = 0;
     for (int i = 0; i < 10; i++) {
-      boolean dropped = policy.decide(i) == FaultPolicy.Fault.DISCONNECT;
+      boolean dropped = policy.decide(i).isPresent();
       if (dropped) {
         assertThatThrownBy(() -> http.post("/v1/completions", completion(""))).isInstanceOf(IOException.class);
       } else {
