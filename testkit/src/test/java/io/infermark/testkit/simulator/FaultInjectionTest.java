@@ -200,4 +200,35 @@ class FaultInjectionTest {
     }
     assertThat(served).isBetween(1, 9);
   }
+
+  @Test
+  void rateLimitsAndUnavailabilityCarryRetryAfterInWholeSeconds() throws IOException {
+    start(SimulatorConfig.builder().faultOnRequests(Fault.rateLimited(Duration.ofMillis(1500)), 0)
+        .faultOnRequests(Fault.unavailable(Duration.ofSeconds(4)), 1));
+
+    HttpResponse<String> limited = http.post("/v1/chat/completions", chat(""));
+    HttpResponse<String> unavailable = http.post("/v1/chat/completions", chat(""));
+
+    assertThat(limited.statusCode()).isEqualTo(429);
+    assertThat(limited.headers().firstValue("Retry-After")).hasValue("2");
+    assertThat(json(limited.body()).get("error").get("type").asText()).isEqualTo("RateLimitError");
+    assertThat(unavailable.statusCode()).isEqualTo(503);
+    assertThat(unavailable.headers().firstValue("Retry-After")).hasValue("4");
+    assertThat(http.post("/v1/chat/completions", chat("")).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void malformedChunkAndStreamErrorEndTheStreamAsAdvertised() throws IOException {
+    start(SimulatorConfig.builder().faultOnRequests(Fault.malformedChunk(1), 0)
+        .faultOnRequests(Fault.streamError(1), 1));
+
+    List<String> malformed = SimHttp.events(http.post("/v1/chat/completions", chat("\"stream\":true")).body());
+    List<String> error = SimHttp.events(http.post("/v1/chat/completions", chat("\"stream\":true")).body());
+
+    assertThat(malformed).hasSize(3); // role, one token, the cut-off chunk
+    assertThatThrownBy(() -> SimHttp.MAPPER.readTree(malformed.get(2))).isInstanceOf(IOException.class);
+    assertThat(error).hasSize(4); // role, one token, the error, [DONE]
+    assertThat(json(error.get(2)).get("error").get("code").asInt()).isEqualTo(500);
+    assertThat(error.get(3)).isEqualTo("[DONE]");
+  }
 }
