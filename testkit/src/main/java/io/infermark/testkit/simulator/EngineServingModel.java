@@ -174,6 +174,11 @@ final class EngineServingModel implements ServingModel {
       return sequence.tokenNanos[index];
     }
 
+    @Override
+    public boolean isReady(int index) {
+      return sequence.generated > index;
+    }
+
     private void park() throws InterruptedException {
       if (sequence.state == Sequence.State.ABORTED || EngineServingModel.this.closed) {
         throw new InterruptedException("simulator closing");

@@ -240,6 +240,10 @@ final class GenerationHandler {
       recorder.status(200);
       OutputStream body = exchange.getResponseBody();
       admit();
+      if (fault == null) {
+        streamCoalesced(events, body);
+        return;
+      }
       boolean faultDone = false;
       while (events.hasNext()) {
         StreamEvents.Event event = events.next();
@@ -279,6 +283,53 @@ final class GenerationHandler {
       }
       end(Outcome.COMPLETED);
       exchange.close();
+    }
+
+    /**
+     * Writes the events of a fault-free stream, each as soon as its tokens are ready, and every
+     * event that is already ready by then in the same write: a handler that woke late (the engine
+     * produced several tokens meanwhile, as when 256 streams share two cores) catches up with one
+     * system call, not one per token, as a real server flushing a step's output would.
+     */
+    private void streamCoalesced(StreamEvents events, OutputStream body) throws IOException, InterruptedException {
+      java.io.ByteArrayOutputStream batch = new java.io.ByteArrayOutputStream(512);
+      StreamEvents.Event next = events.next();
+      while (next != null) {
+        if (next.readyAfterToken() >= 0) {
+          generation.awaitToken(next.readyAfterToken());
+        }
+        batch.reset();
+        int tokens = 0;
+        boolean last;
+        do {
+          batch.write(next.bytes());
+          tokens += next.tokens();
+          next = events.hasNext() ? events.next() : null;
+          last = next == null;
+        } while (next != null && (next.readyAfterToken() < 0 || readyNow(next.readyAfterToken())));
+        // Stamped (and recorded) before the write: a client on another core can read the bytes
+        // before this thread returns from flush, and ground truth must never be later than that.
+        long writeAt = System.nanoTime();
+        if (tokens > 0) {
+          tokensWritten(tokens, writeAt);
+        }
+        if (last) {
+          // Publish before the last event ([DONE]) goes out: a client may look the timeline up
+          // as soon as it has read it.
+          end(Outcome.COMPLETED);
+        }
+        batch.writeTo(body);
+        body.flush(); // one HTTP chunk per write, on the wire now
+      }
+      exchange.close();
+    }
+
+    private boolean readyNow(int token) throws InterruptedException {
+      if (!generation.isReady(token)) {
+        return false;
+      }
+      generation.awaitToken(token); // returns at once; keeps the model's own bookkeeping
+      return true;
     }
 
     private void respond(int outputTokens) throws IOException, InterruptedException {

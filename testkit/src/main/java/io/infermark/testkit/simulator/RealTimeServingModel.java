@@ -105,6 +105,11 @@ final class RealTimeServingModel implements ServingModel {
     }
 
     @Override
+    public boolean isReady(int index) {
+      return System.nanoTime() - (admitted + ttftNanos + index * intervalNanos) >= 0;
+    }
+
+    @Override
     public SequenceTimeline engineTimeline() {
       long first = admitted == ServerTimeline.NO_TIME || reached == 0 ? ServerTimeline.NO_TIME : admitted + ttftNanos;
       long[] tokens = new long[reached];

@@ -47,6 +47,9 @@ interface ServingModel extends AutoCloseable {
      */
     long awaitToken(int index) throws InterruptedException;
 
+    /** Whether token {@code index} has been generated already (so {@link #awaitToken} would not block). */
+    boolean isReady(int index);
+
     /** What the engine did with the request so far (prefill, preemptions, cache hits). */
     SequenceTimeline engineTimeline();
 

@@ -70,9 +70,13 @@ final class StreamEvents {
         }
         boolean last = end == outputTokens;
         String text = OutputVocabulary.text(seed, position, end);
-        byte[] json = reasoning ? renderer.reasoningChunk(text, last ? finishReason : null, usage(end))
-            : renderer.contentChunk(text, last ? finishReason : null, usage(end));
-        Event e = new Event(frame(json), end - position, end - 1, false);
+        TokenUsage usage = usage(end);
+        byte[] event = reasoning || last || usage != null ? null : renderer.plainContentEvent(text);
+        if (event == null) {
+          event = frame(reasoning ? renderer.reasoningChunk(text, last ? finishReason : null, usage)
+              : renderer.contentChunk(text, last ? finishReason : null, usage));
+        }
+        Event e = new Event(event, end - position, end - 1, false);
         position = end;
         if (last) {
           stage = request.includeUsage() ? Stage.USAGE : Stage.DONE;
