@@ -30,13 +30,15 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Endpoints: {@code POST /v1/chat/completions} and {@code POST /v1/completions} (streamed with
- * {@code "stream": true}, else one JSON body), {@code GET /v1/models}, {@code GET /health}. The
+ * {@code "stream": true}, else one JSON body), {@code GET /v1/models}, {@code GET /health},
+ * {@code GET /metrics} (Prometheus, vLLM's names), {@code GET /simulator/timelines[/{id}]}. The
  * output is {@link OutputVocabulary} text; prompts are counted by {@link PromptTokenizer}. Each
  * request is keyed by its {@code X-Request-Id} header, or by {@code sim-<sequence>} when it has
  * none; the id is echoed in the response's {@code X-Request-Id} header.
  *
- * <p>The server binds 127.0.0.1 and runs each request on its own thread (virtual threads on
- * Java 21+, daemon platform threads otherwise), so thousands of streams can be in flight.
+ * <p>The server binds {@link SimulatorConfig#host()} (127.0.0.1 by default) and runs each request
+ * on its own thread (virtual threads on Java 21+, daemon platform threads otherwise), so thousands
+ * of streams can be in flight. With an engine profile, one more daemon thread runs the engine's steps.
  */
 public final class Simulator implements AutoCloseable {
 
