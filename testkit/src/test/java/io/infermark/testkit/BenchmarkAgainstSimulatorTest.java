@@ -14,6 +14,8 @@ import io.infermark.core.stats.QuantileMethod;
 import io.infermark.core.target.OpenAiTarget;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.RunSummary;
+import io.infermark.core.capture.ChunkTimeline;
+import io.infermark.testkit.simulator.EngineProfile;
 import io.infermark.testkit.simulator.ServerTimeline;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
@@ -136,6 +138,57 @@ class BenchmarkAgainstSimulatorTest {
           .isEqualTo(serverSaw.get(ServerTimeline.Outcome.DISCONNECTED));
       assertThat(summary.distribution(LatencyMetric.TTFT).count())
           .isEqualTo(serverSaw.get(ServerTimeline.Outcome.COMPLETED));
+    }
+  }
+
+  @Test
+  void pastTheKneeClientTtftItlAndE2eMatchTheEnginesGroundTruth() {
+    // 32 streams against an engine that runs 16 sequences: half of every wave queues.
+    SimulatorConfig config = SimulatorConfig.builder().engine(EngineProfile.earlySaturation()).build();
+    try (Simulator sim = Simulator.start(config); OpenAiTarget target = target(sim)) {
+      RunResult run = Benchmark.target(target).prompts(PROMPT)
+          .params(GenerationParams.builder().maxTokens(16).ignoreEos(true).build())
+          .load(LoadProfile.concurrency(32).requests(96).warmupRequests(32)).run();
+
+      assertThat(run.measured()).hasSize(96).allMatch(RequestRecord::succeeded);
+      double[] ttftErrorMs = new double[96];
+      double[] gapErrorMs = new double[96 * 15];
+      double[] e2eErrorMs = new double[96];
+      long queued = 0;
+      int i = 0;
+      int g = 0;
+      for (RequestRecord r : run.measured()) {
+        ServerTimeline server = sim.timeline(r.requestId()).orElseThrow();
+        long sent = run.originNanos() + r.sendNanos();
+        // Client TTFT (from send) vs the server's (from arrival, first write): the difference is
+        // request upload plus first-token delivery, never negative.
+        long clientTtft = r.chunks().firstTokenOffsetNanos().getAsLong();
+        ttftErrorMs[i] = (clientTtft - server.timeToFirstTokenNanos().getAsLong()) / 1e6;
+        assertThat(ttftErrorMs[i]).isGreaterThanOrEqualTo(0);
+        e2eErrorMs[i] = (sent + r.chunks().lastTokenOffsetNanos().getAsLong() - server.lastTokenNanos().getAsLong())
+            / 1e6;
+        ChunkTimeline.Cursor c = r.chunks().cursor();
+        long previous = -1;
+        int k = 0;
+        while (c.next()) {
+          if (c.kind().isTokenBearing()) {
+            if (previous >= 0) {
+              long serverGap = server.tokenNanos(k) - server.tokenNanos(k - 1);
+              gapErrorMs[g++] = Math.abs((c.offsetNanos() - previous) - serverGap) / 1e6;
+            }
+            previous = c.offsetNanos();
+            k++;
+          }
+        }
+        queued += server.engine().orElseThrow().queueNanos().getAsLong() > 0 ? 1 : 0;
+        i++;
+      }
+      assertThat(queued).as("requests that waited for admission").isGreaterThan(10);
+      // Generous for a shared 2-core machine; typically well under 1 ms.
+      assertThat(quantile(ttftErrorMs, 0.5)).as("median TTFT error, ms").isLessThan(3.0);
+      assertThat(quantile(e2eErrorMs, 0.5)).as("median last-token delay, ms").isLessThan(3.0);
+      assertThat(quantile(Arrays.copyOf(gapErrorMs, g), 0.5)).as("median ITL error, ms").isLessThan(3.0);
+      assertThat(sim.engineStats().peakRunning()).isEqualTo(16);
     }
   }
 }

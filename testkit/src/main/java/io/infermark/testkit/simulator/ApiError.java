@@ -37,6 +37,14 @@ final class ApiError extends Exception {
     return new ApiError(405, "MethodNotAllowedError", null, message);
   }
 
+  static ApiError rateLimited(String message) {
+    return new ApiError(429, "RateLimitError", null, message);
+  }
+
+  static ApiError unavailable(String message) {
+    return new ApiError(503, "ServiceUnavailableError", null, message);
+  }
+
   static ApiError internal(String message) {
     return new ApiError(500, "InternalServerError", null, message);
   }

@@ -1,44 +1,58 @@
 package io.infermark.testkit.simulator;
 
+import java.util.List;
+import java.util.Optional;
+
 /**
  * Decides which fault, if any, a generation request suffers, from the seed and the request's
- * arrival sequence number only: one uniform draw per request, split into
- * {@code [0, pError)} → HTTP 500, {@code [pError, pError + pDisconnect)} → dropped connection.
+ * arrival sequence number only: first the scheduled rules (the first rule listing the number
+ * wins), then one uniform draw per request split among the probabilistic rules in order
+ * ({@code [0, p1)} → the first rule's fault, {@code [p1, p1 + p2)} → the second's, ...).
  */
 final class FaultPolicy {
 
-  /** What happens to one request. */
-  enum Fault {
-    NONE,
-    SERVER_ERROR,
-    DISCONNECT
-  }
-
   // Salts the seed so fault draws are independent of the output text drawn from the same seed.
   private static final long FAULT_SALT = 0x5DEECE66DL;
+  private static final long JITTER_SALT = 0x7A3C1F2B9D4E6F81L;
 
   private final long seed;
-  private final double serverErrorProbability;
-  private final double disconnectProbability;
+  private final List<FaultRule> rules;
+  private final boolean none;
 
-  FaultPolicy(long seed, double serverErrorProbability, double disconnectProbability) {
+  FaultPolicy(long seed, List<FaultRule> rules) {
     this.seed = seed ^ FAULT_SALT;
-    this.serverErrorProbability = serverErrorProbability;
-    this.disconnectProbability = disconnectProbability;
+    this.rules = List.copyOf(rules);
+    this.none = rules.isEmpty();
   }
 
   static FaultPolicy of(SimulatorConfig config) {
-    return new FaultPolicy(config.seed(), config.serverErrorProbability(), config.disconnectProbability());
+    return new FaultPolicy(config.seed(), config.faultRules());
   }
 
-  Fault decide(long sequence) {
-    if (serverErrorProbability == 0 && disconnectProbability == 0) {
-      return Fault.NONE;
+  Optional<Fault> decide(long sequence) {
+    if (none) {
+      return Optional.empty();
+    }
+    for (FaultRule r : rules) {
+      if (r.onRequests().contains(sequence)) {
+        return Optional.of(r.fault());
+      }
     }
     double u = Mix.unit(seed, sequence);
-    if (u < serverErrorProbability) {
-      return Fault.SERVER_ERROR;
+    double edge = 0;
+    for (FaultRule r : rules) {
+      if (r.probability() > 0) {
+        edge += r.probability();
+        if (u < edge) {
+          return Optional.of(r.fault());
+        }
+      }
     }
-    return u < serverErrorProbability + disconnectProbability ? Fault.DISCONNECT : Fault.NONE;
+    return Optional.empty();
+  }
+
+  /** A slowdown's jitter for request {@code sequence}: uniform in {@code [0, maxNanos]}, from the seed. */
+  long jitterNanos(long sequence, long maxNanos) {
+    return Math.round(Mix.unit(seed ^ JITTER_SALT, sequence) * maxNanos);
   }
 }

@@ -2,20 +2,20 @@ package io.infermark.testkit.simulator;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.sun.net.httpserver.HttpExchange;
-import io.infermark.testkit.simulator.FaultPolicy.Fault;
 import io.infermark.testkit.simulator.ServerTimeline.Outcome;
 import io.infermark.testkit.simulator.ServingModel.Generation;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Serves one POST to a generation endpoint from arrival to the end of its response: parses it,
- * applies its fault, has the {@link ServingModel} admit it, writes each chunk when its tokens
- * are ready, and records everything in the request's timeline.
+ * applies its fault, submits it to the {@link ServingModel}, writes each chunk when its tokens
+ * are ready, and records everything in the request's timeline and the server's metrics.
  *
  * <p>Every response except a dropped one uses chunked transfer encoding, and a request's
  * timeline is published (and its slot and in-flight count released) before the exchange is
@@ -28,6 +28,7 @@ final class GenerationHandler {
   static final String REQUEST_ID = "X-Request-Id";
 
   private static final Logger log = LoggerFactory.getLogger(GenerationHandler.class);
+  private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
 
   private final SimulatorConfig config;
   private final JsonFactory json;
@@ -35,6 +36,7 @@ final class GenerationHandler {
   private final FaultPolicy faults;
   private final ServingModel model;
   private final TimelineStore timelines;
+  private final ServerMetrics metrics;
   private final Gauge inFlight = new Gauge();
   private final Gauge waiting = new Gauge();
   private final Gauge running = new Gauge();
@@ -42,13 +44,14 @@ final class GenerationHandler {
   private volatile boolean closing;
 
   GenerationHandler(SimulatorConfig config, JsonFactory json, RequestParser parser, FaultPolicy faults,
-      ServingModel model, TimelineStore timelines) {
+      ServingModel model, TimelineStore timelines, ServerMetrics metrics) {
     this.config = config;
     this.json = json;
     this.parser = parser;
     this.faults = faults;
     this.model = model;
     this.timelines = timelines;
+    this.metrics = metrics;
   }
 
   void handle(HttpExchange exchange, Endpoint endpoint) throws IOException {
@@ -75,7 +78,7 @@ final class GenerationHandler {
       ResponseRenderer renderer = ResponseRenderer.of(endpoint, json, config.seed(), -1, 0, config.model());
       try {
         GenerationRequest request = parser.parse(endpoint, endpoint == Endpoint.CHAT ? chat : completion);
-        new StreamEvents(request, renderer, config.seed(), 2, "length", 1).totalBytes();
+        new StreamEvents(request, renderer, config.seed(), 2, "length", 1, 1).totalBytes();
       } catch (ApiError e) {
         throw new IllegalStateException("the simulator rejects its own warm-up request: " + e, e);
       }
@@ -124,7 +127,11 @@ final class GenerationHandler {
     private final HttpExchange exchange;
     private final Endpoint endpoint;
     private final TimelineRecorder recorder;
-    private Generation generation; // non-null once admitted
+    private Generation generation; // non-null once submitted
+    private boolean admitted;
+    private Fault fault; // null: none
+    private GenerationRequest request;
+    private String finishReason;
     private boolean ended;
 
     ServedRequest(HttpExchange exchange, Endpoint endpoint, TimelineRecorder recorder) {
@@ -135,7 +142,6 @@ final class GenerationHandler {
 
     void serve() throws IOException {
       try {
-        GenerationRequest request;
         try {
           request = parser.parse(endpoint, exchange.getRequestBody().readAllBytes());
         } catch (ApiError e) {
@@ -143,18 +149,29 @@ final class GenerationHandler {
           return;
         }
         recorder.request(request.stream(), request.promptTokens());
-        Fault fault = faults.decide(recorder.sequence());
-        if (fault == Fault.SERVER_ERROR) {
-          sendError(ApiError.internal("Injected server error: the simulator fails this request on "
-              + "purpose (serverErrors probability " + config.serverErrorProbability() + ")"),
-              Outcome.SERVER_ERROR);
+        int natural = config.naturalOutputTokens(recorder.sequence());
+        int outputTokens = request.outputTokens(natural);
+        finishReason = request.finishReason(natural);
+        String tooBig = model.rejection(request.promptTokens(), outputTokens);
+        if (tooBig != null) {
+          sendError(ApiError.badRequest("The request cannot fit the simulated KV cache: " + tooBig, "max_tokens"),
+              Outcome.INVALID_REQUEST);
           return;
         }
-        int outputTokens = request.outputTokens(config.defaultOutputTokens());
+        fault = faults.decide(recorder.sequence()).orElse(null);
+        if (fault != null) {
+          recorder.fault(fault);
+          metrics.fault(fault.kind());
+          if (rejectedOnArrival()) {
+            return;
+          }
+        }
+        generation = model.submit(recorder.requestId(), recorder.arrivalNanos(), request.promptTokens(),
+            request.promptTokenHashes(), outputTokens);
         if (request.stream()) {
-          stream(request, outputTokens, fault == Fault.DISCONNECT);
+          stream(outputTokens);
         } else {
-          respond(request, outputTokens, fault == Fault.DISCONNECT);
+          respond(outputTokens);
         }
       } catch (InterruptedException e) {
         end(Outcome.SIMULATOR_CLOSED);
@@ -173,26 +190,82 @@ final class GenerationHandler {
       }
     }
 
-    private void stream(GenerationRequest request, int outputTokens, boolean drop)
-        throws IOException, InterruptedException {
-      StreamEvents events = new StreamEvents(request, renderer(), config.seed(), outputTokens,
-          request.finishReason(config.defaultOutputTokens()), config.tokensPerChunk());
+    /** Answers the faults that fail a request on arrival; true if one did. */
+    private boolean rejectedOnArrival() throws IOException {
+      switch (fault.kind()) {
+        case RATE_LIMITED -> {
+          exchange.getResponseHeaders().set("Retry-After", retryAfterSeconds());
+          sendError(ApiError.rateLimited("Injected rate limit: the simulator rejects this request on purpose; "
+              + "retry after " + retryAfterSeconds() + " s"), Outcome.REJECTED);
+          return true;
+        }
+        case UNAVAILABLE -> {
+          exchange.getResponseHeaders().set("Retry-After", retryAfterSeconds());
+          sendError(ApiError.unavailable("Injected unavailability: the simulator is 'overloaded' on purpose; "
+              + "retry after " + retryAfterSeconds() + " s"), Outcome.REJECTED);
+          return true;
+        }
+        case SERVER_ERROR -> {
+          sendError(ApiError.internal("Injected server error: the simulator fails this request on purpose"),
+              Outcome.SERVER_ERROR);
+          return true;
+        }
+        default -> {
+          return false;
+        }
+      }
+    }
+
+    private String retryAfterSeconds() {
+      long nanos = fault.duration().toNanos();
+      return Long.toString((nanos + 999_999_999L) / 1_000_000_000L);
+    }
+
+    private boolean is(Fault.Kind kind) {
+      return fault != null && fault.kind() == kind;
+    }
+
+    private void stream(int outputTokens) throws IOException, InterruptedException {
+      StreamEvents events = new StreamEvents(request, renderer(), config.seed(), outputTokens, finishReason,
+          config.tokensPerChunk(), config.reasoningTokens());
+      boolean drop = is(Fault.Kind.DISCONNECT);
+      boolean midStream = drop || is(Fault.Kind.STALL) || is(Fault.Kind.MALFORMED_CHUNK)
+          || is(Fault.Kind.STREAM_ERROR);
       exchange.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
+      delayHeaders();
       // A dropped stream announces the full length it will never deliver, so when the connection
       // closes the client sees a premature end of body, as from a server that died mid-stream,
       // and not the clean end of a chunked body.
       exchange.sendResponseHeaders(200, drop ? events.totalBytes() : 0);
       recorder.status(200);
       OutputStream body = exchange.getResponseBody();
-      admit(request, outputTokens);
-      int dropAfter = config.disconnectAfterTokens();
+      admit();
+      if (fault == null) {
+        streamCoalesced(events, body);
+        return;
+      }
+      boolean faultDone = false;
       while (events.hasNext()) {
         StreamEvents.Event event = events.next();
-        if (drop && (recorder.tokensWritten() >= dropAfter || event.trailer())) {
-          dropConnection();
+        if (midStream && !faultDone && (recorder.tokensWritten() >= fault.afterTokens() || event.trailer())) {
+          faultDone = true;
+          switch (fault.kind()) {
+            case DISCONNECT -> dropConnection();
+            case STALL -> RealTimeServingModel.parkUntil(System.nanoTime() + fault.duration().toNanos());
+            case MALFORMED_CHUNK -> {
+              finishWith(body, Outcome.MALFORMED_CHUNK, malformedEvent());
+              return;
+            }
+            case STREAM_ERROR -> {
+              finishWith(body, Outcome.STREAM_ERROR, errorEvent(), DONE);
+              return;
+            }
+            default -> throw new IllegalStateException("not a mid-stream fault: " + fault);
+          }
         }
         if (event.readyAfterToken() >= 0) {
-          generation.awaitToken(event.readyAfterToken());
+          long ready = generation.awaitToken(event.readyAfterToken());
+          slowDown(ready);
         }
         if (!events.hasNext()) {
           // Publish before the last event ([DONE], no tokens): a client may treat the request as
@@ -205,37 +278,147 @@ final class GenerationHandler {
         body.write(event.bytes());
         body.flush(); // one HTTP chunk per event, on the wire now
         if (event.tokens() > 0) {
-          recorder.tokensWritten(event.tokens(), writeAt);
+          tokensWritten(event.tokens(), writeAt);
         }
       }
       end(Outcome.COMPLETED);
       exchange.close();
     }
 
-    private void respond(GenerationRequest request, int outputTokens, boolean drop)
-        throws IOException, InterruptedException {
-      admit(request, outputTokens);
-      if (drop) {
-        int tokens = Math.min(config.disconnectAfterTokens(), outputTokens);
+    /**
+     * Writes the events of a fault-free stream, each as soon as its tokens are ready, and every
+     * event that is already ready by then in the same write: a handler that woke late (the engine
+     * produced several tokens meanwhile, as when 256 streams share two cores) catches up with one
+     * system call, not one per token, as a real server flushing a step's output would.
+     */
+    private void streamCoalesced(StreamEvents events, OutputStream body) throws IOException, InterruptedException {
+      java.io.ByteArrayOutputStream batch = new java.io.ByteArrayOutputStream(512);
+      StreamEvents.Event next = events.next();
+      while (next != null) {
+        if (next.readyAfterToken() >= 0) {
+          generation.awaitToken(next.readyAfterToken());
+        }
+        batch.reset();
+        int tokens = 0;
+        boolean last;
+        do {
+          batch.write(next.bytes());
+          tokens += next.tokens();
+          next = events.hasNext() ? events.next() : null;
+          last = next == null;
+        } while (next != null && (next.readyAfterToken() < 0 || readyNow(next.readyAfterToken())));
+        // Stamped (and recorded) before the write: a client on another core can read the bytes
+        // before this thread returns from flush, and ground truth must never be later than that.
+        long writeAt = System.nanoTime();
+        if (tokens > 0) {
+          tokensWritten(tokens, writeAt);
+        }
+        if (last) {
+          // Publish before the last event ([DONE]) goes out: a client may look the timeline up
+          // as soon as it has read it.
+          end(Outcome.COMPLETED);
+        }
+        batch.writeTo(body);
+        body.flush(); // one HTTP chunk per write, on the wire now
+      }
+      exchange.close();
+    }
+
+    private boolean readyNow(int token) throws InterruptedException {
+      if (!generation.isReady(token)) {
+        return false;
+      }
+      generation.awaitToken(token); // returns at once; keeps the model's own bookkeeping
+      return true;
+    }
+
+    private void respond(int outputTokens) throws IOException, InterruptedException {
+      admit();
+      if (is(Fault.Kind.DISCONNECT)) {
+        int tokens = Math.min(fault.afterTokens(), outputTokens);
         if (tokens > 0) {
           generation.awaitToken(tokens - 1);
         }
         dropConnection(); // before any response byte: the client sees the connection close
       }
-      generation.awaitToken(outputTokens - 1);
-      byte[] bytes = renderer().completion(OutputVocabulary.text(config.seed(), outputTokens),
-          request.finishReason(config.defaultOutputTokens()),
+      long ready = generation.awaitToken(outputTokens - 1);
+      slowDown(ready);
+      if (is(Fault.Kind.STALL)) {
+        RealTimeServingModel.parkUntil(System.nanoTime() + fault.duration().toNanos());
+      }
+      if (is(Fault.Kind.STREAM_ERROR)) {
+        sendError(ApiError.internal("Injected generation error: the simulator fails this request on purpose"),
+            Outcome.STREAM_ERROR);
+        return;
+      }
+      int reasoning = endpoint == Endpoint.CHAT ? Math.min(config.reasoningTokens(), outputTokens) : 0;
+      byte[] bytes = renderer().completion(OutputVocabulary.text(config.seed(), 0, reasoning),
+          OutputVocabulary.text(config.seed(), reasoning, outputTokens), finishReason,
           new TokenUsage(request.promptTokens(), outputTokens));
+      Outcome outcome = Outcome.COMPLETED;
+      if (is(Fault.Kind.MALFORMED_CHUNK)) {
+        bytes = Arrays.copyOf(bytes, bytes.length / 2);
+        outcome = Outcome.MALFORMED_CHUNK;
+      }
       exchange.getResponseHeaders().set("Content-Type", "application/json");
+      delayHeaders();
       exchange.sendResponseHeaders(200, 0);
       recorder.status(200);
       OutputStream body = exchange.getResponseBody();
       long writeAt = System.nanoTime();
       body.write(bytes);
       body.flush();
-      recorder.tokensWritten(outputTokens, writeAt);
-      end(Outcome.COMPLETED);
+      tokensWritten(outputTokens, writeAt);
+      end(outcome);
       exchange.close();
+    }
+
+    /** Writes the final events of a stream a fault cuts short, publishing the timeline before the last. */
+    private void finishWith(OutputStream body, Outcome outcome, byte[]... events) throws IOException {
+      for (int i = 0; i < events.length; i++) {
+        if (i == events.length - 1) {
+          end(outcome);
+        }
+        body.write(events[i]);
+        body.flush();
+      }
+      exchange.close();
+    }
+
+    /** A chunk of the stream's shape cut off before its closing brackets: invalid JSON. */
+    private byte[] malformedEvent() {
+      byte[] chunk = renderer().contentChunk(" the", null, null);
+      String cut = new String(chunk, 0, chunk.length - 3, StandardCharsets.UTF_8);
+      return ("data: " + cut + "\n\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    private byte[] errorEvent() {
+      byte[] error = ApiError.internal("Injected generation error: the simulator fails this stream on purpose "
+          + "after " + recorder.tokensWritten() + " tokens").toJson(json);
+      return ("data: " + new String(error, StandardCharsets.UTF_8) + "\n\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    private void delayHeaders() throws InterruptedException {
+      if (is(Fault.Kind.SLOW_HEADERS)) {
+        RealTimeServingModel.parkUntil(recorder.arrivalNanos() + fault.duration().toNanos());
+      }
+    }
+
+    /** Under a slowdown, waits until the stretched time of something ready at {@code ready}. */
+    private void slowDown(long ready) throws InterruptedException {
+      if (is(Fault.Kind.SLOWDOWN)) {
+        long arrival = recorder.arrivalNanos();
+        long jitter = faults.jitterNanos(recorder.sequence(), fault.duration().toNanos());
+        RealTimeServingModel.parkUntil(arrival + Math.round((ready - arrival) * fault.multiplier()) + jitter);
+      }
+    }
+
+    private void tokensWritten(int count, long writeAt) {
+      if (recorder.tokensWritten() == 0) {
+        metrics.firstToken(writeAt - recorder.arrivalNanos(), request.promptTokens());
+      }
+      recorder.tokensWritten(count, writeAt);
+      metrics.tokens(count);
     }
 
     private ResponseRenderer renderer() {
@@ -243,23 +426,22 @@ final class GenerationHandler {
           System.currentTimeMillis() / 1000, config.model());
     }
 
-    private void admit(GenerationRequest request, int outputTokens) throws InterruptedException {
-      Generation admitted;
+    private void admit() throws InterruptedException {
+      long at;
       waiting.increment();
       try {
-        admitted = model.admit(request, outputTokens);
+        at = generation.awaitAdmission();
       } finally {
         waiting.decrement();
       }
       if (closing) {
         // Closing drops connections before it interrupts threads, which frees slots: a waiting
         // request must not slip into one and be counted as admitted by a simulator shutting down.
-        admitted.close();
         throw new InterruptedException("simulator closing");
       }
-      generation = admitted;
+      admitted = true;
       running.increment();
-      recorder.admitted(generation.admittedNanos());
+      recorder.admitted(at);
     }
 
     private void dropConnection() throws DroppedConnection {
@@ -278,16 +460,22 @@ final class GenerationHandler {
       exchange.close();
     }
 
-    /** Freezes the timeline, frees the slot, and publishes; idempotent. */
+    /** Freezes the timeline, frees the model's capacity, and publishes; idempotent. */
     private void end(Outcome outcome) {
       if (ended) {
         return;
       }
       ended = true;
       long finish = System.nanoTime();
-      if (generation != null) {
+      if (admitted) {
         running.decrement(); // before the slot is released, so running never exceeds the limit
+      }
+      if (generation != null) {
         generation.close();
+        recorder.engine(generation.engineTimeline());
+      }
+      if (outcome == Outcome.COMPLETED) {
+        metrics.finished(finishReason, finish - recorder.arrivalNanos());
       }
       inFlight.decrement();
       timelines.publish(recorder.finish(outcome, finish));

@@ -9,9 +9,10 @@ import java.util.OptionalInt;
  * @param includeUsage {@code stream_options.include_usage}
  * @param continuousUsage vLLM's {@code stream_options.continuous_usage_stats}, which (as in vLLM)
  *     only takes effect together with {@code include_usage}
+ * @param promptTokenHashes one hash per prompt token, for the prefix cache
  */
 record GenerationRequest(Endpoint endpoint, boolean stream, boolean includeUsage, boolean continuousUsage,
-    OptionalInt maxTokens, boolean ignoreEos, int promptTokens) {
+    OptionalInt maxTokens, boolean ignoreEos, int promptTokens, long[] promptTokenHashes) {
 
   /**
    * The number of tokens to generate: with {@code ignore_eos}, exactly {@code max_tokens} (the

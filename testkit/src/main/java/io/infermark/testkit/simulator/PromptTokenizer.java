@@ -17,6 +17,36 @@ public final class PromptTokenizer {
 
   private PromptTokenizer() {}
 
+  /**
+   * Appends a hash of each token of {@code text} to {@code out}, mixed with {@code salt} (the
+   * message's role), so the prefix cache can tell prompts apart token by token.
+   */
+  static void hashes(CharSequence text, long salt, LongList out) {
+    long h = 0;
+    boolean inWord = false;
+    int i = 0;
+    int n = text.length();
+    while (i < n) {
+      int cp = Character.codePointAt(text, i);
+      i += Character.charCount(cp);
+      if (Character.isLetterOrDigit(cp)) {
+        h = inWord ? h * 31 + cp : cp;
+        inWord = true;
+      } else {
+        if (inWord) {
+          out.add(Mix.mix64(salt, h));
+          inWord = false;
+        }
+        if (!Character.isWhitespace(cp)) {
+          out.add(Mix.mix64(salt, -1L - cp));
+        }
+      }
+    }
+    if (inWord) {
+      out.add(Mix.mix64(salt, h));
+    }
+  }
+
   /** The number of tokens in {@code text} under the rule above. */
   public static int count(CharSequence text) {
     int tokens = 0;

@@ -9,7 +9,9 @@ import java.util.OptionalInt;
 /**
  * Turns a request body into a {@link GenerationRequest}, or the {@link ApiError} a vLLM server
  * would answer: malformed JSON, a missing {@code messages}/{@code prompt}, a {@code max_tokens}
- * below 1, or wrongly typed fields are 400; a model other than the served one is 404.
+ * below 1 or past the model's context length (prompt + {@code max_tokens} over
+ * {@link SimulatorConfig#maxModelLength()}), or wrongly typed fields are 400; a model other than
+ * the served one is 404.
  *
  * <p>An absent {@code model} is accepted and means the served model, as in vLLM (which serves
  * its one model when the field is omitted). Fields the simulator does not model (temperature,
@@ -19,10 +21,12 @@ final class RequestParser {
 
   private final ObjectMapper mapper;
   private final String model;
+  private final int maxModelLength;
 
-  RequestParser(ObjectMapper mapper, String model) {
+  RequestParser(ObjectMapper mapper, String model, int maxModelLength) {
     this.mapper = mapper;
     this.model = model;
+    this.maxModelLength = maxModelLength;
   }
 
   GenerationRequest parse(Endpoint endpoint, byte[] body) throws ApiError {
@@ -54,10 +58,27 @@ final class RequestParser {
     if (n != null && !n.isNull() && !(n.canConvertToInt() && n.isIntegralNumber() && n.intValue() == 1)) {
       throw ApiError.badRequest("the simulator only supports n=1, was " + n, "n");
     }
-    int promptTokens = endpoint == Endpoint.CHAT ? chatPromptTokens(root) : completionPromptTokens(root);
+    LongList hashes = new LongList();
+    if (endpoint == Endpoint.CHAT) {
+      chatPromptTokens(root, hashes);
+    } else {
+      completionPromptTokens(root, hashes);
+    }
     checkModel(root);
+    int promptTokens = hashes.size();
+    if (maxTokens.isPresent() && (long) promptTokens + maxTokens.getAsInt() > maxModelLength) {
+      throw ApiError.badRequest("This model's maximum context length is " + maxModelLength + " tokens. However, "
+          + "you requested " + ((long) promptTokens + maxTokens.getAsInt()) + " tokens (" + promptTokens
+          + " in the messages, " + maxTokens.getAsInt() + " in the completion). Please reduce the length of the "
+          + "messages or completion.", "max_tokens");
+    }
+    if (promptTokens >= maxModelLength) {
+      throw ApiError.badRequest("This model's maximum context length is " + maxModelLength + " tokens. However, "
+          + "your request has " + promptTokens + " input tokens. Please reduce the length of the input messages.",
+          endpoint == Endpoint.CHAT ? "messages" : "prompt");
+    }
     return new GenerationRequest(endpoint, stream, includeUsage, continuousUsage, maxTokens, ignoreEos,
-        promptTokens);
+        promptTokens, hashes.toArray());
   }
 
   private JsonNode readObject(byte[] body) throws ApiError {
@@ -92,7 +113,7 @@ final class RequestParser {
     }
   }
 
-  private static int chatPromptTokens(JsonNode root) throws ApiError {
+  private static void chatPromptTokens(JsonNode root, LongList hashes) throws ApiError {
     JsonNode messages = root.get("messages");
     if (messages == null || messages.isNull()) {
       throw ApiError.badRequest("messages is required for chat completions", "messages");
@@ -100,40 +121,41 @@ final class RequestParser {
     if (!messages.isArray() || messages.isEmpty()) {
       throw ApiError.badRequest("messages must be a non-empty array", "messages");
     }
-    int tokens = 0;
     for (JsonNode message : messages) {
       if (!message.isObject() || !message.path("role").isTextual()) {
         throw ApiError.badRequest("each message must be an object with a string role", "messages");
       }
+      long role = message.get("role").textValue().hashCode();
       JsonNode content = message.get("content");
       if (content == null || content.isNull()) {
         continue; // an assistant message carrying only tool calls
       }
       if (content.isTextual()) {
-        tokens += PromptTokenizer.count(content.textValue());
+        PromptTokenizer.hashes(content.textValue(), role, hashes);
       } else if (content.isArray()) {
         for (JsonNode part : content) {
           if ("text".equals(part.path("type").asText()) && part.path("text").isTextual()) {
-            tokens += PromptTokenizer.count(part.get("text").textValue());
+            PromptTokenizer.hashes(part.get("text").textValue(), role, hashes);
           }
         }
       } else {
         throw ApiError.badRequest("message content must be a string or an array of parts", "messages");
       }
     }
-    return tokens;
   }
 
-  private static int completionPromptTokens(JsonNode root) throws ApiError {
+  private static void completionPromptTokens(JsonNode root, LongList hashes) throws ApiError {
     JsonNode prompt = root.get("prompt");
     if (prompt == null || prompt.isNull()) {
       throw ApiError.badRequest("prompt is required for completions", "prompt");
     }
     if (prompt.isTextual()) {
-      return PromptTokenizer.count(prompt.textValue());
+      PromptTokenizer.hashes(prompt.textValue(), 0, hashes);
+      return;
     }
     if (prompt.isArray() && prompt.size() == 1 && prompt.get(0).isTextual()) {
-      return PromptTokenizer.count(prompt.get(0).textValue());
+      PromptTokenizer.hashes(prompt.get(0).textValue(), 0, hashes);
+      return;
     }
     throw ApiError.badRequest("prompt must be a string (or an array of one string); batched and "
         + "token-id prompts are not simulated", "prompt");

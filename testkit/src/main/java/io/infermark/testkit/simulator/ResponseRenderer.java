@@ -46,6 +46,60 @@ abstract class ResponseRenderer {
   /** A chunk carrying {@code text}; {@code finishReason} on the last one, {@code usage} when continuous. */
   abstract byte[] contentChunk(String text, String finishReason, TokenUsage usage);
 
+  private static final String MARKER = "@@infermark-text@@";
+  private byte[] framedPrefix; // "data: " + a plain content chunk up to its text
+  private byte[] framedSuffix; // the rest of that chunk + "\n\n"
+
+  /**
+   * The SSE event ({@code data: <json>\n\n}) of a content chunk with no finish reason and no
+   * usage, the bulk of every stream: byte for byte what {@link #contentChunk} renders, but
+   * assembled from a prefix and suffix rendered once, so the hot path costs one array copy rather
+   * than a JSON generator. Text that would need escaping takes the generator.
+   */
+  final byte[] plainContentEvent(String text) {
+    if (!plainAscii(text)) {
+      return null;
+    }
+    if (framedPrefix == null) {
+      String sample = new String(contentChunk(MARKER, null, null), java.nio.charset.StandardCharsets.UTF_8);
+      int at = sample.indexOf(MARKER);
+      framedPrefix = ("data: " + sample.substring(0, at)).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      framedSuffix = (sample.substring(at + MARKER.length()) + "\n\n")
+          .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+    int n = text.length();
+    byte[] event = new byte[framedPrefix.length + n + framedSuffix.length];
+    System.arraycopy(framedPrefix, 0, event, 0, framedPrefix.length);
+    for (int i = 0; i < n; i++) {
+      event[framedPrefix.length + i] = (byte) text.charAt(i);
+    }
+    System.arraycopy(framedSuffix, 0, event, framedPrefix.length + n, framedSuffix.length);
+    return event;
+  }
+
+  private static boolean plainAscii(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A chunk carrying reasoning {@code text} (chat only). */
+  byte[] reasoningChunk(String text, String finishReason, TokenUsage usage) {
+    throw new UnsupportedOperationException("only chat completions carry reasoning");
+  }
+
+  /** The whole non-streamed response with reasoning text before the content (chat only). */
+  byte[] completion(String reasoning, String text, String finishReason, TokenUsage usage) {
+    if (reasoning.isEmpty()) {
+      return completion(text, finishReason, usage);
+    }
+    throw new UnsupportedOperationException("only chat completions carry reasoning");
+  }
+
   /** The {@code choices: []} chunk that reports the final usage; both endpoints send the same shape. */
   final byte[] usageChunk(TokenUsage usage) {
     return render(chunkObject(), g -> {
@@ -100,16 +154,21 @@ abstract class ResponseRenderer {
 
     @Override
     byte[] roleChunk(TokenUsage usage) {
-      return deltaChunk("assistant", "", null, usage);
+      return deltaChunk("assistant", "content", "", null, usage);
     }
 
     @Override
     byte[] contentChunk(String text, String finishReason, TokenUsage usage) {
-      return deltaChunk(null, text, finishReason, usage);
+      return deltaChunk(null, "content", text, finishReason, usage);
     }
 
-    /** A chunk whose one choice carries a delta: the role only on the first, the content on all. */
-    private byte[] deltaChunk(String role, String content, String finishReason, TokenUsage usage) {
+    @Override
+    byte[] reasoningChunk(String text, String finishReason, TokenUsage usage) {
+      return deltaChunk(null, "reasoning_content", text, finishReason, usage);
+    }
+
+    /** A chunk whose one choice carries a delta: the role only on the first, the text on all. */
+    private byte[] deltaChunk(String role, String field, String content, String finishReason, TokenUsage usage) {
       return render(chunkObject(), g -> {
         g.writeArrayFieldStart("choices");
         g.writeStartObject();
@@ -118,7 +177,7 @@ abstract class ResponseRenderer {
         if (role != null) {
           g.writeStringField("role", role);
         }
-        g.writeStringField("content", content);
+        g.writeStringField(field, content);
         g.writeEndObject();
         g.writeNullField("logprobs");
         g.writeStringField("finish_reason", finishReason);
@@ -135,12 +194,20 @@ abstract class ResponseRenderer {
 
     @Override
     byte[] completion(String text, String finishReason, TokenUsage usage) {
+      return completion("", text, finishReason, usage);
+    }
+
+    @Override
+    byte[] completion(String reasoning, String text, String finishReason, TokenUsage usage) {
       return render("chat.completion", g -> {
         g.writeArrayFieldStart("choices");
         g.writeStartObject();
         g.writeNumberField("index", 0);
         g.writeObjectFieldStart("message");
         g.writeStringField("role", "assistant");
+        if (!reasoning.isEmpty()) {
+          g.writeStringField("reasoning_content", reasoning);
+        }
         g.writeStringField("content", text);
         g.writeEndObject();
         g.writeNullField("logprobs");

@@ -10,21 +10,34 @@ import java.io.OutputStream;
 
 /**
  * Routes each request by exact path and method: the two generation endpoints go to the
- * {@link GenerationHandler}; {@code GET /v1/models} and {@code GET /health} are answered here;
- * anything else is a 404 (unknown path) or 405 (known path, wrong method) in OpenAI's error shape.
+ * {@link GenerationHandler}; {@code GET /v1/models}, {@code GET /health}, {@code GET /metrics}
+ * (Prometheus text) and {@code GET /simulator/timelines[/{id}]} (ground truth as JSON) are
+ * answered here; anything else is a 404 (unknown path) or 405 (known path, wrong method) in
+ * OpenAI's error shape.
  */
 final class Router implements HttpHandler {
+
+  private static final String TIMELINES = "/simulator/timelines";
 
   private final GenerationHandler generation;
   private final JsonFactory json;
   private final String model;
   private final long createdEpochSeconds;
+  private final ServerMetrics metrics;
+  private final ServingModel serving;
+  private final TimelineStore timelines;
+  private final TimelineJson timelineJson;
 
-  Router(GenerationHandler generation, JsonFactory json, String model, long createdEpochSeconds) {
+  Router(GenerationHandler generation, JsonFactory json, String model, long createdEpochSeconds,
+      ServerMetrics metrics, ServingModel serving, TimelineStore timelines) {
     this.generation = generation;
     this.json = json;
     this.model = model;
     this.createdEpochSeconds = createdEpochSeconds;
+    this.metrics = metrics;
+    this.serving = serving;
+    this.timelines = timelines;
+    this.timelineJson = new TimelineJson(json);
   }
 
   @Override
@@ -53,10 +66,40 @@ final class Router implements HttpHandler {
           exchange.close();
         }
         break;
+      case "/metrics":
+        if (allowed(exchange, "GET")) {
+          exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+          byte[] body = metrics.render(serving.stats());
+          exchange.sendResponseHeaders(200, body.length);
+          try (OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
+          }
+        }
+        break;
+      case TIMELINES:
+        if (allowed(exchange, "GET")) {
+          send(exchange, 200, timelineJson.list(timelines.all(), timelines.dropped()));
+        }
+        break;
       default:
+        if (path.startsWith(TIMELINES + "/") && allowed(exchange, "GET")) {
+          String id = java.net.URLDecoder.decode(path.substring(TIMELINES.length() + 1),
+              java.nio.charset.StandardCharsets.UTF_8);
+          var found = timelines.byId(id);
+          if (found.isPresent()) {
+            send(exchange, 200, timelineJson.one(found.get()));
+          } else {
+            sendError(exchange, ApiError.notFound("No finished request with id '" + id + "' is kept; it may still "
+                + "be running or may have been dropped by the retention limit", null));
+          }
+          break;
+        }
+        if (path.startsWith(TIMELINES + "/")) {
+          break;
+        }
         sendError(exchange, ApiError.notFound("No route for " + method + " " + path
             + "; the simulator serves POST /v1/chat/completions, POST /v1/completions, "
-            + "GET /v1/models and GET /health", null));
+            + "GET /v1/models, GET /health, GET /metrics and GET /simulator/timelines[/{id}]", null));
     }
   }
 

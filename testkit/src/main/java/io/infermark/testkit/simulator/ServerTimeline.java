@@ -2,6 +2,7 @@ package io.infermark.testkit.simulator;
 
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 
@@ -14,7 +15,7 @@ import java.util.OptionalLong;
  * <p>All times are {@link System#nanoTime()} readings taken in the simulator's JVM. A client
  * running in the same JVM reads the same clock, so client-measured times compare directly with
  * these (for example: client first-token time minus {@link #firstTokenNanos()} is the delivery
- * delay). A timeline is immutable and published before the response is closed, and for a
+ * delay). {@link #engine()} adds what the serving model did: admission, prefill, preemptions. A timeline is immutable and published before the response is closed, and for a
  * completed stream before its final {@code data: [DONE]} event: once a client has read
  * {@code [DONE]}, or a response to its end, or seen it fail, its timeline is available.
  */
@@ -28,8 +29,14 @@ public final class ServerTimeline {
     INVALID_REQUEST,
     /** Failed on the server: an injected HTTP 500, or (logged as an error) a simulator defect. */
     SERVER_ERROR,
-    /** Connection dropped on purpose after {@link SimulatorConfig#disconnectAfterTokens()} tokens. */
+    /** Connection dropped on purpose by a {@link Fault#disconnect(int) disconnect} fault. */
     DISCONNECTED,
+    /** Answered 429 or 503 with {@code Retry-After} by a fault. */
+    REJECTED,
+    /** Ended with an invalid JSON event, by a {@link Fault#malformedChunk(int)} fault. */
+    MALFORMED_CHUNK,
+    /** Ended with an error object in the stream, by a {@link Fault#streamError(int)} fault. */
+    STREAM_ERROR,
     /** The client went away before the response was complete. */
     CLIENT_GONE,
     /** The simulator was closed before the response was complete. */
@@ -49,10 +56,12 @@ public final class ServerTimeline {
   private final long finishNanos;
   private final Outcome outcome;
   private final int status;
+  private final Fault fault; // null when none
+  private final SequenceTimeline engine; // null when never submitted to the serving model
 
   ServerTimeline(String requestId, long sequence, String endpoint, boolean streaming, int promptTokens,
       long arrivalNanos, long admissionNanos, long[] tokenNanos, long finishNanos, Outcome outcome,
-      int status) {
+      int status, Fault fault, SequenceTimeline engine) {
     this.requestId = requestId;
     this.sequence = sequence;
     this.endpoint = endpoint;
@@ -64,6 +73,8 @@ public final class ServerTimeline {
     this.finishNanos = finishNanos;
     this.outcome = outcome;
     this.status = status;
+    this.fault = fault;
+    this.engine = engine;
   }
 
   /** The request's {@code X-Request-Id}: the client's, or the one the simulator generated. */
@@ -144,6 +155,35 @@ public final class ServerTimeline {
     return status == 0 ? OptionalInt.empty() : OptionalInt.of(status);
   }
 
+  /** The fault injected into this request, if any. */
+  public Optional<Fault> fault() {
+    return Optional.ofNullable(fault);
+  }
+
+  /**
+   * What the serving model did with the request: admission, prefill, each token's ready time
+   * (end of its engine step, before the write), preemptions and prefix-cache hits. Empty for
+   * requests rejected before reaching the model.
+   */
+  public Optional<SequenceTimeline> engine() {
+    return Optional.ofNullable(engine);
+  }
+
+  /** When the request's first prefill step started, if it reached the model and was admitted. */
+  public OptionalLong prefillStartNanos() {
+    return engine == null ? OptionalLong.empty() : engine.prefillStartNanos();
+  }
+
+  /** When the request's prompt was first fully computed (the step that also produced token 0). */
+  public OptionalLong prefillEndNanos() {
+    return engine == null ? OptionalLong.empty() : engine.prefillEndNanos();
+  }
+
+  /** When the request was preempted (its KV cache freed and later recomputed), in order. */
+  public long[] preemptionNanos() {
+    return engine == null ? new long[0] : engine.preemptionNanos();
+  }
+
   /** The server's own TTFT: first token write time minus arrival, in nanoseconds. */
   public OptionalLong timeToFirstTokenNanos() {
     return tokenNanos.length == 0 ? OptionalLong.empty() : OptionalLong.of(tokenNanos[0] - arrivalNanos);
@@ -165,6 +205,12 @@ public final class ServerTimeline {
     if (tokenNanos.length > 0) {
       s.append(", first=+").append(ms(tokenNanos[0] - arrivalNanos));
     }
+    if (fault != null) {
+      s.append(", fault=").append(fault);
+    }
+    if (engine != null && engine.preemptions() > 0) {
+      s.append(", preempted=").append(engine.preemptions());
+    }
     return s.append(", finish=+").append(ms(finishNanos - arrivalNanos)).append('}').toString();
   }
 
@@ -178,7 +224,8 @@ public final class ServerTimeline {
         && t.endpoint.equals(endpoint) && t.streaming == streaming && t.promptTokens == promptTokens
         && t.arrivalNanos == arrivalNanos && t.admissionNanos == admissionNanos
         && Arrays.equals(t.tokenNanos, tokenNanos) && t.finishNanos == finishNanos
-        && t.outcome == outcome && t.status == status;
+        && t.outcome == outcome && t.status == status && java.util.Objects.equals(t.fault, fault)
+        && java.util.Objects.equals(t.engine, engine);
   }
 
   @Override

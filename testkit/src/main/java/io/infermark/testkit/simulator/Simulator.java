@@ -30,13 +30,15 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Endpoints: {@code POST /v1/chat/completions} and {@code POST /v1/completions} (streamed with
- * {@code "stream": true}, else one JSON body), {@code GET /v1/models}, {@code GET /health}. The
+ * {@code "stream": true}, else one JSON body), {@code GET /v1/models}, {@code GET /health},
+ * {@code GET /metrics} (Prometheus, vLLM's names), {@code GET /simulator/timelines[/{id}]}. The
  * output is {@link OutputVocabulary} text; prompts are counted by {@link PromptTokenizer}. Each
  * request is keyed by its {@code X-Request-Id} header, or by {@code sim-<sequence>} when it has
  * none; the id is echoed in the response's {@code X-Request-Id} header.
  *
- * <p>The server binds 127.0.0.1 and runs each request on its own thread (virtual threads on
- * Java 21+, daemon platform threads otherwise), so thousands of streams can be in flight.
+ * <p>The server binds {@link SimulatorConfig#host()} (127.0.0.1 by default) and runs each request
+ * on its own thread (virtual threads on Java 21+, daemon platform threads otherwise), so thousands
+ * of streams can be in flight. With an engine profile, one more daemon thread runs the engine's steps.
  */
 public final class Simulator implements AutoCloseable {
 
@@ -65,17 +67,22 @@ public final class Simulator implements AutoCloseable {
   private final ExecutorService threads;
   private final GenerationHandler generation;
   private final TimelineStore timelines;
+  private final ServingModel model;
   private final String baseUrl;
   private volatile boolean closed;
 
   private Simulator(SimulatorConfig config, HttpServer server, ExecutorService threads,
-      GenerationHandler generation, TimelineStore timelines) {
+      GenerationHandler generation, TimelineStore timelines, ServingModel model) {
     this.config = config;
     this.server = server;
     this.threads = threads;
     this.generation = generation;
     this.timelines = timelines;
-    this.baseUrl = "http://127.0.0.1:" + server.getAddress().getPort();
+    this.model = model;
+    String host = config.host();
+    boolean any = host.equals("0.0.0.0") || host.equals("::") || host.equals("0:0:0:0:0:0:0:0");
+    String shown = any ? "127.0.0.1" : host.contains(":") ? "[" + host + "]" : host;
+    this.baseUrl = "http://" + shown + ":" + server.getAddress().getPort();
   }
 
   /** Starts a simulator with the default configuration. */
@@ -91,25 +98,28 @@ public final class Simulator implements AutoCloseable {
   public static Simulator start(SimulatorConfig config) {
     Objects.requireNonNull(config, "config");
     ObjectMapper mapper = new ObjectMapper();
-    TimelineStore timelines = new TimelineStore();
-    GenerationHandler generation = new GenerationHandler(config, mapper.getFactory(),
-        new RequestParser(mapper, config.model()), FaultPolicy.of(config), new RealTimeServingModel(config),
-        timelines);
-    generation.warmUp();
-    InetSocketAddress address = new InetSocketAddress(loopback(), config.port());
+    TimelineStore timelines = new TimelineStore(config.timelineRetention());
+    ServerMetrics metrics = new ServerMetrics(config.model());
+    InetSocketAddress address = new InetSocketAddress(address(config.host()), config.port());
     HttpServer server;
     try {
       server = HttpServer.create(address, ACCEPT_BACKLOG);
     } catch (IOException e) {
-      throw new UncheckedIOException("could not bind the simulator to 127.0.0.1:" + config.port()
+      throw new UncheckedIOException("could not bind the simulator to " + config.host() + ":" + config.port()
           + "; choose another port or 0 for an ephemeral one", e);
     }
+    ServingModel model = config.engine().<ServingModel>map(EngineServingModel::new)
+        .orElseGet(() -> new RealTimeServingModel(config));
+    GenerationHandler generation = new GenerationHandler(config, mapper.getFactory(),
+        new RequestParser(mapper, config.model(), config.maxModelLength()), FaultPolicy.of(config), model,
+        timelines, metrics);
+    generation.warmUp();
     ExecutorService threads = HandlerThreads.create();
     server.createContext("/", new Router(generation, mapper.getFactory(), config.model(),
-        System.currentTimeMillis() / 1000));
+        System.currentTimeMillis() / 1000, metrics, model, timelines));
     server.setExecutor(threads);
     server.start();
-    Simulator simulator = new Simulator(config, server, threads, generation, timelines);
+    Simulator simulator = new Simulator(config, server, threads, generation, timelines, model);
     simulator.warmUpHttp();
     log.info("simulator started at {} ({})", simulator.baseUrl, config);
     return simulator;
@@ -121,7 +131,7 @@ public final class Simulator implements AutoCloseable {
    * loads locale and time-zone data), which would otherwise land in the first request's TTFT.
    */
   private void warmUpHttp() {
-    try (Socket socket = new Socket(loopback(), port())) {
+    try (Socket socket = new Socket(connectAddress(), port())) {
       socket.setSoTimeout(5_000);
       socket.getOutputStream().write(("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
           + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
@@ -131,12 +141,25 @@ public final class Simulator implements AutoCloseable {
     }
   }
 
+  private static InetAddress address(String host) {
+    try {
+      return InetAddress.getByName(host); // a literal: no lookup
+    } catch (IOException e) {
+      throw new IllegalArgumentException("host " + host + " is not a usable address", e);
+    }
+  }
+
   private static InetAddress loopback() {
     try {
       return InetAddress.getByAddress("127.0.0.1", new byte[] {127, 0, 0, 1});
     } catch (IOException e) {
       throw new IllegalStateException(e); // a literal 4-byte address is always valid
     }
+  }
+
+  private InetAddress connectAddress() {
+    InetAddress bound = server.getAddress().getAddress();
+    return bound.isAnyLocalAddress() ? loopback() : bound;
   }
 
   /** The configuration this simulator serves. */
@@ -162,7 +185,10 @@ public final class Simulator implements AutoCloseable {
     return timelines.byId(Objects.requireNonNull(requestId, "requestId"));
   }
 
-  /** The timelines of every finished generation request, in arrival order. */
+  /**
+   * The timelines of the finished generation requests still kept (the latest
+   * {@link SimulatorConfig#timelineRetention()}), in arrival order.
+   */
   public List<ServerTimeline> timelines() {
     return timelines.all();
   }
@@ -192,6 +218,15 @@ public final class Simulator implements AutoCloseable {
     return generation.running().peak();
   }
 
+  /**
+   * The serving model's counters now (steps, running and waiting sequences, KV usage, preemptions,
+   * prefix-cache hits), as {@code /metrics} reports them. Without an engine profile only the
+   * request and token counts are non-zero.
+   */
+  public EngineStats engineStats() {
+    return model.stats();
+  }
+
   /** Generation requests received so far, valid or not. */
   public long requestCount() {
     return generation.requestCount();
@@ -210,6 +245,7 @@ public final class Simulator implements AutoCloseable {
     generation.closing();
     server.stop(0);
     threads.shutdownNow();
+    model.close();
     try {
       if (!threads.awaitTermination(2, TimeUnit.SECONDS)) {
         log.warn("simulator at {} closed with handler threads still running", baseUrl);

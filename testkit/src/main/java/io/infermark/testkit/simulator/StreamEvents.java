@@ -5,8 +5,8 @@ import java.util.NoSuchElementException;
 
 /**
  * The server-sent events of one streamed response, in order, framed as {@code data: ...\n\n}:
- * the role chunk (chat only), one content chunk per group of tokens (the last carrying the
- * finish reason), the usage chunk when {@code include_usage} asks for it, and {@code [DONE]}.
+ * the role chunk (chat only), one chunk per group of tokens (reasoning chunks first, if any,
+ * then content; the last carrying the finish reason), the usage chunk when {@code include_usage} asks for it, and {@code [DONE]}.
  *
  * <p>Events are rendered lazily, one at a time, so a long stream costs no more memory than one
  * chunk; {@link #totalBytes()} renders a second pass only to measure.
@@ -35,12 +35,14 @@ final class StreamEvents {
   private final int outputTokens;
   private final String finishReason;
   private final int tokensPerChunk;
+  private final int reasoningTokens;
   private Stage stage;
   private int position;
 
   StreamEvents(GenerationRequest request, ResponseRenderer renderer, long seed, int outputTokens,
-      String finishReason, int tokensPerChunk) {
+      String finishReason, int tokensPerChunk, int reasoningTokens) {
     this.request = request;
+    this.reasoningTokens = renderer.sendsRoleChunk() ? Math.min(reasoningTokens, outputTokens) : 0;
     this.renderer = renderer;
     this.seed = seed;
     this.outputTokens = outputTokens;
@@ -62,10 +64,19 @@ final class StreamEvents {
       }
       case CONTENT -> {
         int end = Math.min(outputTokens, position + tokensPerChunk);
+        boolean reasoning = position < reasoningTokens;
+        if (reasoning) {
+          end = Math.min(end, reasoningTokens); // a chunk is all reasoning or all content
+        }
         boolean last = end == outputTokens;
         String text = OutputVocabulary.text(seed, position, end);
-        byte[] json = renderer.contentChunk(text, last ? finishReason : null, usage(end));
-        Event e = new Event(frame(json), end - position, end - 1, false);
+        TokenUsage usage = usage(end);
+        byte[] event = reasoning || last || usage != null ? null : renderer.plainContentEvent(text);
+        if (event == null) {
+          event = frame(reasoning ? renderer.reasoningChunk(text, last ? finishReason : null, usage)
+              : renderer.contentChunk(text, last ? finishReason : null, usage));
+        }
+        Event e = new Event(event, end - position, end - 1, false);
         position = end;
         if (last) {
           stage = request.includeUsage() ? Stage.USAGE : Stage.DONE;
@@ -87,7 +98,8 @@ final class StreamEvents {
 
   /** The byte length of the whole stream, for a response that announces its Content-Length. */
   long totalBytes() {
-    StreamEvents dryRun = new StreamEvents(request, renderer, seed, outputTokens, finishReason, tokensPerChunk);
+    StreamEvents dryRun = new StreamEvents(request, renderer, seed, outputTokens, finishReason, tokensPerChunk,
+        reasoningTokens);
     long total = 0;
     while (dryRun.hasNext()) {
       total += dryRun.next().bytes().length;

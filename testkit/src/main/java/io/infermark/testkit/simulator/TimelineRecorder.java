@@ -18,6 +18,8 @@ final class TimelineRecorder {
   private long[] tokenNanos = new long[16];
   private int tokens;
   private int status;
+  private Fault fault;
+  private SequenceTimeline engine;
 
   TimelineRecorder(String requestId, long sequence, String endpoint, long arrivalNanos) {
     this.requestId = requestId;
@@ -34,6 +36,10 @@ final class TimelineRecorder {
     return sequence;
   }
 
+  long arrivalNanos() {
+    return arrivalNanos;
+  }
+
   void request(boolean streaming, int promptTokens) {
     this.streaming = streaming;
     this.promptTokens = promptTokens;
@@ -41,6 +47,14 @@ final class TimelineRecorder {
 
   void status(int status) {
     this.status = status;
+  }
+
+  void fault(Fault fault) {
+    this.fault = fault;
+  }
+
+  void engine(SequenceTimeline engine) {
+    this.engine = engine;
   }
 
   void admitted(long nanos) {
@@ -62,6 +76,6 @@ final class TimelineRecorder {
 
   ServerTimeline finish(ServerTimeline.Outcome outcome, long finishNanos) {
     return new ServerTimeline(requestId, sequence, endpoint, streaming, promptTokens, arrivalNanos,
-        admissionNanos, Arrays.copyOf(tokenNanos, tokens), finishNanos, outcome, status);
+        admissionNanos, Arrays.copyOf(tokenNanos, tokens), finishNanos, outcome, status, fault, engine);
   }
 }

@@ -31,17 +31,22 @@
  * {@code min(max_tokens, defaultOutputTokens)}.
  *
  * <h2>Timing</h2>
- * A request is admitted when a concurrency slot is free (FIFO), its token {@code i} is ready at
- * {@code admission + ttft + i * interval}, and each chunk is written and flushed as soon as its
- * last token is ready. TCP_NODELAY is enabled, so small writes are not held back by Nagle's
- * algorithm; see {@link io.infermark.testkit.simulator.Simulator}.
+ * Without an engine profile, a request is admitted when a concurrency slot is free (FIFO), its
+ * token {@code i} is ready at {@code admission + ttft + i * interval}. With
+ * {@link io.infermark.testkit.simulator.SimulatorConfig.Builder#engine engine(EngineProfile)},
+ * a continuous-batching {@link io.infermark.testkit.simulator.EngineProfile engine} decides (the
+ * same engine {@link io.infermark.testkit.simulator.VirtualEngine} runs in virtual time). Either
+ * way each chunk is written and flushed as soon as its last token is ready (a handler that wakes
+ * late writes everything ready in one call). TCP_NODELAY is enabled, so small writes are not held
+ * back by Nagle's algorithm; see {@link io.infermark.testkit.simulator.Simulator}.
  *
  * <h2>Faults</h2>
- * Decided per request from the seed and the request's arrival sequence number. An injected error
- * is an immediate HTTP 500 with an error body. An injected disconnect streams headers announcing
- * the full {@code Content-Length}, sends {@code K} tokens, then closes the connection: clients see
- * a truncated body (an I/O error or a short read), never a clean end or {@code [DONE]}. A
- * non-streamed request chosen for a disconnect has its connection closed, without any response,
- * once its {@code K}th token would have been generated.
+ * Decided per request from the seed and the request's arrival sequence number, or scheduled by
+ * sequence number; see {@link io.infermark.testkit.simulator.Fault} for each kind and what a
+ * client sees.
+ *
+ * <h2>Observability</h2>
+ * {@code GET /metrics} (Prometheus text, vLLM's metric names) and
+ * {@code GET /simulator/timelines[/{id}]} (the ground truth as JSON).
  */
 package io.infermark.testkit.simulator;

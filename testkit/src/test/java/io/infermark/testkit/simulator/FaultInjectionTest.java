@@ -74,9 +74,9 @@ class FaultInjectionTest {
     List<Integer> second = statusesOf(SimulatorConfig.builder().seed(2024).serverErrors(0.25), requests);
 
     assertThat(second).isEqualTo(first);
-    FaultPolicy policy = new FaultPolicy(2024, 0.25, 0);
+    FaultPolicy policy = FaultPolicy.of(SimulatorConfig.builder().seed(2024).serverErrors(0.25).build());
     for (int i = 0; i < requests; i++) {
-      int expected = policy.decide(i) == FaultPolicy.Fault.SERVER_ERROR ? 500 : 200;
+      int expected = policy.decide(i).isPresent() ? 500 : 200;
       assertThat(first.get(i)).as("request #%d", i).isEqualTo(expected);
     }
     long errors = first.stream().filter(s -> s == 500).count();
@@ -187,10 +187,10 @@ class FaultInjectionTest {
   @Test
   void afterADroppedConnectionTheNextRequestIsServedNormally() throws IOException {
     start(SimulatorConfig.builder().seed(5).disconnects(0.5, 1));
-    FaultPolicy policy = new FaultPolicy(5, 0, 0.5);
+    FaultPolicy policy = FaultPolicy.of(sim.config());
     int served = 0;
     for (int i = 0; i < 10; i++) {
-      boolean dropped = policy.decide(i) == FaultPolicy.Fault.DISCONNECT;
+      boolean dropped = policy.decide(i).isPresent();
       if (dropped) {
         assertThatThrownBy(() -> http.post("/v1/completions", completion(""))).isInstanceOf(IOException.class);
       } else {
@@ -199,5 +199,36 @@ class FaultInjectionTest {
       }
     }
     assertThat(served).isBetween(1, 9);
+  }
+
+  @Test
+  void rateLimitsAndUnavailabilityCarryRetryAfterInWholeSeconds() throws IOException {
+    start(SimulatorConfig.builder().faultOnRequests(Fault.rateLimited(Duration.ofMillis(1500)), 0)
+        .faultOnRequests(Fault.unavailable(Duration.ofSeconds(4)), 1));
+
+    HttpResponse<String> limited = http.post("/v1/chat/completions", chat(""));
+    HttpResponse<String> unavailable = http.post("/v1/chat/completions", chat(""));
+
+    assertThat(limited.statusCode()).isEqualTo(429);
+    assertThat(limited.headers().firstValue("Retry-After")).hasValue("2");
+    assertThat(json(limited.body()).get("error").get("type").asText()).isEqualTo("RateLimitError");
+    assertThat(unavailable.statusCode()).isEqualTo(503);
+    assertThat(unavailable.headers().firstValue("Retry-After")).hasValue("4");
+    assertThat(http.post("/v1/chat/completions", chat("")).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void malformedChunkAndStreamErrorEndTheStreamAsAdvertised() throws IOException {
+    start(SimulatorConfig.builder().faultOnRequests(Fault.malformedChunk(1), 0)
+        .faultOnRequests(Fault.streamError(1), 1));
+
+    List<String> malformed = SimHttp.events(http.post("/v1/chat/completions", chat("\"stream\":true")).body());
+    List<String> error = SimHttp.events(http.post("/v1/chat/completions", chat("\"stream\":true")).body());
+
+    assertThat(malformed).hasSize(3); // role, one token, the cut-off chunk
+    assertThatThrownBy(() -> SimHttp.MAPPER.readTree(malformed.get(2))).isInstanceOf(IOException.class);
+    assertThat(error).hasSize(4); // role, one token, the error, [DONE]
+    assertThat(json(error.get(2)).get("error").get("code").asInt()).isEqualTo(500);
+    assertThat(error.get(3)).isEqualTo("[DONE]");
   }
 }

@@ -2,53 +2,92 @@ package io.infermark.testkit.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.infermark.testkit.simulator.FaultPolicy.Fault;
-import java.util.EnumMap;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class FaultPolicyTest {
 
+  private static FaultPolicy policy(long seed, double errors, double drops) {
+    return FaultPolicy.of(SimulatorConfig.builder().seed(seed).serverErrors(errors).disconnects(drops, 1).build());
+  }
+
+  private static Optional<Fault.Kind> kind(FaultPolicy p, long sequence) {
+    return p.decide(sequence).map(Fault::kind);
+  }
+
   @Test
   void noProbabilitiesMeansNoFaults() {
-    FaultPolicy none = new FaultPolicy(1, 0, 0);
+    FaultPolicy none = policy(1, 0, 0);
 
     for (long i = 0; i < 1000; i++) {
-      assertThat(none.decide(i)).isEqualTo(Fault.NONE);
+      assertThat(none.decide(i)).isEmpty();
     }
   }
 
   @Test
   void decisionsArePureFunctionsOfSeedAndSequence() {
-    FaultPolicy a = new FaultPolicy(7, 0.2, 0.1);
-    FaultPolicy b = new FaultPolicy(7, 0.2, 0.1);
-    FaultPolicy otherSeed = new FaultPolicy(8, 0.2, 0.1);
+    FaultPolicy a = policy(7, 0.2, 0.1);
+    FaultPolicy b = policy(7, 0.2, 0.1);
+    FaultPolicy otherSeed = policy(8, 0.2, 0.1);
 
     int differences = 0;
     for (long i = 999; i >= 0; i--) { // order of asking must not matter
       assertThat(a.decide(i)).isEqualTo(b.decide(i));
-      differences += a.decide(i) != otherSeed.decide(i) ? 1 : 0;
+      differences += a.decide(i).equals(otherSeed.decide(i)) ? 0 : 1;
     }
     assertThat(differences).isGreaterThan(100);
   }
 
   @Test
   void faultRatesMatchTheProbabilities() {
-    FaultPolicy policy = new FaultPolicy(3, 0.2, 0.1);
-    Map<Fault, Integer> counts = new EnumMap<>(Fault.class);
+    FaultPolicy policy = FaultPolicy.of(SimulatorConfig.builder().seed(3).serverErrors(0.2).disconnects(0.1, 1)
+        .fault(Fault.stall(2, Duration.ofMillis(5)), 0.3).build());
+    Map<Optional<Fault.Kind>, Integer> counts = new HashMap<>();
     int n = 20_000;
     for (long i = 0; i < n; i++) {
-      counts.merge(policy.decide(i), 1, Integer::sum);
+      counts.merge(kind(policy, i), 1, Integer::sum);
     }
 
-    // ±4 standard deviations: sqrt(n p (1-p)) is about 57 and 42 here.
-    assertThat(counts.get(Fault.SERVER_ERROR)).isBetween(4000 - 230, 4000 + 230);
-    assertThat(counts.get(Fault.DISCONNECT)).isBetween(2000 - 170, 2000 + 170);
+    // ±4 standard deviations: sqrt(n p (1-p)) is about 57, 42 and 65 here.
+    assertThat(counts.get(Optional.of(Fault.Kind.SERVER_ERROR))).isBetween(4000 - 230, 4000 + 230);
+    assertThat(counts.get(Optional.of(Fault.Kind.DISCONNECT))).isBetween(2000 - 170, 2000 + 170);
+    assertThat(counts.get(Optional.of(Fault.Kind.STALL))).isBetween(6000 - 260, 6000 + 260);
   }
 
   @Test
   void certainFaultsAlwaysHappen() {
-    assertThat(new FaultPolicy(1, 1, 0).decide(5)).isEqualTo(Fault.SERVER_ERROR);
-    assertThat(new FaultPolicy(1, 0, 1).decide(5)).isEqualTo(Fault.DISCONNECT);
+    assertThat(kind(policy(1, 1, 0), 5)).hasValue(Fault.Kind.SERVER_ERROR);
+    assertThat(kind(policy(1, 0, 1), 5)).hasValue(Fault.Kind.DISCONNECT);
+  }
+
+  @Test
+  void scheduledFaultsStrikeExactlyTheListedRequestsAndWinOverDraws() {
+    FaultPolicy policy = FaultPolicy.of(SimulatorConfig.builder().serverErrors(1.0)
+        .faultOnRequests(Fault.rateLimited(Duration.ofSeconds(2)), 3, 5).build());
+
+    assertThat(kind(policy, 3)).hasValue(Fault.Kind.RATE_LIMITED);
+    assertThat(kind(policy, 5)).hasValue(Fault.Kind.RATE_LIMITED);
+    for (long i : List.of(0L, 1L, 2L, 4L, 6L)) {
+      assertThat(kind(policy, i)).hasValue(Fault.Kind.SERVER_ERROR);
+    }
+  }
+
+  @Test
+  void slowdownJitterIsSeededAndWithinItsBound() {
+    FaultPolicy policy = policy(9, 0, 0);
+    long max = 200_000_000;
+    double sum = 0;
+    for (long i = 0; i < 10_000; i++) {
+      long j = policy.jitterNanos(i, max);
+      assertThat(j).isBetween(0L, max);
+      assertThat(policy.jitterNanos(i, max)).isEqualTo(j);
+      sum += j;
+    }
+    // Uniform on [0, 200 ms]: mean 100 ms, standard error 0.58 ms over 10,000 draws.
+    assertThat(sum / 10_000 / 1e6).isBetween(97.7, 102.3);
   }
 }

@@ -55,4 +55,20 @@ class ResponseRendererTest {
     assertThat(new String(completions, StandardCharsets.UTF_8))
         .isEqualTo(header(completions, "text_completion") + "\"choices\":[]," + USAGE_JSON);
   }
+
+  @Test
+  void thePlainContentFastPathIsByteForByteTheGeneratorsChunk() {
+    for (Endpoint endpoint : Endpoint.values()) {
+      for (String text : new String[] {" the", " cold", "", " a b ~!"}) {
+        byte[] slow = renderer(endpoint).contentChunk(text, null, null);
+        String framed = "data: " + new String(slow, StandardCharsets.UTF_8) + "\n\n";
+        ResponseRenderer r = renderer(endpoint);
+        r.plainContentEvent(" warm the template");
+        assertThat(new String(r.plainContentEvent(text), StandardCharsets.UTF_8)).as("%s %s", endpoint, text)
+            .isEqualTo(framed);
+      }
+      assertThat(renderer(endpoint).plainContentEvent("quote\"")).isNull(); // needs escaping: generator path
+      assertThat(renderer(endpoint).plainContentEvent("caf\u00e9")).isNull();
+    }
+  }
 }

@@ -44,6 +44,12 @@ final class SimHttp {
     return send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
+  /** Posts a chat body asynchronously with an {@code X-Request-Id}. */
+  java.util.concurrent.CompletableFuture<HttpResponse<String>> sendAsyncChat(String id, String body) {
+    return client.sendAsync(request("/v1/chat/completions").header("X-Request-Id", id)
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
   HttpResponse<String> get(String path) throws IOException {
     return send(request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
   }

@@ -100,4 +100,42 @@ class SimulatorConfigTest {
         + "ttft=20.0ms, itl=5.0ms, defaultOutputTokens=64, maxConcurrency=8, tokensPerChunk=1, seed=0, "
         + "disconnects=0.1 after 3 tokens}");
   }
+
+  @Test
+  void newSettingsValidateWithMessagesNamingThem() {
+    SimulatorConfig.Builder b = SimulatorConfig.builder();
+
+    assertThatThrownBy(() -> b.host("localhost")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("host must be an IP address literal");
+    assertThatThrownBy(() -> b.outputTokensBetween(10, 5)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("outputTokensBetween max (5) must be >= min (10)");
+    assertThatThrownBy(() -> b.reasoningTokens(-1)).hasMessage("reasoningTokens must be 0 or more, was -1");
+    assertThatThrownBy(() -> b.timelineRetention(0)).hasMessage("timelineRetention must be at least 1, was 0");
+    assertThatThrownBy(() -> b.maxModelLength(1)).hasMessage("maxModelLength must be at least 2, was 1");
+    assertThatThrownBy(() -> b.faultOnRequests(Fault.serverError())).hasMessageContaining("at least one");
+    assertThatThrownBy(() -> Fault.slowdown(0.5, Duration.ZERO)).hasMessageContaining("multiplier must be");
+    assertThatThrownBy(() -> Fault.stall(-1, Duration.ZERO)).hasMessage("afterTokens must be 0 or more, was -1");
+    SimulatorConfig.Builder faulty = SimulatorConfig.builder().fault(Fault.stall(1, Duration.ofMillis(5)), 0.7);
+    assertThatThrownBy(() -> faulty.serverErrors(0.4)).hasMessage("STALL (0.7) + serverErrors (0.4) probabilities "
+        + "must not exceed 1: each request gets at most one fault");
+  }
+
+  @Test
+  void engineProfilesValidateAndRoundTrip() {
+    EngineProfile p = EngineProfile.llama8bH200();
+
+    assertThat(p.toBuilder().build()).isEqualTo(p).hasSameHashCodeAs(p);
+    assertThat(EngineProfile.named("early-saturation")).isEqualTo(EngineProfile.earlySaturation());
+    assertThat(p.kvCacheTokens()).isEqualTo(816_000);
+    assertThatThrownBy(() -> p.toBuilder().decodeBaseMs(-1)).hasMessage("decodeBaseMs must be a finite number of "
+        + "ms >= 0, was -1.0");
+    assertThatThrownBy(() -> p.toBuilder().stepOverheadMs(0).decodeBaseMs(0).build())
+        .hasMessageContaining("so every step takes time");
+    assertThatThrownBy(() -> EngineProfile.named("h100")).hasMessageContaining("known: [llama-8b-h200");
+    assertThat(p.toString()).doesNotContain("\n").startsWith("EngineProfile{llama-8b-h200, step 2.30 ms");
+    SimulatorConfig c = SimulatorConfig.builder().engine(p).build();
+    assertThat(c.toString()).isEqualTo("SimulatorConfig{model=infermark-sim, port=ephemeral, engine=llama-8b-h200, "
+        + "defaultOutputTokens=64, tokensPerChunk=1, seed=0}");
+    assertThat(c.toBuilder().fixedTiming().build().engine()).isEmpty();
+  }
 }

@@ -1,0 +1,188 @@
+package io.infermark.benchmarks;
+
+import io.infermark.core.Benchmark;
+import io.infermark.core.RunResult;
+import io.infermark.core.capture.ChunkTimeline;
+import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.load.LoadProfile;
+import io.infermark.core.request.GenerationParams;
+import io.infermark.core.request.Prompt;
+import io.infermark.core.stats.QuantileMethod;
+import io.infermark.core.target.OpenAiTarget;
+import io.infermark.metrics.RunSummary;
+import io.infermark.testkit.simulator.EngineProfile;
+import io.infermark.testkit.simulator.ServerTimeline;
+import io.infermark.testkit.simulator.Simulator;
+import io.infermark.testkit.simulator.SimulatorConfig;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * How many streamed tokens per second infermark's client sustains, and at what CPU cost, against
+ * the simulator in the same JVM; and how exactly it measures TTFT and ITL meanwhile.
+ *
+ * <p>For each concurrency level it runs a closed loop of {@code streams} streams for a fixed time
+ * against a simulator with the given engine profile (default {@link EngineProfile#nearZeroCost()}:
+ * 1 ms steps, so the server offers 1000 tokens/s per stream and the client is the bottleneck),
+ * then prints: output tokens/s (infermark's own summary), CPU per token split between the
+ * simulator's threads and the client's (JMX thread CPU time), and the client's measurement error
+ * against the simulator's ground truth on one clock: TTFT error (client first-token time minus
+ * the server's first write) and ITL error (|client gap − server gap|), p50 and p99.
+ *
+ * <p>Run: {@code java -cp benchmarks-jmh/target/benchmarks.jar io.infermark.benchmarks.ClientCapacity
+ * [streams=64,256,1024] [seconds=10] [tokens=256] [profile=near-zero-cost]}. A measurement, not a
+ * test: client and server share the machine's cores, so numbers depend on it and on whatever else runs.
+ */
+public final class ClientCapacity {
+
+  private ClientCapacity() {}
+
+  /** Runs every level and prints one block per level. */
+  public static void main(String[] args) {
+    int[] levels = Arrays.stream((args.length > 0 ? args[0] : "64,256,1024").split(","))
+        .mapToInt(Integer::parseInt).toArray();
+    int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
+    int tokens = args.length > 2 ? Integer.parseInt(args[2]) : 256;
+    EngineProfile profile = EngineProfile.named(args.length > 3 ? args[3] : "near-zero-cost");
+    int cores = Runtime.getRuntime().availableProcessors();
+    System.out.printf(Locale.ROOT, "profile %s, %d s per level, %d tokens per request, %d cores, Java %s%n",
+        profile.name(), seconds, tokens, cores, System.getProperty("java.version"));
+    for (int streams : levels) {
+      level(profile, streams, seconds, tokens);
+    }
+  }
+
+  private static void level(EngineProfile profile, int streams, int seconds, int tokens) {
+    SimulatorConfig config = SimulatorConfig.builder().engine(profile.toBuilder()
+        .maxRunningSequences(Math.max(profile.maxRunningSequences(), streams)).build()).build();
+    ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    try (Simulator sim = Simulator.start(config);
+        OpenAiTarget target = OpenAiTarget.chat(sim.baseUrl() + "/v1", config.model()).build()) {
+      Benchmark bench = Benchmark.target(target).prompts(Prompt.user("How fast can the client read?"))
+          .params(GenerationParams.builder().maxTokens(tokens).ignoreEos(true).build());
+      // Warm up (JIT, connections) off the clock.
+      bench.load(LoadProfile.concurrency(streams).duration(Duration.ofSeconds(Math.max(2, seconds / 3)))).run();
+
+      Map<Long, Long> before = cpuByThread(mx);
+      long processCpu0 = processCpuNanos();
+      long wall0 = System.nanoTime();
+      RunResult run = bench.load(LoadProfile.concurrency(streams).duration(Duration.ofSeconds(seconds))).run();
+      long wall = System.nanoTime() - wall0;
+      long processCpu = processCpuNanos() - processCpu0;
+      long[] split = split(mx, before);
+
+      RunSummary summary = RunSummary.of(run);
+      long tokensOut = summary.tokens().outputTokens();
+      double tps = summary.outputTokenThroughputTps().orElse(0);
+      System.out.printf(Locale.ROOT, "%n== %d streams: %d requests (%d failed), %d tokens, %.0f output tokens/s "
+          + "(%.0f offered)%n", streams, run.measured().size(), run.failureCount(), tokensOut, tps,
+          streams * 1000.0 / (profile.decodeStepMillis(streams, 0)));
+      System.out.printf(Locale.ROOT, "CPU: process %.1f%% of %d cores; per token %.1f us total, simulator %.1f us,"
+          + " client %.1f us, other %.1f us%n", 100.0 * processCpu / wall / Runtime.getRuntime().availableProcessors(),
+          Runtime.getRuntime().availableProcessors(), micros(processCpu, tokensOut), micros(split[0], tokensOut),
+          micros(split[1], tokensOut), micros(processCpu - split[0] - split[1], tokensOut));
+      errors(run, sim);
+    }
+  }
+
+  private static double micros(long nanos, long tokens) {
+    return tokens == 0 ? 0 : nanos / 1e3 / tokens;
+  }
+
+  private static void errors(RunResult run, Simulator sim) {
+    int n = run.measured().size();
+    double[] ttft = new double[n];
+    double[] itl = new double[n * 16];
+    int f = 0;
+    int g = 0;
+    for (RequestRecord r : run.measured()) {
+      if (!r.succeeded()) {
+        continue;
+      }
+      ServerTimeline server = sim.timeline(r.requestId()).orElse(null);
+      if (server == null || server.tokenCount() == 0) {
+        continue;
+      }
+      long sent = run.originNanos() + r.sendNanos();
+      ttft[f++] = (sent + r.chunks().firstTokenOffsetNanos().getAsLong() - server.firstTokenNanos().getAsLong()) / 1e6;
+      ChunkTimeline.Cursor c = r.chunks().cursor();
+      long previous = -1;
+      int k = 0;
+      while (c.next()) {
+        if (c.kind().isTokenBearing()) {
+          if (previous >= 0 && k < server.tokenCount()) {
+            if (g == itl.length) {
+              itl = Arrays.copyOf(itl, itl.length * 2);
+            }
+            itl[g++] = Math.abs((c.offsetNanos() - previous) - (server.tokenNanos(k) - server.tokenNanos(k - 1))) / 1e6;
+          }
+          previous = c.offsetNanos();
+          k++;
+        }
+      }
+    }
+    print("TTFT error, client - server first write (ms)", Arrays.copyOf(ttft, f));
+    print("ITL error, |client gap - server gap| (ms)", Arrays.copyOf(itl, g));
+  }
+
+  private static void print(String name, double[] values) {
+    if (values.length == 0) {
+      System.out.println(name + ": no values");
+      return;
+    }
+    Arrays.sort(values);
+    QuantileMethod q = QuantileMethod.LINEAR;
+    System.out.printf(Locale.ROOT, "%-46s n=%-8d p50 %.3f  p90 %.3f  p99 %.3f  max %.3f%n", name, values.length,
+        q.quantile(values, 0.5), q.quantile(values, 0.9), q.quantile(values, 0.99), values[values.length - 1]);
+  }
+
+  private static long processCpuNanos() {
+    var os = ManagementFactory.getOperatingSystemMXBean();
+    if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
+      return sun.getProcessCpuTime();
+    }
+    return 0;
+  }
+
+  private static Map<Long, Long> cpuByThread(ThreadMXBean mx) {
+    Map<Long, Long> cpu = new HashMap<>();
+    for (long id : mx.getAllThreadIds()) {
+      long t = mx.getThreadCpuTime(id);
+      if (t >= 0) {
+        cpu.put(id, t);
+      }
+    }
+    return cpu;
+  }
+
+  /**
+   * CPU used since {@code before} by simulator threads (engine, HTTP dispatcher and handlers) and
+   * by client threads (request threads and OkHttp's). Threads that ended meanwhile are not counted.
+   */
+  private static long[] split(ThreadMXBean mx, Map<Long, Long> before) {
+    long sim = 0;
+    long client = 0;
+    for (var info : mx.getThreadInfo(mx.getAllThreadIds())) {
+      if (info == null) {
+        continue;
+      }
+      long t = mx.getThreadCpuTime(info.getThreadId());
+      if (t < 0) {
+        continue;
+      }
+      long used = t - before.getOrDefault(info.getThreadId(), 0L);
+      String name = info.getThreadName();
+      if (name.startsWith("infermark-sim") || name.startsWith("HTTP-Dispatcher")) {
+        sim += used;
+      } else if (name.startsWith("infermark-request") || name.startsWith("OkHttp")) {
+        client += used;
+      }
+    }
+    return new long[] {sim, client};
+  }
+}

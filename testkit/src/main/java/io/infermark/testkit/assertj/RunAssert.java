@@ -1,0 +1,111 @@
+package io.infermark.testkit.assertj;
+
+import io.infermark.core.capture.ErrorCategory;
+import io.infermark.metrics.LatencyMetric;
+import io.infermark.metrics.RunSummary;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import org.assertj.core.api.AbstractAssert;
+import org.assertj.core.api.AbstractDoubleAssert;
+import org.assertj.core.api.Assertions;
+
+/** Assertions over a {@link RunSummary}: latency distributions, failures and throughput. */
+public final class RunAssert extends AbstractAssert<RunAssert, RunSummary> {
+
+  RunAssert(RunSummary summary) {
+    super(summary, RunAssert.class);
+    isNotNull();
+  }
+
+  /** The TTFT distribution (first token-bearing chunk − send). */
+  public DistributionAssert ttft() {
+    return metric(LatencyMetric.TTFT);
+  }
+
+  /** The TTFC distribution (first content chunk − send). */
+  public DistributionAssert ttfc() {
+    return metric(LatencyMetric.TTFC);
+  }
+
+  /** The pooled inter-token latency distribution. */
+  public DistributionAssert itl() {
+    return metric(LatencyMetric.ITL);
+  }
+
+  /** The TPOT distribution. */
+  public DistributionAssert tpot() {
+    return metric(LatencyMetric.TPOT);
+  }
+
+  /** The E2E distribution (last token-bearing chunk − send). */
+  public DistributionAssert e2e() {
+    return metric(LatencyMetric.E2E);
+  }
+
+  /** Any metric's distribution. */
+  public DistributionAssert metric(LatencyMetric metric) {
+    Objects.requireNonNull(metric, "metric");
+    return new DistributionAssert(actual.distribution(metric), metric.name());
+  }
+
+  /** Verifies that no measured request failed; the message lists the failures by category. */
+  public RunAssert hasNoFailures() {
+    if (actual.requests().failed() > 0) {
+      failWithMessage("Expecting no failed requests but %d of %d measured failed: %s", actual.requests().failed(),
+          actual.requests().measured(), actual.failuresByCategory());
+    }
+    return this;
+  }
+
+  /** Verifies that exactly {@code count} measured requests failed with {@code category}. */
+  public RunAssert hasFailures(ErrorCategory category, int count) {
+    int n = actual.failuresByCategory().getOrDefault(Objects.requireNonNull(category, "category"), 0);
+    if (n != count) {
+      failWithMessage("Expecting %d %s failures but there were %d; all failures: %s", count, category, n,
+          actual.failuresByCategory());
+    }
+    return this;
+  }
+
+  /** Verifies how many measured requests succeeded. */
+  public RunAssert hasSucceeded(int count) {
+    if (actual.requests().succeeded() != count) {
+      failWithMessage("Expecting %d successful requests but there were %d; %s; failures: %s", count,
+          actual.requests().succeeded(), actual.requests(), actual.failuresByCategory());
+    }
+    return this;
+  }
+
+  /** The fraction of measured requests that failed, 0 to 1 (0 when nothing was measured). */
+  public AbstractDoubleAssert<?> errorRate() {
+    int measured = actual.requests().measured();
+    int failed = actual.requests().failed();
+    double rate = measured == 0 ? 0 : (double) failed / measured;
+    Map<ErrorCategory, Integer> byCategory = actual.failuresByCategory();
+    return Assertions.assertThat(rate).as("error rate = %d failed / %d measured = %s; failures %s", failed, measured,
+        String.format(Locale.ROOT, "%.4f", rate), byCategory);
+  }
+
+  /**
+   * Output tokens per second over the measurement window.
+   *
+   * @throws AssertionError if the run had no window (no measured request was sent)
+   */
+  public AbstractDoubleAssert<?> outputTokensPerSecond() {
+    if (actual.outputTokenThroughputTps().isEmpty()) {
+      failWithMessage("Expecting an output token throughput but the run has no measurement window: %s", actual);
+    }
+    double tps = actual.outputTokenThroughputTps().getAsDouble();
+    return Assertions.assertThat(tps).as("output tokens/s = %d tokens over the window; %s",
+        actual.tokens().outputTokens(), actual);
+  }
+
+  /** Successful requests per second over the measurement window. */
+  public AbstractDoubleAssert<?> requestsPerSecond() {
+    if (actual.requestThroughputRps().isEmpty()) {
+      failWithMessage("Expecting a request throughput but the run has no measurement window: %s", actual);
+    }
+    return Assertions.assertThat(actual.requestThroughputRps().getAsDouble()).as("requests/s; %s", actual);
+  }
+}

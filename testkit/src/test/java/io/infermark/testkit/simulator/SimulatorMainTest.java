@@ -1,0 +1,72 @@
+package io.infermark.testkit.simulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class SimulatorMainTest {
+
+  @Test
+  void defaultsServeThe8bProfileOnPort8000() {
+    SimulatorConfig c = SimulatorMain.parse();
+
+    assertThat(c.port()).isEqualTo(8000);
+    assertThat(c.engine()).contains(EngineProfile.llama8bH200());
+  }
+
+  @Test
+  void everyOptionReachesTheConfiguration() {
+    SimulatorConfig c = SimulatorMain.parse("--port", "0", "--host", "0.0.0.0", "--profile", "early-saturation",
+        "--model", "m", "--seed", "9", "--output-tokens", "10..20", "--tokens-per-chunk", "3",
+        "--reasoning-tokens", "4", "--max-model-len", "4096", "--timeline-retention", "50",
+        "--kv-blocks", "77", "--max-running-seqs", "5", "--step-overhead-ms", "1.5", "--no-prefix-caching",
+        "--fault", "rate-limited:0.1:1500", "--fault", "slowdown:0.2:1.8:200", "--fault", "stall:0.05:3:400");
+
+    EngineProfile e = c.engine().orElseThrow();
+    assertThat(e.name()).isEqualTo("early-saturation");
+    assertThat(e.kvCacheBlocks()).isEqualTo(77);
+    assertThat(e.maxRunningSequences()).isEqualTo(5);
+    assertThat(e.stepOverheadMs()).isEqualTo(1.5);
+    assertThat(e.prefixCaching()).isFalse();
+    assertThat(e.maxBatchedTokens()).isEqualTo(1024);
+    assertThat(c.host()).isEqualTo("0.0.0.0");
+    assertThat(c.model()).isEqualTo("m");
+    assertThat(c.seed()).isEqualTo(9);
+    assertThat(c.outputTokensMin()).isEqualTo(10);
+    assertThat(c.outputTokensMax()).isEqualTo(20);
+    assertThat(c.tokensPerChunk()).isEqualTo(3);
+    assertThat(c.reasoningTokens()).isEqualTo(4);
+    assertThat(c.maxModelLength()).isEqualTo(4096);
+    assertThat(c.timelineRetention()).isEqualTo(50);
+    assertThat(c.faultRules()).extracting(FaultRule::fault).containsExactly(
+        Fault.rateLimited(Duration.ofMillis(1500)), Fault.slowdown(1.8, Duration.ofMillis(200)),
+        Fault.stall(3, Duration.ofMillis(400)));
+    assertThat(c.faultRules()).extracting(FaultRule::probability).containsExactly(0.1, 0.2, 0.05);
+  }
+
+  @Test
+  void fixedProfileUsesTheFixedTimings() {
+    SimulatorConfig c = SimulatorMain.parse("--profile", "fixed", "--ttft-ms", "12.5", "--itl-ms", "3");
+
+    assertThat(c.engine()).isEmpty();
+    assertThat(c.timeToFirstToken()).isEqualTo(Duration.ofNanos(12_500_000));
+    assertThat(c.interTokenInterval()).isEqualTo(Duration.ofMillis(3));
+  }
+
+  @Test
+  void badArgumentsNameTheOptionAndValue() {
+    for (List<String> args : List.of(List.of("--port", "x"), List.of("--frobnicate", "1"), List.of("--seed"),
+        List.of("--fault", "explode:0.1"), List.of("--fault", "stall:0.1:3"), List.of("--profile", "gpt-5"))) {
+      assertThatThrownBy(() -> SimulatorMain.parse(args.toArray(String[]::new)))
+          .as("%s", args).isInstanceOf(IllegalArgumentException.class);
+    }
+    assertThatThrownBy(() -> SimulatorMain.parse("--port", "x")).hasMessage("--port needs an integer, was 'x'");
+    assertThatThrownBy(() -> SimulatorMain.parse("--fault", "stall:0.1:3"))
+        .hasMessage("--fault stall:0.1:3 needs 4 ':'-separated fields; see --help");
+    assertThatThrownBy(() -> SimulatorMain.parse("--profile", "gpt-5"))
+        .hasMessageStartingWith("unknown engine profile 'gpt-5'");
+  }
+}
