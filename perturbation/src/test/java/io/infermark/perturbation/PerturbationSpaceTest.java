@@ -153,4 +153,19 @@ class PerturbationSpaceTest {
     assertThatThrownBy(() -> space.variants(Designs.fullFactorial(2, 2), 1)).hasMessageContaining("do not match");
     assertThat(space.size()).isEqualTo(3L * 3 * 9 * 3);
   }
+
+  @Test
+  void designsOfTheSameSizeCompareOnOneSpace() {
+    PerturbationSpace four = PerturbationSpace.builder(Prompt.text("Count the apples in the basket and report."))
+        .dimension("typos", Typos.budgets(0, 1, 2)).dimension("noise", Noise.rates(0, 0.2, 0.4))
+        .dimension("padding", Padding.toTokens(TokenCounter.estimate(), 0, 50, 100))
+        .dimension("typos2", Typos.budgets(0, 1, 2)).build();
+    int[] l = four.levelCounts();
+    var comparison = four.compare(7, List.of(Designs.orthogonalArray(l), Designs.random(9, 7, l),
+        Designs.latinHypercube(9, 7, l), Designs.sobol(9, l)));
+    assertThat(comparison.rows()).hasSize(4).allMatch(q -> q.runs() == 9 && q.diversity().isPresent());
+    assertThat(comparison.rows().get(0).pairwiseCoverage()).isEqualTo(1.0);
+    assertThat(comparison.rows().get(0).diversity().getAsDouble()).isBetween(0.0, 1.0);
+    assertThat(comparison.table()).contains("diversity");
+  }
 }
