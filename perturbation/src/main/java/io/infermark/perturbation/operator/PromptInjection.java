@@ -122,38 +122,42 @@ public final class PromptInjection implements Operator {
     }
     String payload = payloads.get(level - 1).render(canary);
     String text = draft.text();
-    int at = switch (placement) {
-      case END -> text.length();
-      case START -> 0;
-      case MIDDLE -> middle(text);
-    };
+    int at;
     String insert;
-    if (at == 0) {
+    if (placement == Placement.START) {
+      at = 0;
       insert = payload + "\n\n";
-    } else if (at == text.length()) {
+    } else if (placement == Placement.END) {
+      at = text.length();
       insert = "\n\n" + payload;
     } else {
-      insert = "\n\n" + payload + "\n\n";
+      int[] cut = middle(text);
+      at = cut[0];
+      insert = at == text.length() ? "\n\n" + payload : payload + SEPARATORS[cut[1]];
     }
     draft.text(text.substring(0, at) + insert + text.substring(at));
     draft.log(Channel.TEXT, "injection", at, "", payload);
   }
 
-  private static int middle(String text) {
+  private static final String[] SEPARATORS = {"\n\n", "\n", " "};
+
+  /** The cut just after the paragraph (else line, else sentence) break nearest the middle, and which break. */
+  private static int[] middle(String text) {
     int mid = text.length() / 2;
-    for (String sep : new String[] {"\n\n", "\n", ". "}) {
+    String[] breaks = {"\n\n", "\n", ". "};
+    for (int b = 0; b < breaks.length; b++) {
       int best = -1;
-      for (int i = text.indexOf(sep); i >= 0; i = text.indexOf(sep, i + 1)) {
-        int cut = i + (sep.equals(". ") ? 1 : 0);
-        if (cut > 0 && cut < text.length() && (best < 0 || Math.abs(cut - mid) < Math.abs(best - mid))) {
+      for (int i = text.indexOf(breaks[b]); i >= 0; i = text.indexOf(breaks[b], i + 1)) {
+        int cut = i + breaks[b].length();
+        if (cut < text.length() && (best < 0 || Math.abs(cut - mid) < Math.abs(best - mid))) {
           best = cut;
         }
       }
       if (best > 0) {
-        return best;
+        return new int[] {best, b};
       }
     }
-    return text.length();
+    return new int[] {text.length(), 0};
   }
 
   private static List<InjectionPayload> load() {
