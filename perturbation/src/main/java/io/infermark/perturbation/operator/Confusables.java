@@ -118,7 +118,7 @@ public final class Confusables implements Operator {
       splicer.replace(at, at, zw);
       draft.log(Channel.TEXT, "zero-width", at, "", zw);
     }
-    draft.text(splicer.apply());
+    draft.splice(splicer);
   }
 
   @Override

@@ -42,6 +42,18 @@ public final class Draft {
     this.mask = null;
   }
 
+  /**
+   * Applies a splice of the current text made by a meaning-preserving operator that edited only
+   * unprotected characters and inserted no digits, quotes or backticks: the protected mask moves
+   * with the text instead of being recomputed, so the original protected spans stay protected.
+   */
+  void splice(Splicer splicer) {
+    boolean[][] moved = new boolean[1][];
+    String out = splicer.apply(protectedMask(), moved);
+    this.text = out;
+    this.mask = moved[0];
+  }
+
   /** The current output schema, if there is one; operators may change it in place. */
   public Optional<ObjectNode> schema() {
     return Optional.ofNullable(schema);

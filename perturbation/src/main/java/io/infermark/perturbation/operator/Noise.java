@@ -111,7 +111,7 @@ public final class Noise implements Operator {
         }
       }
     }
-    draft.text(splicer.apply());
+    draft.splice(splicer);
   }
 
   private static boolean isMark(char c) {

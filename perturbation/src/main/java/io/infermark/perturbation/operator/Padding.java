@@ -13,9 +13,11 @@ import java.util.SplittableRandom;
 /**
  * Distractor padding to a target token length: at a level with target {@code t}, neutral
  * distractor sentences are added as a separate paragraph before (or after) the text until the
- * whole counts at least {@code t} tokens with the given {@link TokenCounter}; the last sentence is
- * cut at a word, so the result exceeds {@code t} by less than one word's tokens when the counter
- * is additive over whitespace (as {@link TokenCounter#estimate()} is). A text already at or above
+ * text's count plus the padding's reaches at least {@code t} tokens with the given
+ * {@link TokenCounter}; the last sentence is cut at a word, so the result exceeds {@code t} by less
+ * than one word's tokens. Counting text and padding apart assumes the counter is additive across
+ * the blank line between them, which {@link TokenCounter#estimate()} is exactly and BPE
+ * vocabularies are nearly. A text already at or above
  * the target is left alone. Sentences come from the bundled, documented {@code distractors.txt}
  * unless others are given; the seed picks where in the list to start.
  *
@@ -118,15 +120,13 @@ public final class Padding implements Operator {
     }
     StringBuilder pad = new StringBuilder();
     int next = random.nextInt(sentences.size());
-    String result;
-    while (true) {
+    int textTokens = tokens;
+    while (tokens < target) {
       next = fill(pad, tokens, target, next);
-      result = placement == Placement.BEFORE ? pad + "\n\n" + text : text + "\n\n" + pad;
-      tokens = counter.count(result);
-      if (tokens >= target) {
-        break;
-      }
+      // Counted as a whole, the padding may differ from the sum of its words: check, and go on if short.
+      tokens = textTokens + counter.count(pad.toString());
     }
+    String result = placement == Placement.BEFORE ? pad + "\n\n" + text : text + "\n\n" + pad;
     draft.text(result);
     draft.log(Channel.TEXT, "padding", placement == Placement.BEFORE ? 0 : text.length(), "", pad.toString());
   }

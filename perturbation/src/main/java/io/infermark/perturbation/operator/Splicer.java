@@ -36,7 +36,18 @@ final class Splicer {
   }
 
   String apply() {
+    return apply(null, null);
+  }
+
+  /**
+   * Applies the replacements; when {@code mask} is given, also fills {@code maskOut[0]} with the
+   * mask moved along with the text: kept characters keep their flag, inserted ones are unprotected.
+   */
+  String apply(boolean[] mask, boolean[][] maskOut) {
     if (size == 0) {
+      if (maskOut != null) {
+        maskOut[0] = mask;
+      }
       return text;
     }
     Integer[] order = new Integer[size];
@@ -46,13 +57,26 @@ final class Splicer {
     Arrays.sort(order, (a, b) -> from[a] != from[b] ? Integer.compare(from[a], from[b]) : Integer.compare(to[a], to[b]));
     StringBuilder s = new StringBuilder(text.length() + 16 * size);
     int at = 0;
+    int growth = 0;
+    for (int k = 0; k < size; k++) {
+      growth += with[k].length() - (to[k] - from[k]);
+    }
+    boolean[] out = mask == null ? null : new boolean[text.length() + growth];
     for (int k = 0; k < size; k++) {
       int i = order[k];
       if (from[i] < at) {
         throw new IllegalStateException("overlapping edits at " + from[i]);
       }
-      s.append(text, at, from[i]).append(with[i]);
+      if (out != null) {
+        System.arraycopy(mask, at, out, s.length(), from[i] - at);
+      }
+      s.append(text, at, from[i]);
+      s.append(with[i]);
       at = to[i];
+    }
+    if (out != null) {
+      System.arraycopy(mask, at, out, s.length(), text.length() - at);
+      maskOut[0] = out;
     }
     return s.append(text, at, text.length()).toString();
   }

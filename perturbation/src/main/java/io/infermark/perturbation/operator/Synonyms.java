@@ -117,7 +117,7 @@ public final class Synonyms implements Operator {
       splicer.replace(words.start[k], words.end[k], alt);
       draft.log(Channel.TEXT, "synonym", words.start[k], w, alt);
     }
-    draft.text(splicer.apply());
+    draft.splice(splicer);
     // Replace schema words from the last to the first so earlier offsets in a shared string stay valid.
     int[] chosen = pick(slots.size(), inSchema, random);
     for (int c = chosen.length - 1; c >= 0; c--) {

@@ -110,7 +110,7 @@ public final class Typos implements Operator {
       splicer.replace(s, s + w.length(), typo);
       draft.log(Channel.TEXT, kind, s, w, typo);
     }
-    draft.text(splicer.apply());
+    draft.splice(splicer);
   }
 
   private static final String[] KINDS = {"swap", "drop", "insert", "substitute"};
