@@ -47,6 +47,23 @@ final class Levels {
     return (int) Math.max(1, Math.min(words, Math.round(rate * words)));
   }
 
+  /** {@code k} distinct indices of {@code [0, n)} in increasing order, uniformly (partial Fisher–Yates). */
+  static int[] sample(int n, int k, java.util.SplittableRandom random) {
+    int[] idx = new int[n];
+    for (int i = 0; i < n; i++) {
+      idx[i] = i;
+    }
+    for (int i = 0; i < k; i++) {
+      int j = i + random.nextInt(n - i);
+      int t = idx[i];
+      idx[i] = idx[j];
+      idx[j] = t;
+    }
+    int[] out = Arrays.copyOf(idx, k);
+    Arrays.sort(out);
+    return out;
+  }
+
   static String list(double[] levels) {
     return Arrays.toString(levels);
   }

@@ -127,7 +127,7 @@ public final class SchemaMutation implements Operator {
     int inText = Math.min(split[0], mentions.size());
     int inSchema = m - inText;
     Splicer splicer = new Splicer(text);
-    for (int i : sample(mentions.size(), inText, random)) {
+    for (int i : Levels.sample(mentions.size(), inText, random)) {
       int[] at = mentions.get(i);
       String before = text.substring(at[0], at[1]);
       String after = rename(before);
@@ -254,22 +254,6 @@ public final class SchemaMutation implements Operator {
 
   private static boolean isNameChar(char c) {
     return Character.isLetterOrDigit(c) || c == '_';
-  }
-
-  private static int[] sample(int n, int k, SplittableRandom random) {
-    int[] idx = new int[n];
-    for (int i = 0; i < n; i++) {
-      idx[i] = i;
-    }
-    for (int i = 0; i < k; i++) {
-      int j = i + random.nextInt(n - i);
-      int t = idx[i];
-      idx[i] = idx[j];
-      idx[j] = t;
-    }
-    int[] out = java.util.Arrays.copyOf(idx, k);
-    java.util.Arrays.sort(out);
-    return out;
   }
 
   @Override

@@ -110,7 +110,7 @@ public final class Synonyms implements Operator {
       inSchema = slots.size();
     }
     Splicer splicer = new Splicer(text);
-    for (int i : pick(t, inText, random)) {
+    for (int i : Levels.sample(t, inText, random)) {
       int k = textCandidates[i];
       String w = text.substring(words.start[k], words.end[k]);
       String alt = choose(w, random);
@@ -119,7 +119,7 @@ public final class Synonyms implements Operator {
     }
     draft.splice(splicer);
     // Replace schema words from the last to the first so earlier offsets in a shared string stay valid.
-    int[] chosen = pick(slots.size(), inSchema, random);
+    int[] chosen = Levels.sample(slots.size(), inSchema, random);
     for (int c = chosen.length - 1; c >= 0; c--) {
       Slot slot = slots.get(chosen[c]);
       String value = slot.owner.get(slot.field).asText();
@@ -133,22 +133,6 @@ public final class Synonyms implements Operator {
   private String choose(String word, SplittableRandom random) {
     List<String> alts = lexicon.synonyms(word).orElseThrow();
     return Levels.matchCase(word, alts.get(random.nextInt(alts.size())));
-  }
-
-  private static int[] pick(int n, int k, SplittableRandom random) {
-    int[] idx = new int[n];
-    for (int i = 0; i < n; i++) {
-      idx[i] = i;
-    }
-    for (int i = 0; i < k; i++) {
-      int j = i + random.nextInt(n - i);
-      int x = idx[i];
-      idx[i] = idx[j];
-      idx[j] = x;
-    }
-    int[] out = java.util.Arrays.copyOf(idx, k);
-    java.util.Arrays.sort(out);
-    return out;
   }
 
   private void collect(JsonNode node, String pointer, List<Slot> slots) {

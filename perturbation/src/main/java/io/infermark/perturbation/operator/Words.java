@@ -65,19 +65,6 @@ final class Words {
    * partial Fisher–Yates shuffle of the index range).
    */
   int[] sample(int k, java.util.SplittableRandom random) {
-    int m = Math.min(k, count);
-    int[] idx = new int[count];
-    for (int i = 0; i < count; i++) {
-      idx[i] = i;
-    }
-    for (int i = 0; i < m; i++) {
-      int j = i + random.nextInt(count - i);
-      int t = idx[i];
-      idx[i] = idx[j];
-      idx[j] = t;
-    }
-    int[] chosen = Arrays.copyOf(idx, m);
-    Arrays.sort(chosen);
-    return chosen;
+    return Levels.sample(count, Math.min(k, count), random);
   }
 }
