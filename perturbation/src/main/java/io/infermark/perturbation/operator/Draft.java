@@ -1,0 +1,94 @@
+package io.infermark.perturbation.operator;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The text and output schema being perturbed, handed from one operator to the next while a
+ * {@code PerturbationSpace} applies a level vector. Operators read it, replace the text or the
+ * schema, and log each change. Not thread-safe; lives for one application.
+ */
+public final class Draft {
+
+  private String text;
+  private ObjectNode schema;
+  private String dimension = "";
+  private boolean[] mask;
+  private final List<Edit> edits = new ArrayList<>();
+
+  /**
+   * A draft of a text and an optional output schema (which the draft owns: pass a copy).
+   *
+   * @param text the text to perturb
+   * @param schema the output JSON schema, or empty
+   */
+  public Draft(String text, Optional<ObjectNode> schema) {
+    this.text = Objects.requireNonNull(text, "text");
+    this.schema = schema.orElse(null);
+  }
+
+  /** The current text. */
+  public String text() {
+    return text;
+  }
+
+  /** Replaces the text. */
+  public void text(String text) {
+    this.text = Objects.requireNonNull(text, "text");
+    this.mask = null;
+  }
+
+  /**
+   * Applies a splice of the current text made by a meaning-preserving operator that edited only
+   * unprotected characters and inserted no digits, quotes or backticks: the protected mask moves
+   * with the text instead of being recomputed, so the original protected spans stay protected.
+   */
+  void splice(Splicer splicer) {
+    boolean[][] moved = new boolean[1][];
+    String out = splicer.apply(protectedMask(), moved);
+    this.text = out;
+    this.mask = moved[0];
+  }
+
+  /** The current output schema, if there is one; operators may change it in place. */
+  public Optional<ObjectNode> schema() {
+    return Optional.ofNullable(schema);
+  }
+
+  /** Replaces the output schema. */
+  public void schema(ObjectNode schema) {
+    this.schema = Objects.requireNonNull(schema, "schema");
+  }
+
+  /** {@link ProtectedSpans#mask(String)} of the current text, computed once per text. */
+  public boolean[] protectedMask() {
+    if (mask == null) {
+      mask = ProtectedSpans.mask(text);
+    }
+    return mask;
+  }
+
+  /** Names the dimension whose operator acts next, for the change log. */
+  public void dimension(String name) {
+    this.dimension = Objects.requireNonNull(name, "name");
+  }
+
+  /** Logs a change made by the current dimension's operator. */
+  public void log(Channel channel, String kind, int position, String before, String after) {
+    edits.add(new Edit(dimension, channel, kind, position, before, after));
+  }
+
+  /** Every change logged so far, in order. */
+  public List<Edit> edits() {
+    return Collections.unmodifiableList(edits);
+  }
+
+  @Override
+  public String toString() {
+    return "Draft[" + text.length() + " chars" + (schema == null ? "" : ", schema") + ", " + edits.size() + " edits]";
+  }
+}

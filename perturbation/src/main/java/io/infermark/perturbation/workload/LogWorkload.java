@@ -1,0 +1,109 @@
+package io.infermark.perturbation.workload;
+
+import io.infermark.core.request.Prompt;
+import io.infermark.perturbation.PerturbationSpace;
+import io.infermark.perturbation.design.Design;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * A workload built from a real query log: cluster the queries ({@link QueryClustering}), weight
+ * each cluster by its size, sample representatives in proportion to the weights, and optionally
+ * perturb them.
+ *
+ * <pre>{@code
+ * LogWorkload w = LogWorkload.of(queries, QueryClustering.defaults());
+ * List<Prompt> prompts = w.perturbed(200, p -> PerturbationSpace.builder(p)
+ *     .dimension("typos", Typos.budgets(0, 1, 3)).build(), Designs.fullFactorial(3), 7);
+ * }</pre>
+ */
+public final class LogWorkload {
+
+  /** The tag holding a prompt's cluster id. */
+  public static final String CLUSTER_TAG = "cluster";
+
+  private final List<QueryCluster> clusters;
+
+  private LogWorkload(List<QueryCluster> clusters) {
+    this.clusters = clusters;
+  }
+
+  /** Clusters the log. */
+  public static LogWorkload of(List<String> queries, QueryClustering clustering) {
+    Objects.requireNonNull(clustering, "clustering");
+    return new LogWorkload(clustering.cluster(queries));
+  }
+
+  /** The clusters, in order of first appearance. */
+  public List<QueryCluster> clusters() {
+    return clusters;
+  }
+
+  /**
+   * {@code count} prompts of cluster representatives, cluster {@code c} appearing
+   * {@code count × weight(c)} times rounded by largest remainder (ties to the earlier cluster), in
+   * cluster order. Each prompt is tagged {@code cluster} and {@code class = cluster-<id>}.
+   */
+  public List<Prompt> sample(int count) {
+    if (count < 1) {
+      throw new IllegalArgumentException("sample count must be >= 1, was " + count);
+    }
+    int[] quota = quotas(count);
+    List<Prompt> out = new ArrayList<>(count);
+    for (QueryCluster c : clusters) {
+      Prompt p = Prompt.user(c.representative()).withTag(CLUSTER_TAG, Integer.toString(c.id()))
+          .withTag("class", "cluster-" + c.id());
+      for (int i = 0; i < quota[c.id()]; i++) {
+        out.add(p);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * {@link #sample(int)}, each sample perturbed: sample {@code i} becomes the variant at design run
+   * {@code i mod runs} of the space {@code spaceFor} builds around it, made with a seed derived from
+   * {@code seed} and {@code i}, and tagged {@code variant = i}.
+   */
+  public List<Prompt> perturbed(int count, Function<Prompt, PerturbationSpace> spaceFor, Design design, long seed) {
+    List<Prompt> base = sample(count);
+    List<Prompt> out = new ArrayList<>(base.size());
+    for (int i = 0; i < base.size(); i++) {
+      PerturbationSpace space = spaceFor.apply(base.get(i));
+      long s = seed + 0x9E3779B97F4A7C15L * (i + 1);
+      out.add(space.apply(design.row(i % design.runs()), s).prompt().withTag("variant", Integer.toString(i)));
+    }
+    return List.copyOf(out);
+  }
+
+  int[] quotas(int count) {
+    int[] quota = new int[clusters.size()];
+    double[] remainder = new double[clusters.size()];
+    int given = 0;
+    for (QueryCluster c : clusters) {
+      double exact = count * c.weight();
+      quota[c.id()] = (int) Math.floor(exact);
+      remainder[c.id()] = exact - quota[c.id()];
+      given += quota[c.id()];
+    }
+    while (given < count) {
+      int best = 0;
+      for (int i = 1; i < remainder.length; i++) {
+        if (remainder[i] > remainder[best]) {
+          best = i;
+        }
+      }
+      quota[best]++;
+      remainder[best] = -1;
+      given++;
+    }
+    return quota;
+  }
+
+  @Override
+  public String toString() {
+    return "LogWorkload[" + clusters.size() + " clusters]";
+  }
+}
