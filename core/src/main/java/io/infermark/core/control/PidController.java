@@ -22,8 +22,8 @@ import java.util.OptionalDouble;
  * <p>Every interval it reads the signal {@code y} and computes the relative error
  * {@code e = (target − y) / target} (positive means room for more load), then
  * {@code rate = clamp(initialRate + kp·e + ki·∫e dt + kd·de/dt, minRate, maxRate)} with {@code dt}
- * in seconds. Gains are therefore in requests/s per unit of relative error. The integral stops
- * accumulating while the output is clamped and the error pushes further out (anti-windup), and
+ * in seconds. Gains are therefore in requests/s per unit of relative error. The integral is
+ * clamped so that it never pushes the output past a bound (anti-windup by back-calculation), and
  * the derivative acts on the error from the second measured step on. With no measurement (nothing
  * completed yet) the rate is held. Immutable; each run gets a fresh state.
  */
@@ -111,13 +111,13 @@ public final class PidController implements RateController {
         double e = (target - y.getAsDouble()) / target;
         double derivative = Double.isNaN(lastError) ? 0 : (e - lastError) / dt;
         lastError = e;
-        double tentativeIntegral = integral + e * dt;
-        double unclamped = initialRate + kp * e + ki * tentativeIntegral + kd * derivative;
-        boolean pushingOut = (unclamped > maxRate && e > 0) || (unclamped < minRate && e < 0);
-        if (!pushingOut) {
-          integral = tentativeIntegral;
+        integral += e * dt;
+        double rest = initialRate + kp * e + kd * derivative;
+        if (ki > 0) {
+          // Anti-windup by back-calculation: never let the integral push the output past a bound.
+          integral = Math.max((minRate - rest) / ki, Math.min((maxRate - rest) / ki, integral));
         }
-        rate = clamp(initialRate + kp * e + ki * integral + kd * derivative);
+        rate = clamp(rest + ki * integral);
       }
       steps.add(new ControlStep(elapsedNanos, y, rate));
       return rate;
