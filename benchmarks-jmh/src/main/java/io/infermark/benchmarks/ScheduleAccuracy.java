@@ -48,6 +48,12 @@ public final class ScheduleAccuracy {
                 + "%d failed; lag p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms%n",
             rate, s.achievedRate(), (s.achievedRate() - rate) / rate * 100, s.sent(), s.notSent(), run.failureCount(),
             s.lagP50Nanos() / 1e6, s.lagP99Nanos() / 1e6, s.lagP999Nanos() / 1e6, s.lagMaxNanos() / 1e6);
+        java.util.Map<String, Long> failures = new java.util.TreeMap<>();
+        run.measured().stream().filter(x -> !x.succeeded()).forEach(x ->
+            failures.merge(x.failure().orElseThrow().category().toString(), 1L, Long::sum));
+        if (!failures.isEmpty()) {
+          System.out.println("  failures by category: " + failures);
+        }
         last = run;
       }
       if (last != null) {
