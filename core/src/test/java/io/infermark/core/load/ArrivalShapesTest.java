@@ -205,7 +205,8 @@ class ArrivalShapesTest {
   void everyProcessIsReproducibleFromItsSeed() {
     List<ArrivalProcess> all = List.of(ArrivalProcess.gamma(30, 0.5),
         ArrivalProcess.markovModulated(1, 50, Duration.ofSeconds(2), Duration.ofSeconds(1)),
-        ArrivalProcess.bursts(3, 5, Duration.ofMillis(1)), ArrivalProcess.poissonLinearRamp(1, 30, Duration.ofSeconds(5)),
+        ArrivalProcess.bursts(3, 5, Duration.ofMillis(1)),
+        ArrivalProcess.poissonLinearRamp(1, 30, Duration.ofSeconds(5)),
         ArrivalProcess.overlay(ArrivalProcess.poisson(5), ArrivalProcess.poisson(7)));
     for (ArrivalProcess p : all) {
       assertThat(p.schedule(500, 100 * SECOND, 13)).as(p.toString())

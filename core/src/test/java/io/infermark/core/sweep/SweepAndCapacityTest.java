@@ -49,7 +49,7 @@ class SweepAndCapacityTest {
         .isCloseTo(1.0, within(1e-9));
   }
 
-  /** The deterministic fake: every request's E2E is 0.5 + 1.5·(rate/100)² s, so P95 E2E ≤ 2 s exactly up to 100/s. */
+  /** The deterministic fake: every E2E is 0.5 + 1.5·(rate/100)² s, so P95 E2E ≤ 2 s exactly up to 100/s. */
   private static RunResult fakeAt(double rate, int[] runs) {
     runs[0]++;
     double e2e = 0.5 + 1.5 * (rate / 100) * (rate / 100);

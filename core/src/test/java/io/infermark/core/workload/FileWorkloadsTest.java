@@ -66,9 +66,11 @@ class FileWorkloadsTest {
         .hasMessageContaining("empty.jsonl has no requests");
     assertThatThrownBy(() -> Trace.parse(new StringReader("{\"timestamp\": 1, \"output_length\": 5}"), "t"))
         .hasMessageContaining("t line 1: 'input_length' is missing");
-    assertThatThrownBy(() -> Trace.parse(new StringReader("{oops"), "t")).hasMessageContaining("t line 1 is not valid JSON");
-    assertThatThrownBy(() -> Trace.parse(new StringReader("{\"timestamp\": 1, \"input_length\": 0, \"output_length\": 5}"),
-        "t")).hasMessageContaining("input_length must be >= 1");
+    assertThatThrownBy(() -> Trace.parse(new StringReader("{oops"), "t"))
+        .hasMessageContaining("t line 1 is not valid JSON");
+    String zeroInput = "{\"timestamp\": 1, \"input_length\": 0, \"output_length\": 5}";
+    assertThatThrownBy(() -> Trace.parse(new StringReader(zeroInput), "t"))
+        .hasMessageContaining("input_length must be >= 1");
     assertThatThrownBy(() -> Trace.parse(new StringReader(MOONCAKE), "t").arrivals(0)).hasMessageContaining("speed");
   }
 
@@ -99,7 +101,8 @@ class FileWorkloadsTest {
     assertThatThrownBy(() -> Dataset.jsonl(empty)).hasMessageContaining("empty.jsonl has no usable rows");
     Path bad = dir.resolve("bad.jsonl");
     Files.writeString(bad, "{\"prompt\": \"ok\"}\n{\"text\": \"no prompt\"}\n");
-    assertThatThrownBy(() -> Dataset.jsonl(bad)).hasMessageContaining("bad.jsonl line 2 has neither 'prompt' nor 'messages'");
+    assertThatThrownBy(() -> Dataset.jsonl(bad))
+        .hasMessageContaining("bad.jsonl line 2 has neither 'prompt' nor 'messages'");
     Path badLength = dir.resolve("len.jsonl");
     Files.writeString(badLength, "{\"prompt\": \"ok\", \"output_tokens\": 0}\n");
     assertThatThrownBy(() -> Dataset.jsonl(badLength)).hasMessageContaining("'output_tokens' must be an integer >= 1");
@@ -128,7 +131,8 @@ class FileWorkloadsTest {
         .hasMessageContaining("no ShareGPT conversation has a human turn");
     Path notArray = dir.resolve("obj.json");
     Files.writeString(notArray, "{}");
-    assertThatThrownBy(() -> Dataset.shareGpt(notArray, TokenCounter.estimate())).hasMessageContaining("expected a JSON array");
+    assertThatThrownBy(() -> Dataset.shareGpt(notArray, TokenCounter.estimate()))
+        .hasMessageContaining("expected a JSON array");
   }
 
   @Test
