@@ -3,10 +3,13 @@ package io.infermark.core;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
+import io.infermark.core.shard.StartBarrier;
 import io.infermark.core.target.Target;
+import io.infermark.core.workload.Workload;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The fluent entry point: what to send, how, where, and then {@link #run()}.
@@ -20,37 +23,51 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>Immutable: every method returns a new benchmark, so one configured benchmark can be run
- * several times or varied. Request {@code i} uses prompt {@code i mod prompts}. The target is not
- * closed by the run; its owner closes it.
+ * several times or varied. With {@link #prompts} request {@code i} uses prompt {@code i mod prompts};
+ * a {@link #workload(Workload)} decides each request's prompt and parameters instead (trace replay,
+ * datasets, the Zipf shaper, sessions). The target is not closed by the run; its owner closes it.
  */
 public final class Benchmark {
 
-  private final Target target;
-  private final List<Prompt> prompts;
-  private final GenerationParams params;
-  private final LoadProfile load;
-  private final boolean captureText;
-  private final Clock clock;
-  private final List<RunListener> listeners;
-  private final boolean retainRecords;
+  private Target target;
+  private Workload workload;
+  private GenerationParams params = GenerationParams.defaults();
+  private LoadProfile load = LoadProfile.concurrency(1).requests(1);
+  private boolean captureText;
+  private Clock clock = Clock.system();
+  private List<RunListener> listeners = List.of();
+  private boolean retainRecords = true;
+  private StartBarrier barrier;
 
-  private Benchmark(Target target, List<Prompt> prompts, GenerationParams params, LoadProfile load,
-      boolean captureText, Clock clock, List<RunListener> listeners, boolean retainRecords) {
+  private Benchmark(Target target) {
     this.target = target;
-    this.prompts = prompts;
-    this.params = params;
-    this.load = load;
-    this.captureText = captureText;
-    this.clock = clock;
-    this.listeners = listeners;
-    this.retainRecords = retainRecords;
+  }
+
+  /** A copy to change before returning it (never changed afterwards). */
+  private Benchmark copy() {
+    Benchmark b = new Benchmark(target);
+    b.workload = workload;
+    b.params = params;
+    b.load = load;
+    b.captureText = captureText;
+    b.clock = clock;
+    b.listeners = listeners;
+    b.retainRecords = retainRecords;
+    b.barrier = barrier;
+    return b;
   }
 
   /** Starts a benchmark of the given target: one request, one stream, default parameters until configured. */
   public static Benchmark target(Target target) {
     Objects.requireNonNull(target, "target");
-    return new Benchmark(target, List.of(), GenerationParams.defaults(), LoadProfile.concurrency(1).requests(1),
-        false, Clock.system(), List.of(), true);
+    return new Benchmark(target);
+  }
+
+  /** The same benchmark against another target. */
+  public Benchmark withTarget(Target target) {
+    Benchmark b = copy();
+    b.target = Objects.requireNonNull(target, "target");
+    return b;
   }
 
   /** The prompts to cycle through; at least one. */
@@ -58,7 +75,7 @@ public final class Benchmark {
     if (prompts.isEmpty()) {
       throw new IllegalArgumentException("the prompt set is empty: give at least one prompt");
     }
-    return new Benchmark(target, List.copyOf(prompts), params, load, captureText, clock, listeners, retainRecords);
+    return workload(Workload.cycle(prompts));
   }
 
   /** The prompts to cycle through; at least one. */
@@ -66,28 +83,46 @@ public final class Benchmark {
     return prompts(List.of(prompts));
   }
 
-  /** Generation parameters shared by every request. */
+  /** What each request sends, decided per request (replaces {@link #prompts}). */
+  public Benchmark workload(Workload workload) {
+    Benchmark b = copy();
+    b.workload = Objects.requireNonNull(workload, "workload");
+    return b;
+  }
+
+  /** Generation parameters shared by every request (a workload may adjust them per request). */
   public Benchmark params(GenerationParams params) {
-    return new Benchmark(target, prompts, Objects.requireNonNull(params, "params"), load, captureText, clock,
-        listeners, retainRecords);
+    Benchmark b = copy();
+    b.params = Objects.requireNonNull(params, "params");
+    return b;
   }
 
   /** The load profile (default: one request on one stream). */
   public Benchmark load(LoadProfile load) {
     Objects.requireNonNull(load, "load");
     load.validate();
-    return new Benchmark(target, prompts, params, load, captureText, clock, listeners, retainRecords);
+    Benchmark b = copy();
+    b.load = load;
+    return b;
+  }
+
+  /** The configured load profile. */
+  public LoadProfile load() {
+    return load;
   }
 
   /** Keep each response's generated text on its record (off by default: it costs memory). */
   public Benchmark captureText(boolean capture) {
-    return new Benchmark(target, prompts, params, load, capture, clock, listeners, retainRecords);
+    Benchmark b = copy();
+    b.captureText = capture;
+    return b;
   }
 
   /** The run's monotonic clock; must be the clock the target stamps events with. */
   public Benchmark clock(Clock clock) {
-    return new Benchmark(target, prompts, params, load, captureText, Objects.requireNonNull(clock, "clock"),
-        listeners, retainRecords);
+    Benchmark b = copy();
+    b.clock = Objects.requireNonNull(clock, "clock");
+    return b;
   }
 
   /**
@@ -98,7 +133,9 @@ public final class Benchmark {
     Objects.requireNonNull(listener, "listener");
     List<RunListener> all = new ArrayList<>(listeners);
     all.add(listener);
-    return new Benchmark(target, prompts, params, load, captureText, clock, List.copyOf(all), retainRecords);
+    Benchmark b = copy();
+    b.listeners = List.copyOf(all);
+    return b;
   }
 
   /**
@@ -108,27 +145,39 @@ public final class Benchmark {
    * HdrHistogram, within 0.1 %).
    */
   public Benchmark retainRecords(boolean retain) {
-    return new Benchmark(target, prompts, params, load, captureText, clock, listeners, retain);
+    Benchmark b = copy();
+    b.retainRecords = retain;
+    return b;
+  }
+
+  /**
+   * Waits for a wall-clock time before the run's origin, so shards on several machines start their
+   * schedules together; the result's {@code startedAt} is then the barrier's release time.
+   */
+  public Benchmark startBarrier(StartBarrier barrier) {
+    Benchmark b = copy();
+    b.barrier = Objects.requireNonNull(barrier, "barrier");
+    return b;
   }
 
   /**
    * Runs the benchmark and returns every request's record. Blocks until the load profile's limits
    * are reached and in-flight requests have finished or been cancelled at the drain timeout.
    *
-   * @throws IllegalStateException if no prompts were given
+   * @throws IllegalStateException if no prompts or workload were given
    */
   public RunResult run() {
-    if (prompts.isEmpty()) {
-      throw new IllegalStateException("no prompts: call prompts(...) before run()");
+    if (workload == null) {
+      throw new IllegalStateException("no prompts: call prompts(...) or workload(...) before run()");
     }
-    return new RunEngine(target, prompts, params, load, captureText, clock, new RunListeners(listeners),
-        retainRecords).run();
+    return new RunEngine(target, workload, params, load, captureText || workload.needsText(), clock,
+        new RunListeners(listeners), retainRecords, Optional.ofNullable(barrier)).run();
   }
 
   @Override
   public String toString() {
-    return "Benchmark[" + target + ", " + prompts.size() + " prompts, " + params + ", " + load
+    return "Benchmark[" + target + ", " + (workload == null ? "no prompts" : workload) + ", " + params + ", " + load
         + (captureText ? ", capturing text" : "") + (listeners.isEmpty() ? "" : ", " + listeners.size() + " listeners")
-        + (retainRecords ? "" : ", records not retained") + "]";
+        + (retainRecords ? "" : ", records not retained") + (barrier == null ? "" : ", " + barrier) + "]";
   }
 }

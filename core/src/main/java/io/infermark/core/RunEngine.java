@@ -4,13 +4,20 @@ import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.capture.TokenTimeline;
+import io.infermark.core.control.ControlStep;
+import io.infermark.core.control.RateController;
 import io.infermark.core.load.ArrivalProcess;
 import io.infermark.core.load.LoadProfile;
+import io.infermark.core.load.Randoms;
+import io.infermark.core.load.RateLimits;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.InferenceRequest;
-import io.infermark.core.request.Prompt;
+import io.infermark.core.shard.StartBarrier;
 import io.infermark.core.target.Cancellation;
 import io.infermark.core.target.Target;
+import io.infermark.core.workload.RequestSpec;
+import io.infermark.core.workload.StreamSource;
+import io.infermark.core.workload.Workload;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -19,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.SplittableRandom;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -35,6 +43,12 @@ import org.slf4j.LoggerFactory;
  * Runs one benchmark: issues requests as the load profile says, on one thread per in-flight
  * request, and guarantees that every scheduled request ends as exactly one record and that the
  * run ends by its deadline.
+ *
+ * <p>Three ways to issue: an open loop walks a precomputed schedule (only its shard's indices when
+ * sharded); a controlled open loop spaces requests evenly at a rate its controller resets every
+ * interval; a closed loop runs one stream per unit of concurrency, each asking its
+ * {@link StreamSource} for the next request and waiting its think time in between. Rate limits are
+ * paced on the issuing thread before a request is registered, so their wait is schedule lag.
  */
 final class RunEngine {
 
@@ -50,13 +64,14 @@ final class RunEngine {
   private static final long CANCEL_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
 
   private final Target target;
-  private final List<Prompt> prompts;
+  private final Workload workload;
   private final GenerationParams params;
   private final LoadProfile load;
   private final boolean captureText;
   private final Clock clock;
   private final RunListeners listeners;
   private final boolean retainRecords;
+  private final Optional<StartBarrier> barrier;
   private final String runId = Long.toString(System.nanoTime() & 0xFFFFFFFFFL, 36);
 
   /** Every issued request that has not yet produced its record, by index. */
@@ -69,18 +84,21 @@ final class RunEngine {
   private volatile boolean stopping;
   private boolean closed;
   private Semaphore permits;
+  private RateLimits.Pacer pacer;
+  private RateController.Loop control;
   private long origin;
 
-  RunEngine(Target target, List<Prompt> prompts, GenerationParams params, LoadProfile load, boolean captureText,
-      Clock clock, RunListeners listeners, boolean retainRecords) {
+  RunEngine(Target target, Workload workload, GenerationParams params, LoadProfile load, boolean captureText,
+      Clock clock, RunListeners listeners, boolean retainRecords, Optional<StartBarrier> barrier) {
     this.target = target;
-    this.prompts = prompts;
+    this.workload = workload;
     this.params = params;
     this.load = load;
     this.captureText = captureText;
     this.clock = clock;
     this.listeners = listeners;
     this.retainRecords = retainRecords;
+    this.barrier = barrier;
   }
 
   /**
@@ -113,22 +131,29 @@ final class RunEngine {
     load.validate();
     target.prepare(load.expectedMaxInFlight());
     ExecutorService executor = RequestThreads.newExecutor();
-    Instant startedAt = Instant.now();
+    Instant startedAt = barrier.map(StartBarrier::await).orElseGet(Instant::now);
     origin = clock.nanoTime();
     long issueDeadline = load.duration().map(d -> origin + d.toNanos()).orElse(Long.MAX_VALUE);
     long hardDeadline = Math.min(
         load.timeout().map(d -> origin + d.toNanos()).orElse(Long.MAX_VALUE),
         issueDeadline == Long.MAX_VALUE ? Long.MAX_VALUE : issueDeadline + load.drainTimeout().toNanos());
-    long[] schedule = load.isClosedLoop() ? null : load.arrivalProcess().orElseThrow().schedule(
+    int cap = Math.min(load.maxInFlight().orElse(Integer.MAX_VALUE),
+        load.limits().concurrentStreams().orElse(Integer.MAX_VALUE));
+    permits = cap == Integer.MAX_VALUE ? null : new Semaphore(cap);
+    pacer = load.limits().paces() ? load.limits().pacer() : null;
+    control = load.controller().map(RateController::start).orElse(null);
+    long[] schedule = load.isClosedLoop() || control != null ? null : load.arrivalProcess().orElseThrow().schedule(
         (int) Math.min(totalRequests(), Integer.MAX_VALUE),
         issueDeadline == Long.MAX_VALUE ? Long.MAX_VALUE : issueDeadline - origin, load.seed());
-    OptionalLong planned = schedule != null ? OptionalLong.of(schedule.length)
+    OptionalLong planned = schedule != null ? OptionalLong.of(shardSize(schedule.length))
         : load.requests().isPresent() ? OptionalLong.of(totalRequests()) : OptionalLong.empty();
     listeners.runStarted(new RunStart(startedAt, origin, clock, target.toString(), load, params, planned));
     LOG.debug("run {} starting: {} against {}", runId, load, target);
     try {
-      if (schedule == null) {
+      if (load.isClosedLoop()) {
         runClosedLoop(executor, issueDeadline, hardDeadline);
+      } else if (control != null) {
+        runControlled(executor, issueDeadline, hardDeadline);
       } else {
         runOpenLoop(executor, schedule, hardDeadline);
       }
@@ -148,12 +173,23 @@ final class RunEngine {
     all.sort(Comparator.comparingLong(RequestRecord::index));
     OptionalDouble requested =
         load.arrivalProcess().map(ArrivalProcess::nominalRate).orElse(OptionalDouble.empty());
+    if (requested.isPresent() && load.shardCount() > 1) {
+      requested = OptionalDouble.of(requested.getAsDouble() / load.shardCount());
+    }
     LOG.debug("run {} finished: {} records", runId, retainRecords ? all.size() : streamingSchedule);
+    List<ControlStep> trajectory = control == null ? List.of() : control.trajectory();
     RunResult result = new RunResult(all, retainRecords, startedAt, origin, lastEndNanos, target.toString(), load,
-        params, prompts.size(), RunEnvironment.current(RequestThreads.virtual()),
-        retainRecords ? ScheduleStats.of(all, requested) : streamingSchedule.result(requested));
+        params, workload.distinctPrompts(), RunEnvironment.current(RequestThreads.virtual()),
+        retainRecords ? ScheduleStats.of(all, requested) : streamingSchedule.result(requested), trajectory);
     listeners.runFinished(result);
     return result;
+  }
+
+  /** How many of a schedule's {@code n} indices fall to this machine's shard. */
+  private long shardSize(int n) {
+    int count = load.shardCount();
+    int index = load.shardIndex();
+    return n <= index ? 0 : (n - 1 - index) / count + 1;
   }
 
   /**
@@ -169,7 +205,7 @@ final class RunEngine {
   }
 
   private long totalRequests() {
-    return load.requests().isPresent() ? (long) load.requests().getAsInt() + load.warmupRequests() : Long.MAX_VALUE;
+    return load.totalRequests();
   }
 
   private void runClosedLoop(ExecutorService executor, long issueDeadline, long hardDeadline) {
@@ -177,20 +213,10 @@ final class RunEngine {
     AtomicLong next = new AtomicLong();
     CountDownLatch streams = new CountDownLatch(load.concurrency());
     for (int s = 0; s < load.concurrency(); s++) {
+      int stream = s;
       executor.execute(() -> {
         try {
-          while (true) {
-            long index = next.getAndIncrement();
-            long now = clock.nanoTime();
-            if (index >= total || now >= issueDeadline) {
-              break;
-            }
-            Issued request = issue(index, now);
-            if (request == null) {
-              break;
-            }
-            send(index, request);
-          }
+          runStream(workload.stream(stream), next, total, issueDeadline, hardDeadline);
         } finally {
           streams.countDown();
         }
@@ -199,24 +225,133 @@ final class RunEngine {
     awaitLatch(streams, hardDeadline);
   }
 
+  /** One closed-loop stream: next request, send, wait for it to end, think, repeat. */
+  private void runStream(StreamSource source, AtomicLong next, long total, long issueDeadline, long hardDeadline) {
+    while (true) {
+      long index = next.getAndIncrement();
+      long now = clock.nanoTime();
+      if (index >= total || now >= issueDeadline) {
+        return;
+      }
+      RequestSpec spec = source.next(index, now - origin, params);
+      if (!acquirePermit(hardDeadline) || !pace(spec, issueDeadline)) {
+        return;
+      }
+      Issued request = issue(index, now);
+      if (request == null) {
+        return;
+      }
+      send(index, request, spec).ifPresent(source::completed);
+      long think = thinkNanos(index);
+      if (think > 0 && !waitUntil(clock.nanoTime() + think, issueDeadline)) {
+        return;
+      }
+    }
+  }
+
+  private long thinkNanos(long index) {
+    if (load.thinkTime().isEmpty()) {
+      return 0;
+    }
+    long mean = load.thinkTime().get().toNanos();
+    if (!load.exponentialThinkTime()) {
+      return mean;
+    }
+    return Math.round(Randoms.exponential(new SplittableRandom(Randoms.mix(load.seed(), index))) * mean);
+  }
+
+  /**
+   * Waits for the rate limits to allow a request, before it is registered; false (releasing its
+   * permit) if the deadline comes first.
+   */
+  private boolean pace(RequestSpec spec, long deadline) {
+    if (pacer == null) {
+      return true;
+    }
+    long at = origin + pacer.reserve(clock.nanoTime() - origin, RateLimits.tokenCost(spec.prompt(), spec.params()));
+    if (waitUntil(at, deadline)) {
+      return true;
+    }
+    if (permits != null) {
+      permits.release();
+    }
+    return false;
+  }
+
   private void runOpenLoop(ExecutorService executor, long[] schedule, long hardDeadline) {
-    permits = load.maxInFlight().isPresent() ? new Semaphore(load.maxInFlight().getAsInt()) : null;
-    int i = 0;
-    for (; i < schedule.length; i++) {
+    int stride = load.shardCount();
+    int i = load.shardIndex();
+    for (; i < schedule.length; i += stride) {
       long intended = origin + schedule[i];
       if (!waitUntil(intended, hardDeadline) || !acquirePermit(hardDeadline)) {
         break;
       }
       long index = i;
+      RequestSpec spec = null;
+      if (pacer != null) {
+        spec = workload.request(index, schedule[i], params);
+        if (!pace(spec, hardDeadline)) {
+          break;
+        }
+      }
       Issued request = issue(index, intended);
       if (request == null) {
         break;
       }
-      executor.execute(() -> send(index, request));
+      RequestSpec paced = spec;
+      executor.execute(() -> send(index, request,
+          paced != null ? paced : workload.request(index, request.intended - origin, params)));
     }
-    for (; i < schedule.length; i++) {
+    for (; i < schedule.length; i += stride) {
       add(notSent(i, origin + schedule[i]));
     }
+  }
+
+  /**
+   * An open loop at a rate its controller decides: requests evenly spaced at the current rate, the
+   * rate reset every interval from the controller's reading of the run so far.
+   */
+  private void runControlled(ExecutorService executor, long issueDeadline, long hardDeadline) {
+    RateController controller = load.controller().orElseThrow();
+    long interval = controller.interval().toNanos();
+    long stopAt = Math.min(issueDeadline, hardDeadline);
+    double rate = controller.initialRate();
+    long nextUpdate = origin + interval;
+    long last = Long.MIN_VALUE;
+    long total = totalRequests();
+    for (long index = 0; index < total; index++) {
+      long due = due(last, rate);
+      while (nextUpdate <= due && nextUpdate < stopAt) {
+        if (!waitUntil(nextUpdate, hardDeadline)) {
+          return;
+        }
+        rate = control.update(clock.nanoTime() - origin);
+        nextUpdate += interval;
+        due = due(last, rate);
+      }
+      if (due >= stopAt || !waitUntil(due, hardDeadline) || !acquirePermit(hardDeadline)) {
+        return;
+      }
+      long i = index;
+      RequestSpec spec = workload.request(i, due - origin, params);
+      if (!pace(spec, hardDeadline)) {
+        return;
+      }
+      Issued request = issue(i, due);
+      if (request == null) {
+        return;
+      }
+      executor.execute(() -> send(i, request, spec));
+      last = due;
+    }
+  }
+
+  /** The next send time after one at {@code last} at {@code rate}: the origin first, never for rate 0. */
+  private long due(long last, double rate) {
+    if (last == Long.MIN_VALUE) {
+      return origin;
+    }
+    return rate > 0 ? last + Math.round(1e9 / rate) : Long.MAX_VALUE;
   }
 
   /** Parks, then spins for the last stretch; false if the hard deadline comes first. */
@@ -270,19 +405,23 @@ final class RunEngine {
     }
   }
 
-  /** Sends one issued request on the current thread and makes sure it ends as one record. */
-  private void send(long index, Issued issuedRequest) {
-    Prompt prompt = prompts.get((int) (index % prompts.size()));
-    InferenceRequest request = new InferenceRequest(requestId(index), prompt, params);
+  /**
+   * Sends one issued request on the current thread and makes sure it ends as one record; returns
+   * that record, or empty when the engine recorded the request itself because the run ended first.
+   */
+  private Optional<RequestRecord> send(long index, Issued issuedRequest, RequestSpec spec) {
+    InferenceRequest request = new InferenceRequest(requestId(index), spec.prompt(), spec.params());
     if (!listeners.isEmpty()) {
       request = listeners.beforeSend(request);
     }
+    long intendedOffset = issuedRequest.intended - origin;
     Cancellation cancellation = new Cancellation();
-    TokenTimeline timeline = TokenTimeline.builder(clock).index(index).requestId(request.id()).tags(prompt.tags())
-        .warmup(index < load.warmupRequests()).originNanos(origin).intendedNanos(issuedRequest.intended)
+    TokenTimeline timeline = TokenTimeline.builder(clock).index(index).requestId(request.id())
+        .tags(spec.prompt().tags()).warmup(load.isWarmup(index, intendedOffset))
+        .cooldown(load.isCooldown(index, intendedOffset)).originNanos(origin).intendedNanos(issuedRequest.intended)
         .sendNanos(clock.nanoTime()).captureText(captureText).onDone(r -> done(index, r)).build();
     if (!issuedRequest.begin(timeline, cancellation)) {
-      return; // the run ended before this thread got to the request; the engine recorded it
+      return Optional.empty(); // the run ended before this thread got to the request; the engine recorded it
     }
     if (stopping) {
       cancellation.cancel();
@@ -297,6 +436,7 @@ final class RunEngine {
             clock.nanoTime());
       }
     }
+    return timeline.record();
   }
 
   private String requestId(long index) {
@@ -306,8 +446,8 @@ final class RunEngine {
   private RequestRecord notSent(long index, long intended) {
     long at = intended - origin;
     return RequestRecord.builder().index(index).requestId(requestId(index))
-        .tags(prompts.get((int) (index % prompts.size())).tags()).warmup(index < load.warmupRequests())
-        .intendedNanos(at).sendNanos(at)
+        .tags(workload.request(index, at, params).prompt().tags()).warmup(load.isWarmup(index, at))
+        .cooldown(load.isCooldown(index, at)).intendedNanos(at).sendNanos(at)
         .failure(Optional.of(Failure.of(ErrorCategory.NOT_SENT, "the run ended before this request was sent")))
         .build();
   }
@@ -341,6 +481,9 @@ final class RunEngine {
       recorded.set((int) record.index()); // bounded by the count limit
     }
     lastEndNanos = Math.max(lastEndNanos, record.sendNanos() + record.endOffsetNanos());
+    if (control != null) {
+      control.onRecord(record);
+    }
     listeners.record(record);
   }
 

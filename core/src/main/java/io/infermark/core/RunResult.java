@@ -1,6 +1,7 @@
 package io.infermark.core;
 
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.control.ControlStep;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
 import java.time.Instant;
@@ -9,7 +10,7 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * Everything one run produced: a record per scheduled request (warmup included, flagged) and the
+ * Everything one run produced: a record per scheduled request (warmup and cooldown included, flagged) and the
  * run's metadata: what was run against what, when, on which machine, and whether the client kept
  * its schedule. Summaries are computed from it by the {@code metrics} module.
  *
@@ -28,14 +29,17 @@ import java.util.Objects;
  * @param promptCount how many distinct prompts were cycled through
  * @param environment the JVM and machine
  * @param schedule requested vs achieved rate and schedule lag
+ * @param control a controlled run's trajectory: (time, measured signal, offered rate) per control
+ *     step; empty for other runs
  */
 public record RunResult(List<RequestRecord> records, boolean recordsRetained, Instant startedAt, long originNanos, long durationNanos,
     String target, LoadProfile load, GenerationParams params, int promptCount, RunEnvironment environment,
-    ScheduleStats schedule) {
+    ScheduleStats schedule, List<ControlStep> control) {
 
   /** Validates and copies. */
   public RunResult {
     records = List.copyOf(records);
+    control = List.copyOf(control);
     if (!recordsRetained && !records.isEmpty()) {
       throw new IllegalArgumentException("a run that did not retain its records cannot carry " + records.size());
     }
@@ -50,6 +54,14 @@ public record RunResult(List<RequestRecord> records, boolean recordsRetained, In
     }
   }
 
+  /** A result without a control trajectory (every run but a controlled one). */
+  public RunResult(List<RequestRecord> records, boolean recordsRetained, Instant startedAt, long originNanos,
+      long durationNanos, String target, LoadProfile load, GenerationParams params, int promptCount,
+      RunEnvironment environment, ScheduleStats schedule) {
+    this(records, recordsRetained, startedAt, originNanos, durationNanos, target, load, params, promptCount,
+        environment, schedule, List.of());
+  }
+
   /**
    * One record per scheduled request, ordered by index.
    *
@@ -62,13 +74,13 @@ public record RunResult(List<RequestRecord> records, boolean recordsRetained, In
   }
 
   /**
-   * Records that count for statistics: not warmup.
+   * Records that count for statistics: neither warmup nor cooldown ({@link RequestRecord#measured()}).
    *
    * @throws IllegalStateException if the run did not retain its records
    */
   public List<RequestRecord> measured() {
     requireRecords();
-    return records.stream().filter(r -> !r.warmup()).toList();
+    return records.stream().filter(RequestRecord::measured).toList();
   }
 
   /**
@@ -78,7 +90,7 @@ public record RunResult(List<RequestRecord> records, boolean recordsRetained, In
    */
   public long failureCount() {
     requireRecords();
-    return records.stream().filter(r -> !r.warmup() && !r.succeeded()).count();
+    return records.stream().filter(r -> r.measured() && !r.succeeded()).count();
   }
 
   private void requireRecords() {
@@ -94,7 +106,7 @@ public record RunResult(List<RequestRecord> records, boolean recordsRetained, In
       return String.format(Locale.ROOT, "RunResult[records not retained, %d sent in %.3f s against %s, %s]",
           schedule.sent(), durationNanos / 1e9, target, load);
     }
-    long measured = records.stream().filter(r -> !r.warmup()).count();
+    long measured = records.stream().filter(RequestRecord::measured).count();
     return String.format(Locale.ROOT, "RunResult[%d requests (%d measured, %d failed) in %.3f s against %s, %s]",
         records.size(), measured, failureCount(), durationNanos / 1e9, target, load);
   }

@@ -11,7 +11,7 @@ import java.util.OptionalDouble;
  * Whether the client kept its schedule: the rate it was asked for, the rate the seeded schedule
  * contained, the rate it actually sent at, and how late sends were (schedule lag = actual send
  * minus intended send, which includes client queue time under an in-flight cap). Covers measured
- * (non-warmup) requests that were sent.
+ * (neither warmup nor cooldown) requests that were sent.
  *
  * @param requestedRate the configured mean rate in requests/s (open loop), if any
  * @param scheduledRate requests/s in the precomputed schedule: (n−1) / (last − first intended), 0 if n < 2
@@ -33,7 +33,7 @@ public record ScheduleStats(OptionalDouble requestedRate, double scheduledRate, 
     int n = 0;
     int notSent = 0;
     for (RequestRecord r : records) {
-      if (!r.warmup()) {
+      if (r.measured()) {
         if (r.wasSent()) {
           n++;
         } else {
@@ -46,7 +46,7 @@ public record ScheduleStats(OptionalDouble requestedRate, double scheduledRate, 
     double[] lags = new double[n];
     int i = 0;
     for (RequestRecord r : records) {
-      if (!r.warmup() && r.wasSent()) {
+      if (r.measured() && r.wasSent()) {
         intended[i] = r.intendedNanos();
         sends[i] = r.sendNanos();
         lags[i] = r.scheduleLagNanos();

@@ -21,7 +21,7 @@ final class StreamingScheduleStats {
   private long maxLag;
 
   void add(RequestRecord r) {
-    if (r.warmup()) {
+    if (!r.measured()) {
       return;
     }
     if (!r.wasSent()) {

@@ -21,6 +21,7 @@ public final class RequestRecord {
   private final String requestId;
   private final Map<String, String> tags;
   private final boolean warmup;
+  private final boolean cooldown;
   private final long intendedNanos;
   private final long sendNanos;
   private final ConnectionPhases phases;
@@ -41,6 +42,7 @@ public final class RequestRecord {
     this.requestId = b.requestId;
     this.tags = Map.copyOf(b.tags);
     this.warmup = b.warmup;
+    this.cooldown = b.cooldown;
     this.intendedNanos = b.intendedNanos;
     this.sendNanos = b.sendNanos;
     this.phases = b.phases;
@@ -93,6 +95,16 @@ public final class RequestRecord {
   /** True for warmup requests, which statistics exclude. */
   public boolean warmup() {
     return warmup;
+  }
+
+  /** True for cooldown requests (sent at the end of a run), which statistics exclude like warmup. */
+  public boolean cooldown() {
+    return cooldown;
+  }
+
+  /** True when the request counts for statistics: neither {@link #warmup()} nor {@link #cooldown()}. */
+  public boolean measured() {
+    return !warmup && !cooldown;
   }
 
   /** When the schedule meant to send this request, in nanoseconds from the run's origin. */
@@ -194,7 +206,7 @@ public final class RequestRecord {
 
   /** A builder initialised with this record's values. */
   public Builder toBuilder() {
-    return new Builder().index(index).requestId(requestId).tags(tags).warmup(warmup)
+    return new Builder().index(index).requestId(requestId).tags(tags).warmup(warmup).cooldown(cooldown)
         .intendedNanos(intendedNanos).sendNanos(sendNanos).phases(phases).httpStatus(httpStatus)
         .chunks(chunks).usage(usage).finishReason(finishReason).endOffsetNanos(endOffsetNanos)
         .failure(failure()).serverTimings(serverTimings).text(text());
@@ -203,7 +215,7 @@ public final class RequestRecord {
   @Override
   public boolean equals(Object o) {
     return o instanceof RequestRecord r && r.index == index && r.requestId.equals(requestId)
-        && r.tags.equals(tags) && r.warmup == warmup && r.intendedNanos == intendedNanos
+        && r.tags.equals(tags) && r.warmup == warmup && r.cooldown == cooldown && r.intendedNanos == intendedNanos
         && r.sendNanos == sendNanos && r.phases.equals(phases) && r.httpStatus == httpStatus
         && r.chunks.equals(chunks) && r.usage.equals(usage) && r.finishReason.equals(finishReason)
         && r.endOffsetNanos == endOffsetNanos && Objects.equals(r.failure, failure)
@@ -220,6 +232,9 @@ public final class RequestRecord {
     StringBuilder s = new StringBuilder("RequestRecord[#").append(index);
     if (warmup) {
       s.append(" warmup");
+    }
+    if (cooldown) {
+      s.append(" cooldown");
     }
     s.append(failure == null ? " ok" : " FAILED " + failure);
     if (httpStatus != 0) {
@@ -241,6 +256,7 @@ public final class RequestRecord {
     private String requestId = "";
     private Map<String, String> tags = Map.of();
     private boolean warmup;
+    private boolean cooldown;
     private long intendedNanos;
     private long sendNanos;
     private ConnectionPhases phases = ConnectionPhases.none();
@@ -279,6 +295,12 @@ public final class RequestRecord {
     /** Marks a warmup request. */
     public Builder warmup(boolean warmup) {
       this.warmup = warmup;
+      return this;
+    }
+
+    /** Marks a cooldown request. */
+    public Builder cooldown(boolean cooldown) {
+      this.cooldown = cooldown;
       return this;
     }
 

@@ -50,7 +50,7 @@ public final class TokenTimeline implements StreamObserver {
     this.onDone = b.onDone;
     this.lastChunkAbs = b.sendNanos;
     this.record = RequestRecord.builder().index(b.index).requestId(b.requestId).tags(b.tags).warmup(b.warmup)
-        .intendedNanos(b.intendedNanos - b.originNanos).sendNanos(b.sendNanos - b.originNanos);
+        .cooldown(b.cooldown).intendedNanos(b.intendedNanos - b.originNanos).sendNanos(b.sendNanos - b.originNanos);
   }
 
   /** A timeline for a request being sent now: origin, intended and actual send are this instant. */
@@ -190,6 +190,7 @@ public final class TokenTimeline implements StreamObserver {
     private String requestId = "";
     private Map<String, String> tags = Map.of();
     private boolean warmup;
+    private boolean cooldown;
     private Long originNanos;
     private Long intendedNanos;
     private Long sendNanos;
@@ -221,6 +222,12 @@ public final class TokenTimeline implements StreamObserver {
     /** Marks the request as warmup. */
     public Builder warmup(boolean warmup) {
       this.warmup = warmup;
+      return this;
+    }
+
+    /** Marks the request as cooldown. */
+    public Builder cooldown(boolean cooldown) {
+      this.cooldown = cooldown;
       return this;
     }
 

@@ -43,4 +43,23 @@ public interface TokenCounter {
   static TokenCounter estimate(double charsPerToken) {
     return new CharsPerTokenEstimate(charsPerToken);
   }
+
+  /**
+   * Exact counts in an OpenAI vocabulary ({@code "cl100k_base"}, {@code "o200k_base"}, ...)
+   * through JTokkit; special tokens are counted as ordinary text. The vocabulary loads on first use.
+   *
+   * @throws IllegalArgumentException for an unknown encoding name
+   */
+  static TokenCounter openAi(String encoding) {
+    return JTokkitCounter.forEncoding(encoding);
+  }
+
+  /**
+   * The OpenAI vocabulary of a model JTokkit knows ({@code "gpt-4o"}, {@code "gpt-4"}, ...).
+   *
+   * @throws IllegalArgumentException for a model JTokkit does not know
+   */
+  static TokenCounter openAiModel(String model) {
+    return JTokkitCounter.forModel(model);
+  }
 }

@@ -1,0 +1,218 @@
+package io.infermark.core.control;
+
+import io.infermark.core.capture.RequestRecord;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.OptionalDouble;
+
+/**
+ * A PID controller that adjusts the offered rate to hold a {@link ControlSignal} at a target
+ * (P99 TTFT, queue length, tokens/s: any signal that rises with load).
+ *
+ * <pre>{@code
+ * PidController pid = PidController.builder(ControlSignal.ttftP99(200), 0.5)   // hold P99 TTFT at 0.5 s
+ *     .initialRate(10).rateRange(1, 200).gains(20, 10, 0).interval(Duration.ofSeconds(2)).build();
+ * Benchmark.target(t).prompts(p).load(LoadProfile.controlled(pid).duration(Duration.ofMinutes(5))).run()
+ *     .control(); // the trajectory: (time, measured, rate) per step
+ * }</pre>
+ *
+ * <p>Every interval it reads the signal {@code y} and computes the relative error
+ * {@code e = (target − y) / target} (positive means room for more load), then
+ * {@code rate = clamp(initialRate + kp·e + ki·∫e dt + kd·de/dt, minRate, maxRate)} with {@code dt}
+ * in seconds. Gains are therefore in requests/s per unit of relative error. The integral is
+ * clamped so that it never pushes the output past a bound (anti-windup by back-calculation), and
+ * the derivative acts on the error from the second measured step on. With no measurement (nothing
+ * completed yet) the rate is held. Immutable; each run gets a fresh state.
+ */
+public final class PidController implements RateController {
+
+  private final ControlSignal signal;
+  private final double target;
+  private final double initialRate;
+  private final double minRate;
+  private final double maxRate;
+  private final double kp;
+  private final double ki;
+  private final double kd;
+  private final Duration interval;
+
+  private PidController(Builder b) {
+    this.signal = b.signal;
+    this.target = b.target;
+    this.initialRate = b.initialRate;
+    this.minRate = b.minRate;
+    this.maxRate = b.maxRate;
+    this.kp = b.kp;
+    this.ki = b.ki;
+    this.kd = b.kd;
+    this.interval = b.interval;
+  }
+
+  /**
+   * A builder holding {@code signal} at {@code target} (in the signal's unit, > 0). Defaults:
+   * initial rate 1 req/s, range [0.1, 1000] req/s, gains kp = ki = initial rate, kd = 0, interval 1 s.
+   */
+  public static Builder builder(ControlSignal signal, double target) {
+    return new Builder(signal, target);
+  }
+
+  /** The signal held at the target. */
+  public ControlSignal signal() {
+    return signal;
+  }
+
+  /** The target value of the signal. */
+  public double target() {
+    return target;
+  }
+
+  @Override
+  public double initialRate() {
+    return initialRate;
+  }
+
+  @Override
+  public Duration interval() {
+    return interval;
+  }
+
+  @Override
+  public Loop start() {
+    return new PidLoop(signal.open());
+  }
+
+  private final class PidLoop implements Loop {
+    private final ControlSignal.Probe probe;
+    private final List<ControlStep> steps = new ArrayList<>();
+    private double integral;
+    private double lastError = Double.NaN;
+    private long lastNanos;
+    private double rate = initialRate;
+
+    PidLoop(ControlSignal.Probe probe) {
+      this.probe = probe;
+      steps.add(new ControlStep(0, OptionalDouble.empty(), rate));
+    }
+
+    @Override
+    public void onRecord(RequestRecord record) {
+      probe.onRecord(record);
+    }
+
+    @Override
+    public synchronized double update(long elapsedNanos) {
+      OptionalDouble y = probe.read(elapsedNanos);
+      double dt = Math.max(elapsedNanos - lastNanos, 1) / 1e9;
+      lastNanos = elapsedNanos;
+      if (y.isPresent() && Double.isFinite(y.getAsDouble())) {
+        double e = (target - y.getAsDouble()) / target;
+        double derivative = Double.isNaN(lastError) ? 0 : (e - lastError) / dt;
+        lastError = e;
+        integral += e * dt;
+        double rest = initialRate + kp * e + kd * derivative;
+        if (ki > 0) {
+          // Anti-windup by back-calculation: never let the integral push the output past a bound.
+          integral = Math.max((minRate - rest) / ki, Math.min((maxRate - rest) / ki, integral));
+        }
+        rate = clamp(rest + ki * integral);
+      }
+      steps.add(new ControlStep(elapsedNanos, y, rate));
+      return rate;
+    }
+
+    @Override
+    public synchronized List<ControlStep> trajectory() {
+      return List.copyOf(steps);
+    }
+  }
+
+  private double clamp(double r) {
+    return Math.max(minRate, Math.min(maxRate, r));
+  }
+
+  @Override
+  public String toString() {
+    return String.format(Locale.ROOT, "PidController[%s -> %s, rate %s in [%s, %s], kp %s ki %s kd %s, every %s]",
+        signal.name(), target, initialRate, minRate, maxRate, kp, ki, kd, interval);
+  }
+
+  /** Builds a {@link PidController}. */
+  public static final class Builder {
+    private final ControlSignal signal;
+    private final double target;
+    private double initialRate = 1;
+    private double minRate = 0.1;
+    private double maxRate = 1000;
+    private double kp = Double.NaN;
+    private double ki = Double.NaN;
+    private double kd;
+    private Duration interval = Duration.ofSeconds(1);
+
+    private Builder(ControlSignal signal, double target) {
+      this.signal = Objects.requireNonNull(signal, "signal");
+      if (!(target > 0) || Double.isInfinite(target)) {
+        throw new IllegalArgumentException("target must be finite and > 0, was " + target);
+      }
+      this.target = target;
+    }
+
+    /** The rate to start at, requests/s, > 0. */
+    public Builder initialRate(double rate) {
+      if (!(rate > 0) || Double.isInfinite(rate)) {
+        throw new IllegalArgumentException("initialRate must be finite and > 0, was " + rate);
+      }
+      this.initialRate = rate;
+      return this;
+    }
+
+    /** Bounds of the offered rate, requests/s: {@code 0 <= min < max}, finite. */
+    public Builder rateRange(double min, double max) {
+      if (!(min >= 0) || !(max > min) || Double.isInfinite(max)) {
+        throw new IllegalArgumentException("rate range must satisfy 0 <= min < max < infinity, was [" + min + ", "
+            + max + "]");
+      }
+      this.minRate = min;
+      this.maxRate = max;
+      return this;
+    }
+
+    /** Proportional, integral (per second) and derivative (seconds) gains, in requests/s per unit relative error. */
+    public Builder gains(double kp, double ki, double kd) {
+      for (double g : new double[] {kp, ki, kd}) {
+        if (!(g >= 0) || Double.isInfinite(g)) {
+          throw new IllegalArgumentException("gains must be finite and >= 0, were " + kp + ", " + ki + ", " + kd);
+        }
+      }
+      this.kp = kp;
+      this.ki = ki;
+      this.kd = kd;
+      return this;
+    }
+
+    /** How often to measure and update, > 0. */
+    public Builder interval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("interval must be > 0, was " + interval);
+      }
+      this.interval = interval;
+      return this;
+    }
+
+    /** Returns the controller. */
+    public PidController build() {
+      if (initialRate < minRate || initialRate > maxRate) {
+        throw new IllegalArgumentException("initialRate " + initialRate + " is outside the rate range [" + minRate
+            + ", " + maxRate + "]");
+      }
+      if (Double.isNaN(kp)) {
+        kp = initialRate;
+        ki = initialRate;
+      }
+      return new PidController(this);
+    }
+  }
+}

@@ -1,0 +1,112 @@
+package io.infermark.core.sweep;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import io.infermark.core.Benchmark;
+import io.infermark.core.Clock;
+import io.infermark.core.RunEnvironment;
+import io.infermark.core.RunResult;
+import io.infermark.core.ScheduleStats;
+import io.infermark.core.capture.ChunkKind;
+import io.infermark.core.capture.ChunkTimeline;
+import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.capture.Usage;
+import io.infermark.core.load.LoadProfile;
+import io.infermark.core.request.GenerationParams;
+import io.infermark.core.request.Prompt;
+import io.infermark.core.target.Target;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalDouble;
+import java.util.function.ToDoubleFunction;
+import org.junit.jupiter.api.Test;
+
+class SweepAndCapacityTest {
+
+  /** A run of 20 requests whose E2E latencies are the given seconds. */
+  private static RunResult runWithE2e(double... seconds) {
+    List<RequestRecord> records = new ArrayList<>();
+    for (int i = 0; i < seconds.length; i++) {
+      long nanos = Math.round(seconds[i] * 1e9);
+      records.add(RequestRecord.builder().index(i).chunks(ChunkTimeline.builder().add(nanos / 2, ChunkKind.CONTENT, 1)
+          .add(nanos, ChunkKind.CONTENT, 1).build()).usage(Usage.of(1, 2)).endOffsetNanos(nanos).build());
+    }
+    LoadProfile load = LoadProfile.constantRate(1).requests(seconds.length);
+    return new RunResult(records, true, Instant.EPOCH, 0, 1, "fake", load, GenerationParams.defaults(), 1,
+        RunEnvironment.current(false), ScheduleStats.of(records, OptionalDouble.empty()));
+  }
+
+  private static final ToDoubleFunction<RunResult> P95_E2E = RecordPercentiles.of(RecordPercentiles::e2eSeconds, 0.95);
+
+  @Test
+  void recordPercentilesMatchNumpyOnMeasuredSuccesses() {
+    // numpy.percentile([1, 2, 3, 4, 10], 95) = 8.8 (linear)
+    assertThat(P95_E2E.applyAsDouble(runWithE2e(1, 2, 3, 4, 10))).isCloseTo(8.8, within(1e-9));
+    assertThat(RecordPercentiles.of(RecordPercentiles::ttftSeconds, 0.5).applyAsDouble(runWithE2e(1, 2, 3)))
+        .isCloseTo(1.0, within(1e-9));
+  }
+
+  /** The deterministic fake: every E2E is 0.5 + 1.5·(rate/100)² s, so P95 E2E ≤ 2 s exactly up to 100/s. */
+  private static RunResult fakeAt(double rate, int[] runs) {
+    runs[0]++;
+    double e2e = 0.5 + 1.5 * (rate / 100) * (rate / 100);
+    double[] all = new double[20];
+    java.util.Arrays.fill(all, e2e);
+    return runWithE2e(all);
+  }
+
+  @Test
+  void capacitySearchFindsTheKneeOfAKnownCurveInFewRuns() {
+    int[] runs = {0};
+    CapacityResult c = CapacitySearch.atMost(P95_E2E, 2.0).startRate(4).run(rate -> fakeAt(rate, runs));
+
+    // Bracketing 4, 8, ..., 128 (6 runs) then regula falsi: 94.75, 99.34, 102.2 — 9 runs in all.
+    assertThat(c.runs()).isEqualTo(runs[0]).isLessThanOrEqualTo(10);
+    assertThat(c.capacity().getAsDouble()).isBetween(95.0, 100.0);
+    assertThat(c.limitedByMaxRate()).isFalse();
+    assertThat(c.probes().get(5).rate()).isEqualTo(128);
+    assertThat(c.probes().get(5).passed()).isFalse();
+    // Bisection on a plain predicate needs more runs for the same tolerance, and still finds it.
+    int[] bisectionRuns = {0};
+    CapacityResult b = CapacitySearch.passing(r -> P95_E2E.applyAsDouble(r) <= 2.0).startRate(4)
+        .run(rate -> fakeAt(rate, bisectionRuns));
+    assertThat(b.capacity().getAsDouble()).isBetween(95.0, 100.0);
+    assertThat(b.runs()).isGreaterThan(c.runs());
+  }
+
+  @Test
+  void capacitySearchReportsWhenNothingOrEverythingPasses() {
+    int[] runs = {0};
+    CapacityResult none = CapacitySearch.atMost(P95_E2E, 0.1).startRate(4).minRate(1).run(r -> fakeAt(r, runs));
+    assertThat(none.capacity()).isEmpty();
+    assertThat(none.runs()).isEqualTo(3); // 4, 2, 1
+    CapacityResult all = CapacitySearch.atMost(P95_E2E, 100).startRate(4).maxRate(20).run(r -> fakeAt(r, runs));
+    assertThat(all.capacity()).hasValue(20);
+    assertThat(all.limitedByMaxRate()).isTrue();
+    assertThatThrownBy(() -> CapacitySearch.atMost(P95_E2E, 2).startRate(10).maxRate(5).run(r -> fakeAt(r, runs)))
+        .hasMessageContaining("minRate <= startRate <= maxRate");
+  }
+
+  @Test
+  void sweepRunsEveryLevelInOrderAndGridsEveryCombination() {
+    Target instant = (request, observer, cancellation) -> {
+      observer.onChunk(Clock.system().nanoTime(), ChunkKind.CONTENT, 1);
+      observer.onComplete(Clock.system().nanoTime());
+    };
+    Benchmark base = Benchmark.target(instant).prompts(Prompt.user("x"));
+    List<SweepPoint<Integer>> points = Sweep.concurrency(1, 2, 4)
+        .run(c -> base.load(LoadProfile.concurrency(c).requests(4 * c)).run());
+    assertThat(points).extracting(SweepPoint::level).containsExactly(1, 2, 4);
+    assertThat(Sweep.values(points, r -> r.records().size())).containsExactly(4, 8, 16);
+    assertThat(Sweep.lastPassing(points, r -> r.records().size() <= 8).orElseThrow().level()).isEqualTo(2);
+
+    Sweep<GridPoint<Double, Integer>> grid = Sweep.grid(List.of(1.0, 2.0), List.of(64, 128, 256));
+    assertThat(grid.levels()).hasSize(6).first().isEqualTo(new GridPoint<>(1.0, 64));
+    assertThat(grid.levels().get(5)).isEqualTo(new GridPoint<>(2.0, 256));
+    assertThatThrownBy(() -> Sweep.rates(1, 0)).hasMessageContaining("sweep rates must be finite and > 0");
+    assertThatThrownBy(() -> Sweep.over(List.of())).hasMessageContaining("at least one level");
+  }
+}
