@@ -1,9 +1,11 @@
 package io.infermark.metrics;
 
 import io.infermark.core.stats.QuantileMethod;
+import io.infermark.metrics.stats.OrderStatisticRanks;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
@@ -267,6 +269,63 @@ public final class Distribution {
     // 1/(1-0.99) is 100.00000000000009 in binary floating point; the slack keeps it at 100.
     double needed = Math.ceil(1 / (1 - p) - 1e-6);
     return needed >= Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) needed;
+  }
+
+  /**
+   * The {@code p}-quantile with its distribution-free confidence interval: the values whose ranks
+   * {@link OrderStatisticRanks#of} chooses, so that the true percentile lies between them with at
+   * least {@code confidence}, whatever the shape of the distribution. Not formed (empty bounds) when
+   * there are too few values; {@link OrderStatisticRanks#samplesNeeded} says how many it takes.
+   *
+   * @param p in (0, 1): 0.99 for P99
+   * @param confidence in (0, 1): 0.95 for 95 %
+   * @throws IllegalArgumentException if p or confidence is outside (0, 1)
+   */
+  public PercentileInterval percentileInterval(double p, double confidence) {
+    if (!(p > 0 && p < 1)) {
+      throw new IllegalArgumentException("p must be in (0, 1) (0.99 for P99), was " + p);
+    }
+    if (!(confidence > 0 && confidence < 1)) {
+      throw new IllegalArgumentException("confidence must be in (0, 1) (0.95 for 95 %), was " + confidence);
+    }
+    if (isEmpty()) {
+      return new PercentileInterval(p, confidence, 0, OptionalDouble.empty(), Optional.empty(),
+          OptionalDouble.empty(), OptionalDouble.empty());
+    }
+    Optional<OrderStatisticRanks> ranks = OrderStatisticRanks.of(values.length, p, confidence);
+    OptionalDouble lower = OptionalDouble.empty();
+    OptionalDouble upper = OptionalDouble.empty();
+    if (ranks.isPresent()) {
+      double[] bounds = orderStatistics((int) ranks.get().lower() - 1, (int) ranks.get().upper() - 1);
+      lower = OptionalDouble.of(bounds[0]);
+      upper = OptionalDouble.of(bounds[1]);
+    }
+    return new PercentileInterval(p, confidence, values.length, percentile(p), ranks, lower, upper);
+  }
+
+  /**
+   * Upper-tail diagnostics: the Hill tail index and whether P99 is stable enough to compare
+   * (see {@link TailDiagnostics} for the rule). Sorts the values once.
+   */
+  public TailDiagnostics tailDiagnostics() {
+    return TailDiagnostics.of(this, sortedValues());
+  }
+
+  /**
+   * The values at two zero-based ranks of the ascending order. Before the array is sorted this
+   * selects just those ranks; selection only permutes the array, which stays unsorted as far as
+   * {@link #sortedValues()} is concerned, and the standard percentiles were computed up front.
+   */
+  private double[] orderStatistics(int lowRank, int highRank) {
+    if (!sorted) {
+      synchronized (sortLock) {
+        if (!sorted) {
+          OrderStatistics.select(values, new int[] {lowRank, highRank});
+          return new double[] {values[lowRank], values[highRank]};
+        }
+      }
+    }
+    return new double[] {values[lowRank], values[highRank]};
   }
 
   /** A copy of the values in ascending order, in ms. */
