@@ -46,7 +46,8 @@ public record HillEstimate(int n, int k, double threshold, double gamma) {
    * @param sortedAscending the sample in ascending order (not checked beyond the values read)
    */
   public static Optional<HillEstimate> of(double[] sortedAscending) {
-    return of(sortedAscending, defaultK(sortedAscending.length));
+    int k = defaultK(sortedAscending.length);
+    return k < MIN_K ? Optional.empty() : of(sortedAscending, k);
   }
 
   /**
