@@ -282,25 +282,60 @@ public final class Distribution {
    * @throws IllegalArgumentException if p or confidence is outside (0, 1)
    */
   public PercentileInterval percentileInterval(double p, double confidence) {
-    if (!(p > 0 && p < 1)) {
-      throw new IllegalArgumentException("p must be in (0, 1) (0.99 for P99), was " + p);
-    }
+    return percentileIntervals(new double[] {p}, confidence).get(0);
+  }
+
+  /**
+   * {@link #percentileInterval} for several quantiles at once, selecting every bounding order
+   * statistic in one pass over the values: for a pooled ITL sample of 10^8 gaps that is one linear
+   * pass instead of one per percentile.
+   *
+   * @param ps each in (0, 1)
+   * @param confidence in (0, 1)
+   * @return one interval per quantile, in the given order
+   * @throws IllegalArgumentException if a p or the confidence is outside (0, 1)
+   */
+  public java.util.List<PercentileInterval> percentileIntervals(double[] ps, double confidence) {
     if (!(confidence > 0 && confidence < 1)) {
       throw new IllegalArgumentException("confidence must be in (0, 1) (0.95 for 95 %), was " + confidence);
     }
+    for (double p : ps) {
+      if (!(p > 0 && p < 1)) {
+        throw new IllegalArgumentException("p must be in (0, 1) (0.99 for P99), was " + p);
+      }
+    }
+    java.util.List<PercentileInterval> out = new java.util.ArrayList<>(ps.length);
     if (isEmpty()) {
-      return new PercentileInterval(p, confidence, 0, OptionalDouble.empty(), Optional.empty(),
-          OptionalDouble.empty(), OptionalDouble.empty());
+      for (double p : ps) {
+        out.add(new PercentileInterval(p, confidence, 0, OptionalDouble.empty(), Optional.empty(),
+            OptionalDouble.empty(), OptionalDouble.empty()));
+      }
+      return out;
     }
-    Optional<OrderStatisticRanks> ranks = OrderStatisticRanks.of(values.length, p, confidence);
-    OptionalDouble lower = OptionalDouble.empty();
-    OptionalDouble upper = OptionalDouble.empty();
-    if (ranks.isPresent()) {
-      double[] bounds = orderStatistics((int) ranks.get().lower() - 1, (int) ranks.get().upper() - 1);
-      lower = OptionalDouble.of(bounds[0]);
-      upper = OptionalDouble.of(bounds[1]);
+    java.util.List<Optional<OrderStatisticRanks>> ranks = new java.util.ArrayList<>(ps.length);
+    int[] wanted = new int[2 * ps.length];
+    int w = 0;
+    for (double p : ps) {
+      Optional<OrderStatisticRanks> r = OrderStatisticRanks.of(values.length, p, confidence);
+      ranks.add(r);
+      if (r.isPresent()) {
+        wanted[w++] = (int) r.get().lower() - 1;
+        wanted[w++] = (int) r.get().upper() - 1;
+      }
     }
-    return new PercentileInterval(p, confidence, values.length, percentile(p), ranks, lower, upper);
+    double[] bounds = orderStatistics(java.util.Arrays.copyOf(wanted, w));
+    int b = 0;
+    for (int i = 0; i < ps.length; i++) {
+      OptionalDouble lower = OptionalDouble.empty();
+      OptionalDouble upper = OptionalDouble.empty();
+      if (ranks.get(i).isPresent()) {
+        lower = OptionalDouble.of(bounds[b++]);
+        upper = OptionalDouble.of(bounds[b++]);
+      }
+      out.add(new PercentileInterval(ps[i], confidence, values.length, percentile(ps[i]), ranks.get(i), lower,
+          upper));
+    }
+    return out;
   }
 
   /**
@@ -312,20 +347,28 @@ public final class Distribution {
   }
 
   /**
-   * The values at two zero-based ranks of the ascending order. Before the array is sorted this
+   * The values at zero-based ranks of the ascending order. Before the array is sorted this
    * selects just those ranks; selection only permutes the array, which stays unsorted as far as
    * {@link #sortedValues()} is concerned, and the standard percentiles were computed up front.
    */
-  private double[] orderStatistics(int lowRank, int highRank) {
-    if (!sorted) {
+  private double[] orderStatistics(int[] ranks) {
+    if (!sorted && ranks.length > 0) {
       synchronized (sortLock) {
         if (!sorted) {
-          OrderStatistics.select(values, new int[] {lowRank, highRank});
-          return new double[] {values[lowRank], values[highRank]};
+          OrderStatistics.select(values, ranks);
+          return read(ranks);
         }
       }
     }
-    return new double[] {values[lowRank], values[highRank]};
+    return read(ranks);
+  }
+
+  private double[] read(int[] ranks) {
+    double[] out = new double[ranks.length];
+    for (int i = 0; i < ranks.length; i++) {
+      out[i] = values[ranks[i]];
+    }
+    return out;
   }
 
   /** A copy of the values in ascending order, in ms. */

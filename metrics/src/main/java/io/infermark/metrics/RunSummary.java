@@ -76,10 +76,17 @@ public final class RunSummary {
     // would briefly need twice that memory.
     int perRequest = 0;
     long gaps = 0;
+    long statedGaps = 0;
     for (RequestRecord r : records) {
       if (!r.warmup() && r.succeeded()) {
         perRequest++;
-        gaps += Math.max(r.chunks().tokenChunkCount() - 1, 0);
+        int g = Math.max(r.chunks().tokenChunkCount() - 1, 0);
+        gaps += g;
+        // Per-token ITL has a value only where the server stated chunk sizes: every gap of a request
+        // whose chunks all state theirs (knownTokenSum() >= 0), at most, and rarely any elsewhere.
+        if (r.chunks().knownTokenSum() >= 0) {
+          statedGaps += g;
+        }
       }
     }
     if (gaps > Integer.MAX_VALUE - 8) {
@@ -91,7 +98,7 @@ public final class RunSummary {
       // ITL has exactly one value per gap; per-token ITL only where servers stated chunk sizes, often
       // nowhere, so it starts small and grows rather than reserving as much as ITL.
       int capacity = m == LatencyMetric.ITL ? (int) gaps
-          : m.isPooled() ? (int) Math.min(gaps, 1 << 16) : perRequest;
+          : m.isPooled() ? (int) Math.min(gaps, Math.max(statedGaps, 1 << 10)) : perRequest;
       values[m.ordinal()] = new DoubleArray(capacity);
     }
     int warmup = 0;
@@ -127,8 +134,11 @@ public final class RunSummary {
         withoutTokens++;
       }
       for (LatencyMetric m : METRICS) {
-        m.collect(r, values[m.ordinal()]);
+        if (!m.isPooled()) {
+          m.collect(r, values[m.ordinal()]);
+        }
       }
+      LatencyMetric.collectGaps(r, values[LatencyMetric.ITL.ordinal()], values[LatencyMetric.ITL_PER_TOKEN.ordinal()]);
       outputTokens += r.outputTokens();
       var prompt = r.usage().promptTokens();
       if (prompt.isPresent()) {

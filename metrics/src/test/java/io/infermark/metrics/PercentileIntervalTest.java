@@ -88,4 +88,16 @@ class PercentileIntervalTest {
     assertThat(d.hill()).isEmpty();
     assertThat(d.reasons()).containsExactly("no 95% interval for P99 from 50 values (needs 368)");
   }
+
+  @Test
+  void batchIntervalsEqualOneAtATime() {
+    Distribution batch = oneToN(5000);
+    Distribution single = oneToN(5000);
+    double[] ps = {0.5, 0.9, 0.99, 0.999};
+    var all = batch.percentileIntervals(ps, 0.95);
+    for (int i = 0; i < ps.length; i++) {
+      assertThat(all.get(i)).isEqualTo(single.percentileInterval(ps[i], 0.95));
+    }
+    assertThat(all.get(3).isFormed()).isTrue(); // 5000 >= 3688
+  }
 }

@@ -481,8 +481,13 @@ public final class JsonReport {
     }
     g.writeEndArray();
     g.writeObjectFieldStart("ci95");
+    double[] ps = new double[Percentile.values().length];
     for (Percentile p : Percentile.values()) {
-      PercentileInterval i = d.percentileInterval(p.p(), 0.95);
+      ps[p.ordinal()] = p.p();
+    }
+    java.util.List<PercentileInterval> intervals = d.percentileIntervals(ps, 0.95);
+    for (Percentile p : Percentile.values()) {
+      PercentileInterval i = intervals.get(p.ordinal());
       if (i.isFormed()) {
         g.writeObjectFieldStart(p.fieldName());
         g.writeNumberField("lower", i.lowerMillis().getAsDouble());

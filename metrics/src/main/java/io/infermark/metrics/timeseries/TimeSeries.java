@@ -4,6 +4,7 @@ import io.infermark.core.RunResult;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.stats.QuantileMethod;
+import io.infermark.metrics.Distribution;
 import io.infermark.metrics.LatencyMetric;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -242,11 +243,11 @@ public final class TimeSeries {
     if (values.size() == 0) {
       return IntervalLatency.NONE;
     }
-    double[] sorted = values.sorted();
-    QuantileMethod m = QuantileMethod.LINEAR;
-    return new IntervalLatency(sorted.length, OptionalDouble.of(m.quantile(sorted, 0.5)),
-        OptionalDouble.of(m.quantile(sorted, 0.9)), OptionalDouble.of(m.quantile(sorted, 0.99)),
-        OptionalDouble.of(sorted[sorted.length - 1]));
+    // Distribution selects the standard percentiles without sorting: intervals of pooled ITL are large.
+    double[] copy = new double[values.size()];
+    values.copyInto(copy);
+    Distribution d = Distribution.of(copy, QuantileMethod.LINEAR);
+    return new IntervalLatency(d.count(), d.p50(), d.p90(), d.p99(), d.max());
   }
 
   /** The interval length in nanoseconds. */
