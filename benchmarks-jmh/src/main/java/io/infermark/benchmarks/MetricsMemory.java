@@ -20,7 +20,8 @@ import java.util.SplittableRandom;
  * runs, and that the streaming summary stays flat. Prints one line per measurement.
  *
  * <pre>{@code
- * java -Xmx8g -cp benchmarks-jmh/target/benchmarks.jar io.infermark.benchmarks.MetricsMemory [summaryRecords]
+ * java -Xmx12g -cp benchmarks-jmh/target/benchmarks.jar io.infermark.benchmarks.MetricsMemory \
+ *     [summaryRecords [all|memory|reports|summary|streaming]]
  * }</pre>
  *
  * Memory is the used heap after repeated full GCs, before and after building the records, divided by
@@ -32,10 +33,19 @@ public final class MetricsMemory {
 
   public static void main(String[] args) {
     int summaryRecords = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
-    perRecordMemory(200_000);
-    reportTimes(100_000);
-    summaryTime(summaryRecords);
-    streamingFlat(5_000_000);
+    String only = args.length > 1 ? args[1] : "all";
+    if (only.equals("all") || only.equals("memory")) {
+      perRecordMemory(200_000);
+    }
+    if (only.equals("all") || only.equals("reports")) {
+      reportTimes(100_000);
+    }
+    if (only.equals("all") || only.equals("summary")) {
+      summaryTime(summaryRecords);
+    }
+    if (only.equals("all") || only.equals("streaming")) {
+      streamingFlat(5_000_000);
+    }
   }
 
   private static long usedAfterGc() {
@@ -75,14 +85,28 @@ public final class MetricsMemory {
 
   private static void summaryTime(int n) {
     RunResult run = MetricsData.run(MetricsData.records(n, MetricsBenchmark.CHUNKS, 5));
+    var threads = ManagementFactory.getThreadMXBean();
     for (int round = 0; round < 3; round++) {
+      long gc0 = gcMillis();
+      long cpu0 = threads.getCurrentThreadCpuTime();
       long t0 = System.nanoTime();
       RunSummary s = RunSummary.of(run);
       long t1 = System.nanoTime();
-      System.out.printf(Locale.ROOT, "RunSummary of %d records x %d chunks, round %d: %.2f s (%s)%n", n,
-          MetricsBenchmark.CHUNKS, round, (t1 - t0) / 1e9, s.distribution(io.infermark.metrics.LatencyMetric.ITL)
-              .count() + " ITL values");
+      long cpu1 = threads.getCurrentThreadCpuTime();
+      // CPU time of this thread plus GC time is what the summary costs when it has a core to itself;
+      // wall time on a shared machine also counts waiting for one.
+      System.out.printf(Locale.ROOT, "RunSummary of %d records x %d chunks, round %d: wall %.2f s, thread CPU %.2f s, "
+          + "GC %.2f s (%d ITL values)%n", n, MetricsBenchmark.CHUNKS, round, (t1 - t0) / 1e9, (cpu1 - cpu0) / 1e9,
+          (gcMillis() - gc0) / 1e3, s.distribution(io.infermark.metrics.LatencyMetric.ITL).count());
     }
+  }
+
+  private static long gcMillis() {
+    long total = 0;
+    for (var gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      total += Math.max(0, gc.getCollectionTime());
+    }
+    return total;
   }
 
   private static void streamingFlat(int n) {

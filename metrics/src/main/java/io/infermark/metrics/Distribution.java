@@ -50,10 +50,22 @@ public final class Distribution {
     double sum = 0;
     double lo = Double.POSITIVE_INFINITY;
     double hi = Double.NEGATIVE_INFINITY;
-    for (double v : values) {
+    // One pass validates, turns -0.0 into 0.0 (so that selection and sorting agree on the order) and
+    // accumulates sum, min and max: on 10^8 pooled gaps every pass over the values counts.
+    for (int i = 0; i < n; i++) {
+      double v = values[i] + 0.0;
+      if (!Double.isFinite(v)) {
+        throw new IllegalArgumentException("value " + i + " is " + values[i]
+            + "; a distribution takes finite milliseconds");
+      }
+      values[i] = v;
       sum += v;
-      lo = Math.min(lo, v);
-      hi = Math.max(hi, v);
+      if (v < lo) {
+        lo = v;
+      }
+      if (v > hi) {
+        hi = v;
+      }
     }
     this.mean = n == 0 ? 0 : sum / n;
     // Two passes rather than sum of squares: the one-pass formula cancels catastrophically when the
@@ -89,7 +101,9 @@ public final class Distribution {
       return;
     }
     int n = values.length;
-    int[] ranks = new int[PERCENTILES.length * 7 + 2];
+    // Only the ranks the percentiles read: min and max come from the constructor's pass, and selecting
+    // ranks 0 and n-1 as well would cost about one more pass over the values.
+    int[] ranks = new int[PERCENTILES.length * 7];
     int r = 0;
     for (Percentile p : PERCENTILES) {
       int linear = (int) Math.floor(p.p() * (n - 1));
@@ -101,8 +115,6 @@ public final class Distribution {
         ranks[r++] = clamp(nearest + d, n);
       }
     }
-    ranks[r++] = 0;
-    ranks[r] = n - 1;
     OrderStatistics.select(values, ranks);
   }
 
@@ -151,13 +163,6 @@ public final class Distribution {
   /** Takes ownership of {@code values} (reorders it in place), avoiding a copy of large pooled samples. */
   static Distribution ofOwned(double[] values, QuantileMethod method) {
     Objects.requireNonNull(method, "method");
-    for (int i = 0; i < values.length; i++) {
-      if (!Double.isFinite(values[i])) {
-        throw new IllegalArgumentException("value " + i + " is " + values[i]
-            + "; a distribution takes finite milliseconds");
-      }
-      values[i] += 0.0; // -0.0 becomes 0.0, so that selection and sorting agree on the order
-    }
     if (values.length == 0) {
       return empty(method);
     }

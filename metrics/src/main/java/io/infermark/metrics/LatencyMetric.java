@@ -290,30 +290,6 @@ public enum LatencyMetric {
     }
   }
 
-  /**
-   * ITL and per-token ITL of one record in a single pass over its chunks, for summaries of millions
-   * of records: the same values {@link #ITL} and {@link #ITL_PER_TOKEN} add one at a time.
-   */
-  static void collectGaps(RequestRecord r, DoubleArray itl, DoubleArray perToken) {
-    if (r.chunks().tokenChunkCount() < 2) {
-      return;
-    }
-    ChunkTimeline.Cursor c = r.chunks().cursor();
-    long previous = -1;
-    while (c.next()) {
-      if (c.kind().isTokenBearing()) {
-        long t = c.offsetNanos();
-        if (previous >= 0) {
-          itl.addNanosAsMillis(t - previous);
-          if (c.tokens() > 0) {
-            perToken.addNanosAsMillis((double) (t - previous) / c.tokens());
-          }
-        }
-        previous = t;
-      }
-    }
-  }
-
   private static Map<Tool, String> aliases(String vllm, String guidellm, String aiperf) {
     EnumMap<Tool, String> m = new EnumMap<>(Tool.class);
     if (vllm != null) {
