@@ -32,7 +32,8 @@ final class MetricsData {
       c.add(t, ChunkKind.CONTENT, 1);
       t += 18_000_000L + random.nextInt(4_000_000);
     }
-    return RequestRecord.builder().index(i).requestId("r" + i).intendedNanos(send).sendNanos(send + random.nextInt(50_000))
+    return RequestRecord.builder().index(i).requestId("r" + i).intendedNanos(send)
+        .sendNanos(send + random.nextInt(50_000))
         .httpStatus(200).chunks(c.build()).usage(Usage.of(512, chunks)).finishReason("stop").endOffsetNanos(t)
         .build();
   }
@@ -53,6 +54,7 @@ final class MetricsData {
     }
     LoadProfile load = LoadProfile.constantRate(100).requests(Math.max(records.size(), 1));
     return new RunResult(records, true, Instant.parse("2025-01-01T00:00:00Z"), 0, end, "bench", load,
-        GenerationParams.defaults(), 1, RunEnvironment.current(false), ScheduleStats.of(records, OptionalDouble.of(100)));
+        GenerationParams.defaults(), 1, RunEnvironment.current(false),
+        ScheduleStats.of(records, OptionalDouble.of(100)));
   }
 }

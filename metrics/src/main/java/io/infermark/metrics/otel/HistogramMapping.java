@@ -21,7 +21,8 @@ import java.util.regex.Pattern;
  *     .buckets(0.1, 0.25, 0.5, 1, 2.5, 5, 10)
  *     .value(HistogramMapping.e2eSeconds())
  *     .attribute("model", r -> "llama-3-8b")
- *     .attribute("input_length", r -> HistogramMapping.lengthBucket(r.usage().promptTokens().orElse(0), 128, 512, 2048))
+ *     .attribute("input_length",
+ *         r -> HistogramMapping.lengthBucket(r.usage().promptTokens().orElse(0), 128, 512, 2048))
  *     .build();
  * }</pre>
  *
@@ -82,7 +83,8 @@ public record HistogramMapping(String name, String description, String unit, Lis
     }
     for (int i = 1; i < edges.length; i++) {
       if (edges[i] <= edges[i - 1]) {
-        throw new IllegalArgumentException("edges must be strictly ascending, were " + java.util.Arrays.toString(edges));
+        throw new IllegalArgumentException("edges must be strictly ascending, were "
+            + java.util.Arrays.toString(edges));
       }
     }
     if (length < edges[0]) {

@@ -11,7 +11,6 @@ import io.infermark.metrics.server.ServerSeries;
 import io.infermark.metrics.slo.SloReport;
 import io.infermark.metrics.slo.SloSet;
 import io.infermark.metrics.slo.SloVerdict;
-import io.infermark.metrics.timeseries.IntervalLatency;
 import io.infermark.metrics.timeseries.IntervalStats;
 import io.infermark.metrics.timeseries.LatencyCdf;
 import io.infermark.metrics.timeseries.LatencyHeatmap;
@@ -171,7 +170,8 @@ public final class HtmlReport {
       StringBuilder b = new StringBuilder(64 * 1024);
       b.append("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>");
       b.append("<meta name='viewport' content='width=device-width, initial-scale=1'>");
-      b.append("<title>").append(Html.escape(title)).append("</title><style>").append(CSS).append("</style></head><body>");
+      b.append("<title>").append(Html.escape(title)).append("</title><style>").append(CSS)
+          .append("</style></head><body>");
       b.append("<h1>").append(Html.escape(title)).append("</h1>");
       b.append("<p class='meta'>").append(Html.escape(summary.run().target())).append(" &middot; started ")
           .append(Html.escape(summary.run().startedAt().toString())).append(" &middot; ")
@@ -391,7 +391,8 @@ public final class HtmlReport {
           + "</tr></thead><tbody>");
       for (RequestRecord r : failed) {
         var f = r.failure().get();
-        b.append("<tr><td>").append(r.index()).append("</td><td class='t'>").append(tags(r)).append("</td><td class='t'>")
+        b.append("<tr><td>").append(r.index()).append("</td><td class='t'>").append(tags(r))
+            .append("</td><td class='t'>")
             .append(Html.escape(f.category().name().toLowerCase(Locale.ROOT))).append("</td><td class='t'>")
             .append(Html.escape(f.message())).append("</td></tr>");
       }
@@ -428,7 +429,8 @@ public final class HtmlReport {
       + ".card{border:1px solid #ddd;border-radius:6px;padding:8px 12px;min-width:130px}"
       + ".card .label{font-size:12px;color:#666}.card .value{font-size:18px;font-weight:600}"
       + "table{border-collapse:collapse;font-size:13px;margin:6px 0}th,td{border:1px solid #ddd;padding:4px 8px;"
-      + "text-align:right}th:first-child,td:first-child{text-align:left}thead th{background:#f5f5f5}td.t{text-align:left}"
+      + "text-align:right}th:first-child,td:first-child{text-align:left}thead th{background:#f5f5f5}"
+      + "td.t{text-align:left}"
       + ".warn{color:#b45309;font-weight:600}.badge{padding:1px 8px;border-radius:10px;font-weight:600;"
       + "font-size:12px}.pass{background:#dcfce7;color:#166534}.fail{background:#fee2e2;color:#991b1b}"
       + ".nodata{background:#eee;color:#555}.charts{display:flex;flex-wrap:wrap;gap:12px}"

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.OptionalDouble;
 
 /**
  * A run cut into equal intervals (1 s by default) from its origin: requests started, completed and

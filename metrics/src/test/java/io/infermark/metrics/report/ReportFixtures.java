@@ -3,7 +3,6 @@ package io.infermark.metrics.report;
 import io.infermark.core.RunResult;
 import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
-import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.capture.Usage;
