@@ -31,6 +31,19 @@ final class DoubleArray {
     add(nanos / 1e6);
   }
 
+  /** The number of values. */
+  int size() {
+    return size;
+  }
+
+  /** A new array holding this one's first {@code n} values, with room to grow. */
+  DoubleArray copyOf(int n) {
+    DoubleArray copy = new DoubleArray(Math.max(n + (n >> 1), 16));
+    System.arraycopy(values, 0, copy.values, 0, n);
+    copy.size = n;
+    return copy;
+  }
+
   /** The values, trimmed to size; the array may be this object's own storage, which must not be used afterwards. */
   double[] release() {
     double[] out = size == values.length ? values : Arrays.copyOf(values, size);

@@ -2,6 +2,7 @@ package io.infermark.metrics;
 
 import io.infermark.core.RunResult;
 import io.infermark.core.ScheduleStats;
+import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
@@ -90,10 +91,11 @@ public final class RunSummary {
     for (LatencyMetric m : METRICS) {
       // ITL has exactly one value per gap; per-token ITL only where servers stated chunk sizes, often
       // nowhere, so it starts small and grows rather than reserving as much as ITL.
-      int capacity = m == LatencyMetric.ITL ? (int) gaps
-          : m.isPooled() ? (int) Math.min(gaps, 1 << 16) : perRequest;
+      // Per-token ITL is collected by the Gaps collector below, which allocates it only if it differs from ITL.
+      int capacity = m == LatencyMetric.ITL ? (int) gaps : m.isPooled() ? 0 : perRequest;
       values[m.ordinal()] = new DoubleArray(capacity);
     }
+    Gaps pooled = new Gaps(values[LatencyMetric.ITL.ordinal()]);
     int warmup = 0;
     int succeeded = 0;
     int failed = 0;
@@ -127,8 +129,11 @@ public final class RunSummary {
         withoutTokens++;
       }
       for (LatencyMetric m : METRICS) {
-        m.collect(r, values[m.ordinal()]);
+        if (!m.isPooled()) {
+          m.collect(r, values[m.ordinal()]);
+        }
       }
+      pooled.collect(r);
       outputTokens += r.outputTokens();
       var prompt = r.usage().promptTokens();
       if (prompt.isPresent()) {
@@ -143,8 +148,13 @@ public final class RunSummary {
 
     EnumMap<LatencyMetric, Distribution> distributions = new EnumMap<>(LatencyMetric.class);
     for (LatencyMetric m : METRICS) {
-      distributions.put(m, Distribution.ofOwned(values[m.ordinal()].release(), method));
+      if (m != LatencyMetric.ITL_PER_TOKEN) {
+        distributions.put(m, Distribution.ofOwned(values[m.ordinal()].release(), method));
+      }
     }
+    distributions.put(LatencyMetric.ITL_PER_TOKEN, pooled.mirrorsItl
+        ? distributions.get(LatencyMetric.ITL)
+        : Distribution.ofOwned(pooled.perToken.release(), method));
     EnumMap<ErrorCategory, Integer> byCategory = new EnumMap<>(ErrorCategory.class);
     for (ErrorCategory c : ErrorCategory.values()) {
       if (failures[c.ordinal()] > 0) {
@@ -162,6 +172,49 @@ public final class RunSummary {
         Collections.unmodifiableMap(byCategory),
         windowStart == Long.MAX_VALUE ? null : new MeasurementWindow(windowStart, windowEnd),
         new TokenSummary(succeeded, outputTokens, inputTokens, withInput, bySource, disagreements));
+  }
+
+  /**
+   * Collects ITL and per-token ITL in one pass over each record's chunks. While every gap so far
+   * ended at a chunk of exactly one token, per-token ITL equals ITL value for value and is not
+   * stored at all (the summary then shares one distribution for both: half the memory and time for
+   * servers that stream one token per chunk and say so). The first gap that differs materialises it
+   * from the ITL values before that gap.
+   */
+  private static final class Gaps {
+    private final DoubleArray itl;
+    private DoubleArray perToken;
+    private boolean mirrorsItl = true;
+
+    Gaps(DoubleArray itl) {
+      this.itl = itl;
+    }
+
+    void collect(RequestRecord r) {
+      if (r.chunks().tokenChunkCount() < 2) {
+        return;
+      }
+      ChunkTimeline.Cursor c = r.chunks().cursor();
+      long previous = -1;
+      while (c.next()) {
+        if (c.kind().isTokenBearing()) {
+          long t = c.offsetNanos();
+          if (previous >= 0) {
+            itl.addNanosAsMillis(t - previous);
+            int tokens = c.tokens();
+            if (mirrorsItl && tokens != 1) {
+              perToken = itl.copyOf(itl.size() - 1);
+              mirrorsItl = false;
+            }
+            if (!mirrorsItl && tokens > 0) {
+              // A chunk of unknown (or zero) size cannot be divided, but it still ends the previous gap.
+              perToken.addNanosAsMillis((double) (t - previous) / tokens);
+            }
+          }
+          previous = t;
+        }
+      }
+    }
   }
 
   /** The run's metadata. */

@@ -164,4 +164,30 @@ class RunSummaryTest {
     assertThat(s).startsWith("RunSummary[4/8 ok, 4 failed {HTTP_STATUS=2, TIMEOUT=1, NOT_SENT=1}, 2.86 req/s")
         .contains("TTFT p50 10.000 ms p99 19.800* ms").doesNotContain("\n");
   }
+
+  @Test
+  void perTokenItlSharesItlUntilAChunkIsNotOneToken() {
+    // #0: chunks of 1 token 10 ms apart (per-token == ITL); #1: a 2-token chunk, then one of unknown size.
+    var one = io.infermark.core.capture.RequestRecord.builder().index(0).httpStatus(200)
+        .chunks(io.infermark.core.capture.ChunkTimeline.builder()
+            .add(TestRuns.ms(10), io.infermark.core.capture.ChunkKind.CONTENT, 1)
+            .add(TestRuns.ms(20), io.infermark.core.capture.ChunkKind.CONTENT, 1)
+            .add(TestRuns.ms(30), io.infermark.core.capture.ChunkKind.CONTENT, 1).build())
+        .endOffsetNanos(TestRuns.ms(31)).build();
+    var two = io.infermark.core.capture.RequestRecord.builder().index(1).httpStatus(200)
+        .chunks(io.infermark.core.capture.ChunkTimeline.builder()
+            .add(TestRuns.ms(10), io.infermark.core.capture.ChunkKind.CONTENT, 1)
+            .add(TestRuns.ms(30), io.infermark.core.capture.ChunkKind.CONTENT, 2)
+            .add(TestRuns.ms(34), io.infermark.core.capture.ChunkKind.CONTENT, -1)
+            .add(TestRuns.ms(40), io.infermark.core.capture.ChunkKind.CONTENT, 3).build())
+        .endOffsetNanos(TestRuns.ms(41)).build();
+    RunSummary mirrored = RunSummary.of(TestRuns.run(java.util.List.of(one)));
+    assertThat(mirrored.distribution(LatencyMetric.ITL_PER_TOKEN)).isEqualTo(mirrored.distribution(LatencyMetric.ITL));
+    RunSummary mixed = RunSummary.of(TestRuns.run(java.util.List.of(one, two)));
+    assertThat(mixed.distribution(LatencyMetric.ITL).sortedValuesMillis())
+        .containsExactly(4.0, 6.0, 10.0, 10.0, 20.0);
+    // 10, 10 from #0; 20/2 = 10 from #1; the unknown-size chunk gives none; 6/3 = 2.
+    assertThat(mixed.distribution(LatencyMetric.ITL_PER_TOKEN).sortedValuesMillis())
+        .containsExactly(2.0, 10.0, 10.0, 10.0);
+  }
 }

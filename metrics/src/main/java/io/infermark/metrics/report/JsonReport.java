@@ -16,6 +16,11 @@ import io.infermark.metrics.RequestCounts;
 import io.infermark.metrics.RunInfo;
 import io.infermark.metrics.RunSummary;
 import io.infermark.metrics.TokenSummary;
+import io.infermark.metrics.PercentileInterval;
+import io.infermark.metrics.TailDiagnostics;
+import io.infermark.metrics.slo.SloReport;
+import io.infermark.metrics.slo.SloVerdict;
+import io.infermark.metrics.timeseries.TimeSeries;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -38,12 +43,14 @@ import java.util.Set;
  * per second, {@code _tps} tokens per second, {@code _bytes}); enum values are lower-case. The layout
  * is stable: every field below is always written, with {@code null} where a value does not exist
  * (an empty distribution's statistics, an unset limit, a throughput without a window), except the
- * two count maps, which omit zero entries. {@code schema_version} changes when a field is renamed
- * or removed, never when one is added.
+ * two count maps, which omit zero entries, and the optional {@code slo} block. {@code schema_version}
+ * changes when a field is renamed, removed or changes meaning, never when one is added. Version 2
+ * added {@code ci95} and {@code tail} to every latency entry and the {@code vllm} and {@code slo}
+ * blocks; nothing of version 1 changed.
  *
  * <pre>{@code
  * {
- *   "schema_version": 1,
+ *   "schema_version": 2,
  *   "run": {
  *     "started_at": "2025-03-04T05:06:07Z",      // ISO-8601 wall clock of the run's origin
  *     "duration_ms": 1500.0,                      // origin to the end of the last request
@@ -95,30 +102,116 @@ import java.util.Set;
  *     "ttft_ms": {
  *       "count": 3, "mean": 13.3, "std": 4.7, "min": 10.0, "p50": 10.0, "p90": 18.0, "p95": 19.0,
  *       "p99": 19.8, "p99_9": 19.98, "max": 20.0,   // all null when count is 0
- *       "unreliable_percentiles": ["p99", "p99_9"]  // too few samples, see Distribution
+ *       "unreliable_percentiles": ["p99", "p99_9"], // too few samples, see Distribution
+ *       "ci95": {                                  // distribution-free 95 % interval per percentile
+ *         "p50": {"lower": 10.0, "upper": 20.0} | null,   // null: too few values to form it
+ *         ..., "p99_9": null
+ *       },
+ *       "tail": {                                  // per-request metrics only (absent for itl_*)
+ *         "hill_alpha": 3.2 | null,                // Hill tail index of the top sqrt(n) values
+ *         "p99_unstable": true, "reasons": ["no 95% interval for P99 from 3 values (needs 368)"]
+ *       }
  *     },
  *     "ttfc_ms": { ... }, "ttft_vllm_compat_ms": { ... }, "itl_ms": { ... },
  *     "itl_per_token_ms": { ... }, "tpot_ms": { ... }, "ntpot_ms": { ... }, "e2e_ms": { ... },
  *     "stream_close_ms": { ... }, "ttft_from_intended_ms": { ... }, "e2e_from_intended_ms": { ... },
  *     "schedule_lag_ms": { ... }
+ *   },
+ *   "vllm": {                                      // vLLM `bench serve` result keys, vLLM's definitions
+ *     "duration": 1.4,                             // s: our measurement window (see below)
+ *     "completed": 4, "failed": 4,
+ *     "total_input_tokens": 70, "total_output_tokens": 10,
+ *     "request_throughput": 2.857, "output_throughput": 7.14, "total_token_throughput": 57.1,
+ *     "max_output_tokens_per_s": 12.0 | null,      // only when a TimeSeries was given
+ *     "max_concurrent_requests": 2 | null,         // only when a TimeSeries was given
+ *     "request_goodput": 2.14 | null,              // only when an SloReport was given
+ *     "mean_ttft_ms": 13.3, "median_ttft_ms": 10.0, "std_ttft_ms": 4.7,
+ *     "p50_ttft_ms": 10.0, "p90_ttft_ms": ..., "p95_ttft_ms": ..., "p99_ttft_ms": 19.8, "p99.9_ttft_ms": ...,
+ *     ... the same for tpot, itl and e2el ...
+ *   },
+ *   "slo": {                                       // only when an SloReport was given
+ *     "name": "chat", "all_passed": true,
+ *     "verdicts": [{"slo": "TTFT p99 <= 200 ms", "outcome": "pass" | "fail" | "no_data",
+ *                   "measured": 19.8 | null, "threshold": 200.0, "unit": "ms", "margin": 180.2 | null,
+ *                   "note": ""}],
+ *     "goodput": {"measured": 8, "met": 3, "goodput_rps": 2.14 | null, "fraction": 0.375 | null}
  *   }
  * }
  * }</pre>
+ *
+ * <p>The {@code vllm} block uses vLLM's names and, where infermark measures the same thing, its
+ * definitions: {@code ttft} is {@link LatencyMetric#TTFT_VLLM_COMPAT} (the first chunk that is not
+ * usage-only, the role chunk included, as vLLM times it), {@code itl} is {@link LatencyMetric#ITL},
+ * {@code tpot} is {@link LatencyMetric#TPOT} and {@code e2el} is {@link LatencyMetric#E2E};
+ * percentiles are numpy-linear and std is population, like vLLM's. Deliberate differences:
+ * {@code duration} is infermark's measurement window (first intended send to last request end), not
+ * vLLM's wall time around the whole benchmark, so a client that fell behind cannot shorten it;
+ * {@code e2el} ends at the last token-bearing chunk, where vLLM's ends at the last data chunk (a
+ * trailing usage chunk included); TPOT spans the first to the last token-bearing chunk where vLLM
+ * uses (latency − ttft); and {@code total_input_tokens} counts prompt tokens the server reported,
+ * where vLLM tokenizes prompts itself.
  */
 public final class JsonReport {
 
   /** The version of the layout above. */
-  public static final int SCHEMA_VERSION = 1;
+  public static final int SCHEMA_VERSION = 2;
 
   private static final JsonFactory JSON = JsonFactory.builder().build();
 
   private JsonReport() {}
 
+  /**
+   * What a report can carry beyond the summary: SLO verdicts and goodput, and the time series whose
+   * exact peaks fill vLLM's {@code max_output_tokens_per_s} and {@code max_concurrent_requests}.
+   *
+   * @param slo the SLO report of the same run, if any
+   * @param series the time series of the same run, if any
+   */
+  public record Extras(Optional<SloReport> slo, Optional<TimeSeries> series) {
+
+    /** No extras. */
+    public static final Extras NONE = new Extras(Optional.empty(), Optional.empty());
+
+    /** Validates. */
+    public Extras {
+      java.util.Objects.requireNonNull(slo, "slo");
+      java.util.Objects.requireNonNull(series, "series");
+    }
+
+    /** Extras with an SLO report. */
+    public Extras withSlo(SloReport report) {
+      return new Extras(Optional.of(report), series);
+    }
+
+    /** Extras with a time series. */
+    public Extras withSeries(TimeSeries timeSeries) {
+      return new Extras(slo, Optional.of(timeSeries));
+    }
+  }
+
   /** The summary as a JSON string. */
   public static String toJson(RunSummary summary) {
+    return toJson(summary, Extras.NONE);
+  }
+
+  /** The summary with extras as a JSON string. */
+  public static String toJson(RunSummary summary, Extras extras) {
     StringWriter out = new StringWriter();
-    write(summary, out);
+    write(summary, extras, out);
     return out.toString();
+  }
+
+  /**
+   * Writes the summary with extras to a file (UTF-8), replacing it if it exists.
+   *
+   * @throws UncheckedIOException if the file cannot be written
+   */
+  public static void write(RunSummary summary, Extras extras, Path file) {
+    try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+      write(summary, extras, out);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the JSON report to " + file + ": " + e.getMessage(), e);
+    }
   }
 
   /**
@@ -140,18 +233,28 @@ public final class JsonReport {
    * @throws UncheckedIOException if the writer fails
    */
   public static void write(RunSummary summary, Writer out) {
+    write(summary, Extras.NONE, out);
+  }
+
+  /**
+   * Writes the summary with extras to a writer, which is flushed but left open.
+   *
+   * @throws UncheckedIOException if the writer fails
+   */
+  public static void write(RunSummary summary, Extras extras, Writer out) {
+    java.util.Objects.requireNonNull(extras, "extras");
     try (JsonGenerator g = JSON.createGenerator(out)) {
       g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
       g.setPrettyPrinter(new DefaultPrettyPrinter(
           Separators.createDefaultInstance().withObjectFieldValueSpacing(Separators.Spacing.AFTER)));
-      writeSummary(g, summary);
+      writeSummary(g, summary, extras);
       g.writeRaw('\n');
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the JSON report: " + e.getMessage(), e);
     }
   }
 
-  private static void writeSummary(JsonGenerator g, RunSummary s) throws IOException {
+  private static void writeSummary(JsonGenerator g, RunSummary s, Extras extras) throws IOException {
     g.writeStartObject();
     g.writeNumberField("schema_version", SCHEMA_VERSION);
     writeRun(g, s.run());
@@ -168,8 +271,83 @@ public final class JsonReport {
     writeSchedule(g, s.schedule());
     g.writeObjectFieldStart("latency");
     for (Map.Entry<LatencyMetric, Distribution> e : s.distributions().entrySet()) {
-      writeDistribution(g, e.getKey().fieldName(), e.getValue());
+      writeDistribution(g, e.getKey(), e.getValue());
     }
+    g.writeEndObject();
+    writeVllm(g, s, extras);
+    if (extras.slo().isPresent()) {
+      writeSlo(g, extras.slo().get());
+    }
+    g.writeEndObject();
+  }
+
+  /** vLLM's metric names in its result JSON, each mapped to the infermark metric with its definition. */
+  private static final Map<String, LatencyMetric> VLLM_METRICS = Map.of("ttft", LatencyMetric.TTFT_VLLM_COMPAT,
+      "tpot", LatencyMetric.TPOT, "itl", LatencyMetric.ITL, "e2el", LatencyMetric.E2E);
+
+  private static void writeVllm(JsonGenerator g, RunSummary s, Extras extras) throws IOException {
+    g.writeObjectFieldStart("vllm");
+    number(g, "duration", s.window().map(w -> OptionalDouble.of(w.durationSeconds())).orElse(OptionalDouble.empty()));
+    g.writeNumberField("completed", s.requests().succeeded());
+    g.writeNumberField("failed", s.requests().failed());
+    g.writeNumberField("total_input_tokens", s.tokens().inputTokens());
+    g.writeNumberField("total_output_tokens", s.tokens().outputTokens());
+    number(g, "request_throughput", s.requestThroughputRps());
+    number(g, "output_throughput", s.outputTokenThroughputTps());
+    number(g, "total_token_throughput", s.totalTokenThroughputTps());
+    number(g, "max_output_tokens_per_s", extras.series()
+        .map(t -> OptionalDouble.of(t.peakOutputTokensPerSecond().value())).orElse(OptionalDouble.empty()));
+    number(g, "max_concurrent_requests", extras.series()
+        .map(t -> OptionalInt.of((int) t.peakConcurrency().value())).orElse(OptionalInt.empty()));
+    number(g, "request_goodput", extras.slo().map(r -> r.goodput().goodputRps()).orElse(OptionalDouble.empty()));
+    for (String name : new String[] {"ttft", "tpot", "itl", "e2el"}) {
+      Distribution d = s.distribution(VLLM_METRICS.get(name));
+      number(g, "mean_" + name + "_ms", d.mean());
+      number(g, "median_" + name + "_ms", d.p50());
+      number(g, "std_" + name + "_ms", d.std());
+      for (Percentile p : Percentile.values()) {
+        number(g, vllmPercentile(p) + "_" + name + "_ms", d.percentile(p.p()));
+      }
+    }
+    g.writeEndObject();
+  }
+
+  /** vLLM writes {@code p99} for whole percentiles and {@code p99.9} otherwise. */
+  static String vllmPercentile(Percentile p) {
+    double v = p.p() * 100;
+    return "p" + (v == Math.rint(v) ? Long.toString((long) v) : BigDecimalString.of(v));
+  }
+
+  /** Shortest decimal of a percentile like 99.9, without binary noise. */
+  private static final class BigDecimalString {
+    static String of(double v) {
+      return new java.math.BigDecimal(Double.toString(v)).round(new java.math.MathContext(6)).stripTrailingZeros()
+          .toPlainString();
+    }
+  }
+
+  private static void writeSlo(JsonGenerator g, SloReport report) throws IOException {
+    g.writeObjectFieldStart("slo");
+    g.writeStringField("name", report.name());
+    g.writeBooleanField("all_passed", report.allPassed());
+    g.writeArrayFieldStart("verdicts");
+    for (SloVerdict v : report.verdicts()) {
+      g.writeStartObject();
+      g.writeStringField("slo", v.slo().name());
+      g.writeStringField("outcome", lower(v.outcome()));
+      number(g, "measured", v.measured());
+      g.writeNumberField("threshold", v.threshold());
+      g.writeStringField("unit", v.unit());
+      number(g, "margin", v.margin());
+      g.writeStringField("note", v.note());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+    g.writeObjectFieldStart("goodput");
+    g.writeNumberField("measured", report.goodput().measured());
+    g.writeNumberField("met", report.goodput().met());
+    number(g, "goodput_rps", report.goodput().goodputRps());
+    number(g, "fraction", report.goodput().fraction());
     g.writeEndObject();
     g.writeEndObject();
   }
@@ -285,8 +463,8 @@ public final class JsonReport {
     g.writeEndObject();
   }
 
-  private static void writeDistribution(JsonGenerator g, String name, Distribution d) throws IOException {
-    g.writeObjectFieldStart(name);
+  private static void writeDistribution(JsonGenerator g, LatencyMetric metric, Distribution d) throws IOException {
+    g.writeObjectFieldStart(metric.fieldName());
     g.writeNumberField("count", d.count());
     number(g, "mean", d.mean());
     number(g, "std", d.std());
@@ -302,6 +480,37 @@ public final class JsonReport {
       }
     }
     g.writeEndArray();
+    g.writeObjectFieldStart("ci95");
+    double[] ps = new double[Percentile.values().length];
+    for (Percentile p : Percentile.values()) {
+      ps[p.ordinal()] = p.p();
+    }
+    java.util.List<PercentileInterval> intervals = d.percentileIntervals(ps, 0.95);
+    for (Percentile p : Percentile.values()) {
+      PercentileInterval i = intervals.get(p.ordinal());
+      if (i.isFormed()) {
+        g.writeObjectFieldStart(p.fieldName());
+        g.writeNumberField("lower", i.lowerMillis().getAsDouble());
+        g.writeNumberField("upper", i.upperMillis().getAsDouble());
+        g.writeEndObject();
+      } else {
+        g.writeNullField(p.fieldName());
+      }
+    }
+    g.writeEndObject();
+    // Tail diagnostics sort the values; pooled metrics (10^8 gaps) would make the report slow for little gain.
+    if (!metric.isPooled()) {
+      TailDiagnostics t = d.tailDiagnostics();
+      g.writeObjectFieldStart("tail");
+      number(g, "hill_alpha", t.hill().map(h -> OptionalDouble.of(h.alpha())).orElse(OptionalDouble.empty()));
+      g.writeBooleanField("p99_unstable", t.p99Unstable());
+      g.writeArrayFieldStart("reasons");
+      for (String r : t.reasons()) {
+        g.writeString(r);
+      }
+      g.writeEndArray();
+      g.writeEndObject();
+    }
     g.writeEndObject();
   }
 
@@ -324,7 +533,8 @@ public final class JsonReport {
   }
 
   private static void number(JsonGenerator g, String name, OptionalDouble v) throws IOException {
-    if (v.isPresent()) {
+    // JSON has no infinity (a Hill index over identical values is infinite): write null instead.
+    if (v.isPresent() && Double.isFinite(v.getAsDouble())) {
       g.writeNumberField(name, v.getAsDouble());
     } else {
       g.writeNullField(name);

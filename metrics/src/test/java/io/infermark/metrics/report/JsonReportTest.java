@@ -93,7 +93,8 @@ class JsonReportTest {
     // TTFT {10, 10, 20}
     JsonNode ttft = latency.get("ttft_ms");
     assertThat(fieldNames(ttft)).containsExactly("count", "mean", "std", "min", "p50", "p90", "p95", "p99", "p99_9",
-        "max", "unreliable_percentiles");
+        "max", "unreliable_percentiles", "ci95", "tail");
+    assertThat(fieldNames(latency.get("itl_ms"))).doesNotContain("tail"); // pooled: no tail diagnostics
     assertThat(ttft.get("count").asInt()).isEqualTo(3);
     assertThat(ttft.get("mean").asDouble()).isCloseTo(40.0 / 3, within(1e-12));
     assertThat(ttft.get("min").asDouble()).isEqualTo(10.0);
@@ -153,7 +154,7 @@ class JsonReportTest {
     JsonReport.write(s, w);
 
     assertThat(Files.readString(file)).isEqualTo(w.toString()).isEqualTo(JsonReport.toJson(s));
-    assertThat(w.toString()).contains("\n  \"schema_version\": 1,\n").endsWith("}\n");
+    assertThat(w.toString()).contains("\n  \"schema_version\": 2,\n").endsWith("}\n");
   }
 
   @Test
@@ -179,5 +180,68 @@ class JsonReportTest {
     List<String> names = new ArrayList<>();
     node.fieldNames().forEachRemaining(names::add);
     return names;
+  }
+
+  @Test
+  void writesPercentileIntervalsAndFlagsThoseThatCannotBeFormed() throws Exception {
+    double[] values = new double[1000];
+    List<io.infermark.core.capture.RequestRecord> records = new ArrayList<>();
+    for (int i = 0; i < values.length; i++) {
+      records.add(io.infermark.core.capture.RequestRecord.builder().index(i).httpStatus(200)
+          .chunks(io.infermark.core.capture.ChunkTimeline.builder()
+              .add(TestRuns.ms(i + 1), io.infermark.core.capture.ChunkKind.CONTENT, 1).build())
+          .endOffsetNanos(TestRuns.ms(i + 2)).build());
+    }
+    JsonNode ttft = parse(JsonReport.toJson(RunSummary.of(TestRuns.run(records)))).at("/latency/ttft_ms");
+    // TTFT is 1..1000 ms: the P99 95 % interval is ranks 983..997 (see OrderStatisticRanksTest)
+    assertThat(ttft.at("/ci95/p99/lower").asDouble()).isEqualTo(983.0);
+    assertThat(ttft.at("/ci95/p99/upper").asDouble()).isEqualTo(997.0);
+    assertThat(ttft.at("/ci95/p50/lower").asDouble()).isLessThan(500.5);
+    assertThat(ttft.at("/ci95/p99_9").isNull()).isTrue(); // needs 3688 values
+    assertThat(ttft.at("/tail/p99_unstable").asBoolean()).isFalse();
+    assertThat(ttft.at("/tail/hill_alpha").asDouble()).isGreaterThan(2);
+  }
+
+  @Test
+  void vllmBlockUsesVllmNamesAndDefinitions() throws Exception {
+    RunResult run = TestRuns.mixedRun();
+    RunSummary summary = RunSummary.of(run);
+    var slo = io.infermark.metrics.slo.SloPresets.chat().evaluate(run, summary);
+    var series = io.infermark.metrics.timeseries.TimeSeries.of(run);
+    JsonNode root = parse(JsonReport.toJson(summary, JsonReport.Extras.NONE.withSlo(slo).withSeries(series)));
+    JsonNode v = root.get("vllm");
+    assertThat(v.get("duration").asDouble()).isCloseTo(1.4, within(1e-12));
+    assertThat(v.get("completed").asInt()).isEqualTo(4);
+    assertThat(v.get("failed").asInt()).isEqualTo(4);
+    assertThat(v.get("total_input_tokens").asInt()).isEqualTo(70);
+    assertThat(v.get("total_output_tokens").asInt()).isEqualTo(10);
+    assertThat(v.get("request_throughput").asDouble()).isCloseTo(4 / 1.4, within(1e-9));
+    assertThat(v.get("output_throughput").asDouble()).isCloseTo(10 / 1.4, within(1e-9));
+    assertThat(v.get("total_token_throughput").asDouble()).isCloseTo(80 / 1.4, within(1e-9));
+    assertThat(v.get("request_goodput").asDouble()).isCloseTo(3 / 1.4, within(1e-9));
+    assertThat(v.get("max_concurrent_requests").asInt()).isEqualTo((int) series.peakConcurrency().value());
+    // vLLM's TTFT counts the role chunk: [2, 5, 10, 20] ms (numpy: mean 9.25, median 7.5, std 6.8328)
+    assertThat(v.get("mean_ttft_ms").asDouble()).isCloseTo(9.25, within(1e-12));
+    assertThat(v.get("median_ttft_ms").asDouble()).isCloseTo(7.5, within(1e-12));
+    assertThat(v.get("std_ttft_ms").asDouble()).isCloseTo(Math.sqrt(186.75 / 4), within(1e-12));
+    assertThat(v.get("p99_ttft_ms").asDouble()).isCloseTo(19.7, within(1e-12)); // numpy.percentile([2,5,10,20], 99)
+    assertThat(v.has("p99.9_ttft_ms")).isTrue();
+    // TPOT [10, 20, 2.5]; E2E [30, 40, 20]
+    assertThat(v.get("mean_tpot_ms").asDouble()).isCloseTo(32.5 / 3, within(1e-12));
+    assertThat(v.get("mean_e2el_ms").asDouble()).isCloseTo(30.0, within(1e-12));
+    assertThat(v.get("median_itl_ms").asDouble()).isCloseTo(10.0, within(1e-12));
+    JsonNode s = root.get("slo");
+    assertThat(s.get("name").asText()).isEqualTo("chat");
+    assertThat(s.at("/verdicts/0/slo").asText()).isEqualTo("TTFT p99 <= 200 ms");
+    assertThat(s.at("/verdicts/0/outcome").asText()).isEqualTo("pass");
+    assertThat(s.at("/goodput/met").asInt()).isEqualTo(3);
+  }
+
+  @Test
+  void withoutExtrasTheOptionalVllmFieldsAreNullAndSloIsAbsent() throws Exception {
+    JsonNode root = parse(JsonReport.toJson(RunSummary.of(TestRuns.mixedRun())));
+    assertThat(root.at("/vllm/request_goodput").isNull()).isTrue();
+    assertThat(root.at("/vllm/max_output_tokens_per_s").isNull()).isTrue();
+    assertThat(root.has("slo")).isFalse();
   }
 }

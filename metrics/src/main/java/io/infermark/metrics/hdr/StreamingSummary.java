@@ -1,0 +1,228 @@
+package io.infermark.metrics.hdr;
+
+import io.infermark.core.RunListener;
+import io.infermark.core.RunStart;
+import io.infermark.core.capture.ChunkTimeline;
+import io.infermark.core.capture.ErrorCategory;
+import io.infermark.core.capture.Failure;
+import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.capture.TokenCountSource;
+import io.infermark.metrics.LatencyMetric;
+import io.infermark.metrics.MeasurementWindow;
+import io.infermark.metrics.RequestCounts;
+import io.infermark.metrics.TokenSummary;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import org.HdrHistogram.Histogram;
+
+/**
+ * A run summary built as records arrive, for runs too long to keep every record
+ * ({@code Benchmark.retainRecords(false)}): register it with {@code Benchmark.listener(summary)} and
+ * read it during or after the run. It keeps one HdrHistogram per {@link LatencyMetric} (3
+ * significant digits, nanoseconds) and a few counters, and never a record, so its memory is bounded
+ * by the histograms' value range, not by the run's length (see {@link #footprintBytes()}).
+ *
+ * <p>It counts what {@link io.infermark.metrics.RunSummary} counts, by the same rules: warmup
+ * records only in {@link RequestCounts#warmupExcluded()}, failures by category and never in latency,
+ * successful measured records in every metric defined for them, throughput over the same
+ * {@link MeasurementWindow}. Percentiles are HdrHistogram's (within 0.1 %), not exact.
+ *
+ * <p>Thread-safe: the engine serialises {@link #onRecord}, and readers (a progress display, the
+ * caller) take the same lock for a consistent view.
+ */
+public final class StreamingSummary implements RunListener {
+
+  private static final LatencyMetric[] METRICS = LatencyMetric.values();
+
+  private final Object lock = new Object();
+  private final Histogram[] histograms = new Histogram[METRICS.length];
+  private final int[] failures = new int[ErrorCategory.values().length];
+  private final int[] sources = new int[TokenCountSource.values().length];
+  private int warmup;
+  private int succeeded;
+  private int failed;
+  private int withoutTokens;
+  private long outputTokens;
+  private long inputTokens;
+  private int withInput;
+  private int disagreements;
+  private long windowStart = Long.MAX_VALUE;
+  private long windowEnd = Long.MIN_VALUE;
+  private Optional<RunStart> start = Optional.empty();
+
+  /** An empty summary, ready to be registered as a listener. */
+  public StreamingSummary() {
+    for (LatencyMetric m : METRICS) {
+      histograms[m.ordinal()] = HdrIntervalLog.newHistogram();
+    }
+  }
+
+  @Override
+  public void onRunStarted(RunStart runStart) {
+    synchronized (lock) {
+      start = Optional.of(runStart);
+    }
+  }
+
+  @Override
+  public void onRecord(RequestRecord r) {
+    synchronized (lock) {
+      if (r.warmup()) {
+        warmup++;
+        return;
+      }
+      if (r.wasSent()) {
+        windowStart = Math.min(windowStart, r.intendedNanos());
+        windowEnd = Math.max(windowEnd, r.sendNanos() + r.endOffsetNanos());
+      }
+      Failure failure = r.failure().orElse(null);
+      if (failure != null) {
+        failed++;
+        failures[failure.category().ordinal()]++;
+        return;
+      }
+      succeeded++;
+      ChunkTimeline c = r.chunks();
+      if (c.tokenChunkCount() == 0) {
+        withoutTokens++;
+      }
+      for (LatencyMetric m : METRICS) {
+        if (m == LatencyMetric.ITL) {
+          recordGaps(r, histograms[m.ordinal()]);
+        } else {
+          for (double v : m.valuesMillis(r)) {
+            histograms[m.ordinal()].recordValue(Math.max(0, Math.round(v * 1e6)));
+          }
+        }
+      }
+      outputTokens += r.outputTokens();
+      var prompt = r.usage().promptTokens();
+      if (prompt.isPresent()) {
+        inputTokens += prompt.getAsInt();
+        withInput++;
+      }
+      sources[r.outputTokensSource().ordinal()]++;
+      if (r.tokenCountsDisagree()) {
+        disagreements++;
+      }
+    }
+  }
+
+  /** ITL without the per-record array: the pooled metric can have thousands of gaps per request. */
+  private static void recordGaps(RequestRecord r, Histogram h) {
+    if (r.chunks().tokenChunkCount() < 2) {
+      return;
+    }
+    ChunkTimeline.Cursor c = r.chunks().cursor();
+    long previous = -1;
+    while (c.next()) {
+      if (c.kind().isTokenBearing()) {
+        long t = c.offsetNanos();
+        if (previous >= 0) {
+          h.recordValue(t - previous);
+        }
+        previous = t;
+      }
+    }
+  }
+
+  /** The run this summary is listening to, once it has started. */
+  public Optional<RunStart> runStart() {
+    synchronized (lock) {
+      return start;
+    }
+  }
+
+  /** A copy of one metric's distribution so far. */
+  public HdrDistribution distribution(LatencyMetric metric) {
+    synchronized (lock) {
+      return HdrDistribution.of(histograms[metric.ordinal()]);
+    }
+  }
+
+  /** The request counts so far; {@code scheduled} counts the records seen. */
+  public RequestCounts requests() {
+    synchronized (lock) {
+      int measured = succeeded + failed;
+      return new RequestCounts(warmup + measured, warmup, measured, succeeded, failed, withoutTokens);
+    }
+  }
+
+  /** Failures by category so far; zero categories absent. */
+  public Map<ErrorCategory, Integer> failuresByCategory() {
+    synchronized (lock) {
+      EnumMap<ErrorCategory, Integer> m = new EnumMap<>(ErrorCategory.class);
+      for (ErrorCategory c : ErrorCategory.values()) {
+        if (failures[c.ordinal()] > 0) {
+          m.put(c, failures[c.ordinal()]);
+        }
+      }
+      return Collections.unmodifiableMap(m);
+    }
+  }
+
+  /** Token totals so far. */
+  public TokenSummary tokens() {
+    synchronized (lock) {
+      EnumMap<TokenCountSource, Integer> m = new EnumMap<>(TokenCountSource.class);
+      for (TokenCountSource s : TokenCountSource.values()) {
+        m.put(s, sources[s.ordinal()]);
+      }
+      return new TokenSummary(succeeded, outputTokens, inputTokens, withInput, m, disagreements);
+    }
+  }
+
+  /** The throughput window so far; empty until a measured request was sent. */
+  public Optional<MeasurementWindow> window() {
+    synchronized (lock) {
+      return windowStart == Long.MAX_VALUE ? Optional.empty()
+          : Optional.of(new MeasurementWindow(windowStart, windowEnd));
+    }
+  }
+
+  /** Successful measured requests per second of the window. */
+  public OptionalDouble requestThroughputRps() {
+    synchronized (lock) {
+      return perSecond(succeeded);
+    }
+  }
+
+  /** Output tokens per second of the window. */
+  public OptionalDouble outputTokenThroughputTps() {
+    synchronized (lock) {
+      return perSecond(outputTokens);
+    }
+  }
+
+  private OptionalDouble perSecond(long count) {
+    if (windowStart == Long.MAX_VALUE || windowEnd <= windowStart) {
+      return OptionalDouble.empty();
+    }
+    return OptionalDouble.of(count / ((windowEnd - windowStart) / 1e9));
+  }
+
+  /** The bytes all histograms occupy; bounded by their value ranges, not by how many records were seen. */
+  public long footprintBytes() {
+    synchronized (lock) {
+      long total = 0;
+      for (Histogram h : histograms) {
+        total += h.getEstimatedFootprintInBytes();
+      }
+      return total;
+    }
+  }
+
+  @Override
+  public String toString() {
+    synchronized (lock) {
+      Histogram ttft = histograms[LatencyMetric.TTFT.ordinal()];
+      return String.format(Locale.ROOT, "StreamingSummary[%d/%d ok, %d failed%s]", succeeded, succeeded + failed,
+          failed, ttft.getTotalCount() == 0 ? "" : String.format(Locale.ROOT, ", TTFT p50 %.3f ms p99 %.3f ms",
+              ttft.getValueAtPercentile(50) / 1e6, ttft.getValueAtPercentile(99) / 1e6));
+    }
+  }
+}

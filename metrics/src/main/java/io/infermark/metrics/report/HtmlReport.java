@@ -1,0 +1,439 @@
+package io.infermark.metrics.report;
+
+import io.infermark.core.RunResult;
+import io.infermark.core.capture.RequestRecord;
+import io.infermark.metrics.Distribution;
+import io.infermark.metrics.LatencyMetric;
+import io.infermark.metrics.Percentile;
+import io.infermark.metrics.PercentileInterval;
+import io.infermark.metrics.RunSummary;
+import io.infermark.metrics.server.ServerSeries;
+import io.infermark.metrics.slo.SloReport;
+import io.infermark.metrics.slo.SloSet;
+import io.infermark.metrics.slo.SloVerdict;
+import io.infermark.metrics.timeseries.IntervalStats;
+import io.infermark.metrics.timeseries.LatencyCdf;
+import io.infermark.metrics.timeseries.LatencyHeatmap;
+import io.infermark.metrics.timeseries.TimeSeries;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.function.Function;
+
+/**
+ * A single self-contained HTML file for people: the summary table with 95 % percentile intervals and
+ * SLO verdicts, latency CDFs, the time series (throughput, concurrency, requests, latency over time,
+ * and the server's own metrics when a {@link io.infermark.metrics.server.PrometheusScraper} collected
+ * them), latency heatmaps over time, and, for a sweep, the latency–load curve. Charts are inline SVG;
+ * there is no script and no network reference, so the file opens anywhere and can be attached to a
+ * ticket. Every string that comes from a user, a model or a server (title, target, tags, response
+ * text, error messages, series names) is HTML-escaped.
+ *
+ * <pre>{@code
+ * HtmlReport.builder(run).title("nightly").slo(SloPresets.chat()).serverSeries(scraper.series())
+ *     .build().write(Path.of("report.html"));
+ * }</pre>
+ */
+public final class HtmlReport {
+
+  private static final LatencyMetric[] TABLE_METRICS = {LatencyMetric.TTFT, LatencyMetric.TTFC, LatencyMetric.ITL,
+      LatencyMetric.TPOT, LatencyMetric.NTPOT, LatencyMetric.E2E, LatencyMetric.TTFT_FROM_INTENDED,
+      LatencyMetric.E2E_FROM_INTENDED};
+  private static final LatencyMetric[] CDF_METRICS = {LatencyMetric.TTFT, LatencyMetric.ITL, LatencyMetric.TPOT,
+      LatencyMetric.E2E};
+
+  private final String html;
+
+  private HtmlReport(String html) {
+    this.html = html;
+  }
+
+  /** A report of a run that kept its records: every section is available. */
+  public static Builder builder(RunResult run) {
+    Objects.requireNonNull(run, "run");
+    return new Builder(RunSummary.of(run), Optional.of(run));
+  }
+
+  /** A report of a summary alone (a streaming run, a sweep): no time series, heatmaps or samples. */
+  public static Builder builder(RunSummary summary) {
+    return new Builder(Objects.requireNonNull(summary, "summary"), Optional.empty());
+  }
+
+  /** The HTML document. */
+  public String html() {
+    return html;
+  }
+
+  /**
+   * Writes the document (UTF-8), replacing the file.
+   *
+   * @throws UncheckedIOException if the file cannot be written
+   */
+  public void write(Path file) {
+    try {
+      Files.writeString(file, html, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the HTML report to " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "HtmlReport[" + html.length() + " chars]";
+  }
+
+  /** Builds an {@link HtmlReport}. */
+  public static final class Builder {
+    private final RunSummary summary;
+    private final Optional<RunResult> run;
+    private String title = "infermark report";
+    private Optional<SloReport> slo = Optional.empty();
+    private Optional<SloSet> sloSet = Optional.empty();
+    private List<ServerSeries> server = List.of();
+    private List<SweepPoint> sweep = List.of();
+    private Duration interval = TimeSeries.DEFAULT_INTERVAL;
+    private int samples = 5;
+
+    private Builder(RunSummary summary, Optional<RunResult> run) {
+      this.summary = summary;
+      this.run = run;
+    }
+
+    /** The page title; "infermark report" by default. */
+    public Builder title(String title) {
+      this.title = Objects.requireNonNull(title, "title");
+      return this;
+    }
+
+    /** SLO verdicts already computed. */
+    public Builder slo(SloReport report) {
+      this.slo = Optional.of(Objects.requireNonNull(report, "report"));
+      return this;
+    }
+
+    /**
+     * SLOs to evaluate against the run.
+     *
+     * @throws IllegalStateException if the report was built from a summary alone (goodput needs records)
+     */
+    public Builder slo(SloSet set) {
+      if (run.isEmpty()) {
+        throw new IllegalStateException("evaluating an SLO set needs the run's records; pass an SloReport instead");
+      }
+      this.sloSet = Optional.of(Objects.requireNonNull(set, "set"));
+      return this;
+    }
+
+    /** Server metrics to chart on the run's time axis. */
+    public Builder serverSeries(List<ServerSeries> series) {
+      this.server = List.copyOf(series);
+      return this;
+    }
+
+    /** Levels of a sweep for the latency–load curve, in order of load. */
+    public Builder sweep(List<SweepPoint> points) {
+      this.sweep = List.copyOf(points);
+      return this;
+    }
+
+    /** The time series and heatmap interval; 1 s by default. */
+    public Builder interval(Duration interval) {
+      this.interval = Objects.requireNonNull(interval, "interval");
+      return this;
+    }
+
+    /**
+     * How many sample responses (with captured text) and failures to show; 5 by default.
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder samples(int count) {
+      if (count < 0) {
+        throw new IllegalArgumentException("samples must be >= 0, was " + count);
+      }
+      this.samples = count;
+      return this;
+    }
+
+    /** Renders the report. */
+    public HtmlReport build() {
+      Optional<SloReport> verdicts = slo.isPresent() ? slo : sloSet.map(s -> s.evaluate(run.get(), summary));
+      StringBuilder b = new StringBuilder(64 * 1024);
+      b.append("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>");
+      b.append("<meta name='viewport' content='width=device-width, initial-scale=1'>");
+      b.append("<title>").append(Html.escape(title)).append("</title><style>").append(CSS)
+          .append("</style></head><body>");
+      b.append("<h1>").append(Html.escape(title)).append("</h1>");
+      b.append("<p class='meta'>").append(Html.escape(summary.run().target())).append(" &middot; started ")
+          .append(Html.escape(summary.run().startedAt().toString())).append(" &middot; ")
+          .append(Html.escape(summary.run().load().toString())).append("</p>");
+      headline(b, summary, verdicts);
+      b.append("<h2>Latency</h2>");
+      latencyTable(b, summary);
+      verdicts.ifPresent(v -> sloTable(b, v));
+      b.append("<h2>Latency CDFs</h2><div class='charts'>");
+      List<SvgCharts.Line> cdfs = new ArrayList<>();
+      for (LatencyMetric m : CDF_METRICS) {
+        LatencyCdf cdf = LatencyCdf.of(summary.distribution(m));
+        cdfs.add(new SvgCharts.Line(m.name(), cdf.points().stream().mapToDouble(LatencyCdf.Point::millis).toArray(),
+            cdf.points().stream().mapToDouble(LatencyCdf.Point::fraction).toArray(), false));
+      }
+      b.append(SvgCharts.lineChart("Cumulative distribution", "latency (ms, log scale)", "fraction ≤ x", cdfs,
+          true, 1.0));
+      b.append("</div>");
+      if (run.isPresent()) {
+        timeSeries(b, TimeSeries.of(run.get(), interval), server);
+        b.append("<h2>Latency over time</h2><div class='charts'>");
+        b.append(SvgCharts.heatmap("TTFT heatmap", LatencyHeatmap.of(run.get().records(), LatencyMetric.TTFT, interval,
+            10)));
+        b.append(SvgCharts.heatmap("E2E heatmap", LatencyHeatmap.of(run.get().records(), LatencyMetric.E2E, interval,
+            10)));
+        b.append("</div>");
+      } else if (!server.isEmpty()) {
+        b.append("<h2>Server metrics</h2><div class='charts'>");
+        serverCharts(b, server);
+        b.append("</div>");
+      }
+      if (!sweep.isEmpty()) {
+        sweepSection(b, sweep);
+      }
+      if (run.isPresent() && samples > 0) {
+        samplesSection(b, run.get(), samples);
+      }
+      b.append("<p class='foot'>Percentiles are exact (").append(Html.escape(summary.quantileMethod().name()
+          .toLowerCase(Locale.ROOT))).append("); [lo, hi] is a distribution-free 95 % interval, – where too few "
+          + "values allow none; * marks a percentile resting on too few samples. Generated by infermark.</p>");
+      b.append("</body></html>\n");
+      return new HtmlReport(b.toString());
+    }
+  }
+
+  private static void headline(StringBuilder b, RunSummary s, Optional<SloReport> verdicts) {
+    b.append("<div class='cards'>");
+    card(b, "requests", s.requests().succeeded() + " / " + s.requests().measured() + " ok");
+    card(b, "failed", Integer.toString(s.requests().failed()));
+    card(b, "request throughput", rate(s.requestThroughputRps(), "req/s"));
+    card(b, "output throughput", rate(s.outputTokenThroughputTps(), "tok/s"));
+    card(b, "TTFT p99", ms(s.distribution(LatencyMetric.TTFT).p99()));
+    card(b, "E2E p99", ms(s.distribution(LatencyMetric.E2E).p99()));
+    verdicts.ifPresent(v -> {
+      card(b, "SLOs", v.allPassed() ? "all passed" : "failed");
+      card(b, "goodput", rate(v.goodput().goodputRps(), "req/s"));
+    });
+    b.append("</div>");
+    if (!s.failuresByCategory().isEmpty()) {
+      b.append("<p>Failures: ");
+      List<String> parts = new ArrayList<>();
+      s.failuresByCategory().forEach((k, v) -> parts.add(Html.escape(k.name().toLowerCase(Locale.ROOT)) + " " + v));
+      b.append(String.join(", ", parts)).append("</p>");
+    }
+  }
+
+  private static void card(StringBuilder b, String label, String value) {
+    b.append("<div class='card'><div class='label'>").append(Html.escape(label)).append("</div><div class='value'>")
+        .append(Html.escape(value)).append("</div></div>");
+  }
+
+  private static void latencyTable(StringBuilder b, RunSummary s) {
+    b.append("<table><thead><tr><th>metric (ms)</th><th>count</th><th>mean</th>");
+    for (Percentile p : Percentile.values()) {
+      b.append("<th>").append(p.label()).append("</th>");
+    }
+    b.append("<th>max</th><th>P99 95 % interval</th><th>tail</th></tr></thead><tbody>");
+    for (LatencyMetric m : TABLE_METRICS) {
+      Distribution d = s.distribution(m);
+      b.append("<tr><td title='").append(Html.escape(m.definition())).append("'>").append(m.name()).append("</td><td>")
+          .append(d.count()).append("</td><td>").append(num(d.mean())).append("</td>");
+      for (Percentile p : Percentile.values()) {
+        boolean unreliable = !d.isEmpty() && d.isTailUnreliable(p.p());
+        b.append("<td>").append(num(d.percentile(p.p()))).append(unreliable ? "<span class='warn'>*</span>" : "")
+            .append("</td>");
+      }
+      b.append("<td>").append(num(d.max())).append("</td>");
+      PercentileInterval i = d.percentileInterval(0.99, 0.95);
+      b.append("<td>").append(i.isFormed() ? "[" + num(i.lowerMillis()) + ", " + num(i.upperMillis()) + "]" : "–")
+          .append("</td><td>");
+      if (!m.isPooled() && !d.isEmpty()) {
+        var t = d.tailDiagnostics();
+        b.append(t.p99Unstable() ? "<span class='warn' title='" + Html.escape(String.join("; ", t.reasons()))
+            + "'>P99 unstable</span>" : "stable");
+      }
+      b.append("</td></tr>");
+    }
+    b.append("</tbody></table>");
+  }
+
+  private static void sloTable(StringBuilder b, SloReport r) {
+    b.append("<h2>SLOs: ").append(Html.escape(r.name())).append("</h2><table><thead><tr><th>objective</th>"
+        + "<th>verdict</th><th>measured</th><th>margin</th><th>note</th></tr></thead><tbody>");
+    for (SloVerdict v : r.verdicts()) {
+      String cls = v.outcome() == SloVerdict.Outcome.PASS ? "pass" : v.outcome() == SloVerdict.Outcome.FAIL ? "fail"
+          : "nodata";
+      b.append("<tr><td>").append(Html.escape(v.slo().name())).append("</td><td><span class='badge ").append(cls)
+          .append("'>").append(v.outcome().name().replace('_', ' ')).append("</span></td><td>")
+          .append(num(v.measured())).append(' ').append(Html.escape(v.unit())).append("</td><td>")
+          .append(v.margin().isPresent() ? String.format(Locale.ROOT, "%+.4g", v.margin().getAsDouble()) : "–")
+          .append("</td><td class='t'>").append(Html.escape(v.note())).append("</td></tr>");
+    }
+    b.append("</tbody></table><p>Goodput: ").append(r.goodput().met()).append(" of ").append(r.goodput().measured())
+        .append(" requests met every per-request objective (").append(Html.escape(rate(r.goodput().goodputRps(),
+            "req/s"))).append(").</p>");
+  }
+
+  private static void timeSeries(StringBuilder b, TimeSeries t, List<ServerSeries> server) {
+    List<IntervalStats> rows = t.intervals();
+    double[] x = rows.stream().mapToDouble(r -> r.startNanos() / 1e9).toArray();
+    b.append("<h2>Time series</h2><p class='meta'>").append(rows.size()).append(" intervals of ")
+        .append(SvgCharts.fmt(t.intervalNanos() / 1e9)).append(" s; exact peaks: ")
+        .append((int) t.peakConcurrency().value()).append(" in flight, ")
+        .append(SvgCharts.fmt(t.peakOutputTokensPerSecond().value())).append(" output tok/s</p><div class='charts'>");
+    b.append(SvgCharts.lineChart("Output throughput", "time (s)", "tokens/s", List.of(
+        line("output tok/s", x, rows, IntervalStats::outputTokensPerSecond)), false));
+    b.append(SvgCharts.lineChart("Requests in flight", "time (s)", "requests", List.of(
+        line("mean", x, rows, IntervalStats::meanInFlight), line("max", x, rows, r -> (double) r.maxInFlight())),
+        false));
+    double perSecond = 1e9 / t.intervalNanos();
+    b.append(SvgCharts.lineChart("Requests per second", "time (s)", "requests/s", List.of(
+        line("started", x, rows, r -> r.started() * perSecond), line("completed", x, rows,
+            r -> r.completed() * perSecond), line("failed", x, rows, r -> r.failed() * perSecond)), false));
+    b.append(SvgCharts.lineChart("TTFT over time", "time (s)", "ms", List.of(
+        line("p50", x, rows, r -> or(r.ttft().p50())), line("p99", x, rows, r -> or(r.ttft().p99()))), false));
+    b.append(SvgCharts.lineChart("ITL over time", "time (s)", "ms", List.of(
+        line("p50", x, rows, r -> or(r.itl().p50())), line("p99", x, rows, r -> or(r.itl().p99()))), false));
+    b.append(SvgCharts.lineChart("E2E over time", "time (s)", "ms", List.of(
+        line("p50", x, rows, r -> or(r.e2e().p50())), line("p99", x, rows, r -> or(r.e2e().p99()))), false));
+    serverCharts(b, server);
+    b.append("</div>");
+  }
+
+  private static void serverCharts(StringBuilder b, List<ServerSeries> server) {
+    for (ServerSeries s : server) {
+      double[] sx = new double[s.size()];
+      double[] sy = new double[s.size()];
+      for (int i = 0; i < s.size(); i++) {
+        sx[i] = s.timeNanos(i) / 1e9;
+        sy[i] = s.value(i);
+      }
+      b.append(SvgCharts.lineChart("server: " + s.name(), "time (s)", "value", List.of(
+          new SvgCharts.Line(s.name(), sx, sy, s.size() < 60)), false));
+    }
+  }
+
+  private static double or(OptionalDouble v) {
+    return v.isPresent() ? v.getAsDouble() : Double.NaN;
+  }
+
+  private static SvgCharts.Line line(String name, double[] x, List<IntervalStats> rows,
+      Function<IntervalStats, Double> f) {
+    return new SvgCharts.Line(name, x, rows.stream().mapToDouble(f::apply).toArray(), false);
+  }
+
+  private static void sweepSection(StringBuilder b, List<SweepPoint> sweep) {
+    double[] x = sweep.stream().mapToDouble(SweepPoint::offeredLoad).toArray();
+    b.append("<h2>Latency–load curve</h2><div class='charts'>");
+    b.append(SvgCharts.lineChart("Latency vs offered load", "offered load", "ms", List.of(
+        sweepLine("E2E p50", x, sweep, LatencyMetric.E2E, 0.5), sweepLine("E2E p99", x, sweep, LatencyMetric.E2E, 0.99),
+        sweepLine("TTFT p99", x, sweep, LatencyMetric.TTFT, 0.99)), false));
+    b.append(SvgCharts.lineChart("Throughput vs offered load", "offered load", "req/s", List.of(
+        new SvgCharts.Line("achieved req/s", x, sweep.stream().mapToDouble(p -> or(p.summary().requestThroughputRps()))
+            .toArray(), true)), false));
+    b.append("</div><table><thead><tr><th>level</th><th>offered</th><th>req/s</th><th>TTFT p99</th><th>E2E p50</th>"
+        + "<th>E2E p99</th><th>failed</th></tr></thead><tbody>");
+    for (SweepPoint p : sweep) {
+      RunSummary s = p.summary();
+      b.append("<tr><td>").append(Html.escape(p.label())).append("</td><td>").append(SvgCharts.fmt(p.offeredLoad()))
+          .append("</td><td>").append(num(s.requestThroughputRps())).append("</td><td>")
+          .append(num(s.distribution(LatencyMetric.TTFT).p99())).append("</td><td>")
+          .append(num(s.distribution(LatencyMetric.E2E).p50())).append("</td><td>")
+          .append(num(s.distribution(LatencyMetric.E2E).p99())).append("</td><td>").append(s.requests().failed())
+          .append("</td></tr>");
+    }
+    b.append("</tbody></table>");
+  }
+
+  private static SvgCharts.Line sweepLine(String name, double[] x, List<SweepPoint> sweep, LatencyMetric m,
+      double p) {
+    return new SvgCharts.Line(name, x, sweep.stream().mapToDouble(s -> or(s.summary().distribution(m).percentile(p)))
+        .toArray(), true);
+  }
+
+  private static void samplesSection(StringBuilder b, RunResult run, int max) {
+    List<RequestRecord> withText = new ArrayList<>();
+    List<RequestRecord> failed = new ArrayList<>();
+    for (RequestRecord r : run.records()) {
+      if (r.warmup()) {
+        continue;
+      }
+      if (r.succeeded() && r.text().isPresent() && withText.size() < max) {
+        withText.add(r);
+      } else if (!r.succeeded() && failed.size() < max) {
+        failed.add(r);
+      }
+    }
+    if (!withText.isEmpty()) {
+      b.append("<h2>Sample responses</h2>");
+      for (RequestRecord r : withText) {
+        b.append("<div class='sample'><div class='meta'>#").append(r.index()).append(' ').append(tags(r))
+            .append("</div><pre>").append(Html.escape(clip(r.text().get()))).append("</pre></div>");
+      }
+    }
+    if (!failed.isEmpty()) {
+      b.append("<h2>Sample failures</h2><table><thead><tr><th>#</th><th>tags</th><th>category</th><th>message</th>"
+          + "</tr></thead><tbody>");
+      for (RequestRecord r : failed) {
+        var f = r.failure().get();
+        b.append("<tr><td>").append(r.index()).append("</td><td class='t'>").append(tags(r))
+            .append("</td><td class='t'>")
+            .append(Html.escape(f.category().name().toLowerCase(Locale.ROOT))).append("</td><td class='t'>")
+            .append(Html.escape(f.message())).append("</td></tr>");
+      }
+      b.append("</tbody></table>");
+    }
+  }
+
+  private static String tags(RequestRecord r) {
+    List<String> parts = new ArrayList<>();
+    r.tags().entrySet().stream().sorted(java.util.Map.Entry.comparingByKey())
+        .forEach(e -> parts.add(Html.escape(e.getKey()) + "=" + Html.escape(e.getValue())));
+    return String.join(" ", parts);
+  }
+
+  private static String clip(String text) {
+    return text.length() <= 2000 ? text : text.substring(0, 2000) + " …";
+  }
+
+  private static String num(OptionalDouble v) {
+    return v.isPresent() ? SvgCharts.fmt(v.getAsDouble()) : "–";
+  }
+
+  private static String ms(OptionalDouble v) {
+    return v.isPresent() ? SvgCharts.fmt(v.getAsDouble()) + " ms" : "–";
+  }
+
+  private static String rate(OptionalDouble v, String unit) {
+    return v.isPresent() ? SvgCharts.fmt(v.getAsDouble()) + " " + unit : "–";
+  }
+
+  private static final String CSS = "body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;"
+      + "margin:24px;color:#111;max-width:1340px}h1{margin:0 0 4px}h2{margin:28px 0 8px;font-size:18px}"
+      + ".meta{color:#555;font-size:13px}.cards{display:flex;flex-wrap:wrap;gap:10px;margin:14px 0}"
+      + ".card{border:1px solid #ddd;border-radius:6px;padding:8px 12px;min-width:130px}"
+      + ".card .label{font-size:12px;color:#666}.card .value{font-size:18px;font-weight:600}"
+      + "table{border-collapse:collapse;font-size:13px;margin:6px 0}th,td{border:1px solid #ddd;padding:4px 8px;"
+      + "text-align:right}th:first-child,td:first-child{text-align:left}thead th{background:#f5f5f5}"
+      + "td.t{text-align:left}"
+      + ".warn{color:#b45309;font-weight:600}.badge{padding:1px 8px;border-radius:10px;font-weight:600;"
+      + "font-size:12px}.pass{background:#dcfce7;color:#166534}.fail{background:#fee2e2;color:#991b1b}"
+      + ".nodata{background:#eee;color:#555}.charts{display:flex;flex-wrap:wrap;gap:12px}"
+      + ".charts svg{border:1px solid #eee}.sample{border:1px solid #eee;margin:6px 0;padding:6px}"
+      + "pre{white-space:pre-wrap;margin:4px 0;font-size:12px}.foot{color:#666;font-size:12px;margin-top:24px}";
+}

@@ -1,0 +1,332 @@
+package io.infermark.metrics.server;
+
+import io.infermark.core.Clock;
+import io.infermark.core.RunListener;
+import io.infermark.core.RunResult;
+import io.infermark.core.RunStart;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.DoubleSupplier;
+import okhttp3.HttpUrl;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Polls a Prometheus endpoint (vLLM's, SGLang's, TGI's or the simulator's {@code /metrics}) while a
+ * run goes on, and keeps chosen series on the run's clock so they line up with its time series:
+ * register it with {@code Benchmark.listener(scraper)}; it starts scraping when the run starts and
+ * stops when it finishes, on its own daemon thread, every {@link Builder#interval(Duration)} (1 s by
+ * default).
+ *
+ * <pre>{@code
+ * PrometheusScraper scraper = PrometheusScraper.builder("http://localhost:8000/metrics")
+ *     .series("vllm:num_requests_running").series("vllm:num_requests_waiting")
+ *     .series("vllm:gpu_cache_usage_perc").build();
+ * Benchmark.target(t).prompts(p).load(l).listener(scraper).run();
+ * List<ServerSeries> server = scraper.series();
+ * DoubleSupplier waiting = scraper.latest("vllm:num_requests_waiting");   // for a controller
+ * }</pre>
+ *
+ * <p>Each sample is stamped with the midpoint of its scrape's request and response on the run's
+ * clock, in nanoseconds from the run's origin. A selector with no matching sample in a scrape gets
+ * no point for it. A failed scrape (connection refused, non-2xx) is logged once at WARN and counted
+ * ({@link #failedScrapes()}); scraping goes on. The URL's user info and query are never logged.
+ */
+public final class PrometheusScraper implements RunListener, AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PrometheusScraper.class);
+
+  private final HttpUrl url;
+  private final Duration interval;
+  private final OkHttpClient client;
+  private final List<SeriesSelector> selectors;
+  private final Map<String, Points> points = new LinkedHashMap<>();
+  private final Map<String, Latest> latest = new LinkedHashMap<>();
+  private final AtomicInteger failures = new AtomicInteger();
+  private final AtomicInteger scrapes = new AtomicInteger();
+  private volatile Clock clock;
+  private volatile long originNanos;
+  private ScheduledExecutorService executor;
+
+  private PrometheusScraper(Builder b) {
+    this.url = b.url;
+    this.interval = b.interval;
+    this.client = b.client;
+    this.selectors = List.copyOf(b.selectors);
+    for (SeriesSelector s : selectors) {
+      points.put(s.displayName(), new Points());
+      latest.put(s.displayName(), new Latest());
+    }
+  }
+
+  /**
+   * A builder for the given endpoint.
+   *
+   * @throws IllegalArgumentException if the URL is not http(s)
+   */
+  public static Builder builder(String url) {
+    return new Builder(url);
+  }
+
+  @Override
+  public synchronized void onRunStarted(RunStart start) {
+    start(start.clock(), start.originNanos());
+  }
+
+  /**
+   * Starts scraping outside a run (a host that drives its own load): times are then from {@code origin}.
+   *
+   * @throws IllegalStateException if already scraping
+   */
+  public synchronized void start(Clock runClock, long origin) {
+    if (executor != null) {
+      throw new IllegalStateException("already scraping " + redacted());
+    }
+    bindClock(runClock, origin);
+    executor = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "infermark-prometheus-scraper");
+      t.setDaemon(true);
+      return t;
+    });
+    executor.scheduleAtFixedRate(this::scrapeQuietly, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** Sets the clock and origin sample times are taken on, without starting the thread (tests scrape by hand). */
+  void bindClock(Clock runClock, long origin) {
+    this.clock = Objects.requireNonNull(runClock, "runClock");
+    this.originNanos = origin;
+  }
+
+  @Override
+  public void onRunFinished(RunResult result) {
+    stop();
+  }
+
+  /** Stops scraping; the series keep what was collected. Idempotent. */
+  public synchronized void stop() {
+    if (executor != null) {
+      executor.shutdownNow();
+      executor = null;
+    }
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+
+  private void scrapeQuietly() {
+    try {
+      scrapeOnce();
+    } catch (RuntimeException e) {
+      // Never let an exception cancel the schedule.
+      noteFailure(e.getClass().getSimpleName() + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * Scrapes once now, on the calling thread, and records what the selectors match.
+   *
+   * @return true when the scrape succeeded
+   * @throws IllegalStateException if neither a run nor {@link #start} gave a clock
+   */
+  public boolean scrapeOnce() {
+    Clock c = clock;
+    if (c == null) {
+      throw new IllegalStateException("no clock yet: register the scraper with a run or call start(clock, origin)");
+    }
+    long before = c.nanoTime();
+    String body;
+    try (Response response = client.newCall(new Request.Builder().url(url).get().build()).execute()) {
+      if (!response.isSuccessful()) {
+        noteFailure("HTTP " + response.code());
+        return false;
+      }
+      ResponseBody b = response.body();
+      body = b.string();
+    } catch (IOException e) {
+      noteFailure(e.getClass().getSimpleName() + ": " + e.getMessage());
+      return false;
+    }
+    long after = c.nanoTime();
+    long at = before + (after - before) / 2 - originNanos;
+    record(PrometheusText.parse(body), at);
+    scrapes.incrementAndGet();
+    return true;
+  }
+
+  private void record(PrometheusText.Page page, long atNanos) {
+    for (SeriesSelector s : selectors) {
+      double sum = 0;
+      boolean found = false;
+      for (PrometheusText.Sample sample : page.samples()) {
+        if (s.matches(sample)) {
+          sum += sample.value();
+          found = true;
+        }
+      }
+      if (found) {
+        points.get(s.displayName()).add(atNanos, sum);
+        latest.get(s.displayName()).value = sum;
+      }
+    }
+  }
+
+  private void noteFailure(String what) {
+    if (failures.getAndIncrement() == 0) {
+      LOG.warn("scraping {} failed ({}); will keep trying every {}", redacted(), what, interval);
+    } else {
+      LOG.debug("scraping {} failed again: {}", redacted(), what);
+    }
+  }
+
+  private String redacted() {
+    return url.newBuilder().username("").password("").query(null).build().toString();
+  }
+
+  /** The series collected so far, in selector order. */
+  public List<ServerSeries> series() {
+    List<ServerSeries> out = new ArrayList<>();
+    points.forEach((name, p) -> out.add(p.toSeries(name)));
+    return out;
+  }
+
+  /**
+   * The latest value of a series as a supplier a controller can poll: NaN until the first
+   * successful scrape that matched it.
+   *
+   * @param displayName the selector's {@link SeriesSelector#displayName()}, e.g. {@code vllm:num_requests_waiting}
+   * @throws IllegalArgumentException if no selector has that name
+   */
+  public DoubleSupplier latest(String displayName) {
+    Latest l = latest.get(displayName);
+    if (l == null) {
+      throw new IllegalArgumentException("no series named '" + displayName + "'; selected are " + latest.keySet());
+    }
+    return () -> l.value;
+  }
+
+  /** Scrapes that failed. */
+  public int failedScrapes() {
+    return failures.get();
+  }
+
+  /** Scrapes that succeeded. */
+  public int successfulScrapes() {
+    return scrapes.get();
+  }
+
+  @Override
+  public String toString() {
+    return "PrometheusScraper[" + redacted() + " every " + interval + ", " + points.keySet() + "]";
+  }
+
+  /** A volatile latest value. */
+  private static final class Latest {
+    volatile double value = Double.NaN;
+  }
+
+  /** Growable synchronized (time, value) arrays. */
+  private static final class Points {
+    private long[] times = new long[64];
+    private double[] values = new double[64];
+    private int size;
+
+    synchronized void add(long t, double v) {
+      if (size == times.length) {
+        times = Arrays.copyOf(times, size * 2);
+        values = Arrays.copyOf(values, size * 2);
+      }
+      times[size] = t;
+      values[size++] = v;
+    }
+
+    synchronized ServerSeries toSeries(String name) {
+      return new ServerSeries(name, Arrays.copyOf(times, size), Arrays.copyOf(values, size));
+    }
+  }
+
+  /** Builds a {@link PrometheusScraper}. */
+  public static final class Builder {
+    private final HttpUrl url;
+    private Duration interval = Duration.ofSeconds(1);
+    private OkHttpClient client;
+    private final List<SeriesSelector> selectors = new ArrayList<>();
+
+    private Builder(String url) {
+      Objects.requireNonNull(url, "url");
+      HttpUrl parsed = HttpUrl.parse(url);
+      if (parsed == null) {
+        throw new IllegalArgumentException("url must be an http or https URL, was '" + url.replaceAll("//[^@/]*@",
+            "//") + "'");
+      }
+      this.url = parsed;
+    }
+
+    /**
+     * How often to scrape; 1 s by default.
+     *
+     * @throws IllegalArgumentException if shorter than 10 ms
+     */
+    public Builder interval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.toMillis() < 10) {
+        throw new IllegalArgumentException("interval must be at least 10 ms, was " + interval);
+      }
+      this.interval = interval;
+      return this;
+    }
+
+    /** The HTTP client; a new one with 2 s timeouts by default. */
+    public Builder client(OkHttpClient client) {
+      this.client = Objects.requireNonNull(client, "client");
+      return this;
+    }
+
+    /** Keeps every sample of a metric, summed. */
+    public Builder series(String metricName) {
+      return series(SeriesSelector.of(metricName));
+    }
+
+    /** Keeps the samples a selector matches, summed. */
+    public Builder series(SeriesSelector selector) {
+      Objects.requireNonNull(selector, "selector");
+      for (SeriesSelector s : selectors) {
+        if (s.displayName().equals(selector.displayName())) {
+          throw new IllegalArgumentException("series " + selector.displayName() + " is already selected");
+        }
+      }
+      selectors.add(selector);
+      return this;
+    }
+
+    /**
+     * The scraper.
+     *
+     * @throws IllegalStateException if no series was selected
+     */
+    public PrometheusScraper build() {
+      if (selectors.isEmpty()) {
+        throw new IllegalStateException("select at least one series to keep");
+      }
+      if (client == null) {
+        client = new OkHttpClient.Builder().callTimeout(Duration.ofSeconds(2)).build();
+      }
+      return new PrometheusScraper(this);
+    }
+  }
+}
