@@ -82,7 +82,7 @@ public final class LengthNormalizedLatency {
   }
 
   private static boolean counts(RequestRecord r) {
-    return !r.warmup() && r.succeeded() && r.outputTokens() >= 1 && r.chunks().tokenChunkCount() > 0;
+    return r.measured() && r.succeeded() && r.outputTokens() >= 1 && r.chunks().tokenChunkCount() > 0;
   }
 
   private static double e2eMillis(RequestRecord r) {

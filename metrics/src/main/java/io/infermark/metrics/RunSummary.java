@@ -24,7 +24,8 @@ import java.util.OptionalDouble;
  *
  * <p>Which records count:
  * <ul>
- *   <li>warmup records count for nothing but {@link RequestCounts#warmupExcluded()};
+ *   <li>warmup and cooldown records count for nothing but {@link RequestCounts#warmupExcluded()} and
+ *       {@link RequestCounts#cooldownExcluded()};
  *   <li>failed measured records count only in {@link #failuresByCategory()}, in the window's end and
  *       in {@link RequestCounts#failed()}: never in latency, token or throughput numbers;
  *   <li>successful measured records feed every metric that is defined for them; one without a
@@ -78,7 +79,7 @@ public final class RunSummary {
     int perRequest = 0;
     long gaps = 0;
     for (RequestRecord r : records) {
-      if (!r.warmup() && r.succeeded()) {
+      if (r.measured() && r.succeeded()) {
         perRequest++;
         gaps += Math.max(r.chunks().tokenChunkCount() - 1, 0);
       }
@@ -97,6 +98,7 @@ public final class RunSummary {
     }
     Gaps pooled = new Gaps(values[LatencyMetric.ITL.ordinal()]);
     int warmup = 0;
+    int cooldown = 0;
     int succeeded = 0;
     int failed = 0;
     int withoutTokens = 0;
@@ -112,6 +114,10 @@ public final class RunSummary {
     for (RequestRecord r : records) {
       if (r.warmup()) {
         warmup++;
+        continue;
+      }
+      if (r.cooldown()) {
+        cooldown++;
         continue;
       }
       Failure failure = r.failure().orElse(null);
@@ -165,10 +171,10 @@ public final class RunSummary {
     for (TokenCountSource s : TokenCountSource.values()) {
       bySource.put(s, sources[s.ordinal()]);
     }
-    int measured = records.size() - warmup;
+    int measured = records.size() - warmup - cooldown;
     return new RunSummary(RunInfo.of(result), result.schedule(), method,
         Collections.unmodifiableMap(distributions),
-        new RequestCounts(records.size(), warmup, measured, succeeded, failed, withoutTokens),
+        new RequestCounts(records.size(), warmup, cooldown, measured, succeeded, failed, withoutTokens),
         Collections.unmodifiableMap(byCategory),
         windowStart == Long.MAX_VALUE ? null : new MeasurementWindow(windowStart, windowEnd),
         new TokenSummary(succeeded, outputTokens, inputTokens, withInput, bySource, disagreements));

@@ -24,7 +24,7 @@ class RunSummaryTest {
   void countsEveryScheduledRequestOnce() {
     RunSummary s = RunSummary.of(TestRuns.mixedRun());
 
-    assertThat(s.requests()).isEqualTo(new RequestCounts(9, 1, 8, 4, 4, 1));
+    assertThat(s.requests()).isEqualTo(new RequestCounts(9, 1, 0, 8, 4, 4, 1));
   }
 
   @Test
@@ -39,6 +39,24 @@ class RunSummaryTest {
     assertThat(s.distribution(LatencyMetric.TPOT).sortedValuesMillis()).containsExactly(2.5, 10.0, 20.0);
     assertThat(s.distribution(LatencyMetric.TTFT_FROM_INTENDED).sortedValuesMillis())
         .containsExactly(10.0, 10.0, 70.0);
+  }
+
+  @Test
+  void cooldownRecordsAreCountedApartAndEnterNoStatistic() {
+    List<RequestRecord> base = TestRuns.mixedRun().records();
+    List<RequestRecord> withCooldown = new java.util.ArrayList<>(base);
+    // The same successful request again, flagged cooldown: it must not change any latency number.
+    RequestRecord success = base.stream().filter(r -> r.measured() && r.succeeded()).findFirst().orElseThrow();
+    withCooldown.add(success.toBuilder().index(base.size()).requestId("cooldown").cooldown(true).build());
+
+    RunSummary plain = RunSummary.of(TestRuns.mixedRun());
+    RunSummary s = RunSummary.of(TestRuns.run(withCooldown));
+
+    assertThat(s.requests()).isEqualTo(new RequestCounts(10, 1, 1, 8, 4, 4, 1));
+    assertThat(s.distribution(LatencyMetric.TTFT).sortedValuesMillis())
+        .isEqualTo(plain.distribution(LatencyMetric.TTFT).sortedValuesMillis());
+    assertThat(s.tokens().outputTokens()).isEqualTo(plain.tokens().outputTokens());
+    assertThat(s.requests().toString()).contains("1 cooldown excluded");
   }
 
   @Test
@@ -142,7 +160,7 @@ class RunSummaryTest {
     assertThat(s.totalTokenThroughputTps()).isEmpty();
     assertThat(s.tokens().meanOutputTokens()).isEmpty();
     assertThat(s.failuresByCategory()).isEmpty();
-    assertThat(s.requests()).isEqualTo(new RequestCounts(0, 0, 0, 0, 0, 0));
+    assertThat(s.requests()).isEqualTo(new RequestCounts(0, 0, 0, 0, 0, 0, 0));
   }
 
   @Test

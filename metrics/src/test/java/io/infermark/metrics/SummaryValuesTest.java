@@ -12,12 +12,12 @@ class SummaryValuesTest {
 
   @Test
   void requestCountsMustAddUp() {
-    assertThatThrownBy(() -> new RequestCounts(10, 1, 8, 8, 0, 0))
+    assertThatThrownBy(() -> new RequestCounts(10, 1, 0, 8, 8, 0, 0))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("do not add up: 10 scheduled = 1 warmup + 8 measured");
-    assertThatThrownBy(() -> new RequestCounts(3, 0, 3, 2, 0, 0)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new RequestCounts(3, 0, 3, 2, 1, 3)).isInstanceOf(IllegalArgumentException.class);
-    assertThat(new RequestCounts(3, 1, 2, 1, 1, 1).toString()).isEqualTo(
+        .hasMessageContaining("do not add up: 10 scheduled = 1 warmup + 0 cooldown + 8 measured");
+    assertThatThrownBy(() -> new RequestCounts(3, 0, 0, 3, 2, 0, 0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new RequestCounts(3, 0, 0, 3, 2, 1, 3)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(new RequestCounts(3, 1, 0, 2, 1, 1, 1).toString()).isEqualTo(
         "RequestCounts[3 scheduled, 1 warmup excluded, 2 measured, 1 succeeded (1 without tokens), 1 failed]");
   }
 

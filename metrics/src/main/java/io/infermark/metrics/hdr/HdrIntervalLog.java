@@ -75,7 +75,7 @@ public final class HdrIntervalLog {
     // interval index -> metric -> histogram; TreeMap keeps the log in time order.
     TreeMap<Long, Map<LatencyMetric, Histogram>> intervals = new TreeMap<>();
     for (RequestRecord r : run.records()) {
-      if (r.warmup() || !r.succeeded()) {
+      if (!r.measured() || !r.succeeded()) {
         continue;
       }
       for (LatencyMetric m : metrics) {

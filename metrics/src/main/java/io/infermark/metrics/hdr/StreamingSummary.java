@@ -27,7 +27,7 @@ import org.HdrHistogram.Histogram;
  * by the histograms' value range, not by the run's length (see {@link #footprintBytes()}).
  *
  * <p>It counts what {@link io.infermark.metrics.RunSummary} counts, by the same rules: warmup
- * records only in {@link RequestCounts#warmupExcluded()}, failures by category and never in latency,
+ * records only in {@link RequestCounts#warmupExcluded()} (cooldown in {@link RequestCounts#cooldownExcluded()}), failures by category and never in latency,
  * successful measured records in every metric defined for them, throughput over the same
  * {@link MeasurementWindow}. Percentiles are HdrHistogram's (within 0.1 %), not exact.
  *
@@ -43,6 +43,7 @@ public final class StreamingSummary implements RunListener {
   private final int[] failures = new int[ErrorCategory.values().length];
   private final int[] sources = new int[TokenCountSource.values().length];
   private int warmup;
+  private int cooldown;
   private int succeeded;
   private int failed;
   private int withoutTokens;
@@ -73,6 +74,10 @@ public final class StreamingSummary implements RunListener {
     synchronized (lock) {
       if (r.warmup()) {
         warmup++;
+        return;
+      }
+      if (r.cooldown()) {
+        cooldown++;
         return;
       }
       if (r.wasSent()) {
@@ -148,7 +153,7 @@ public final class StreamingSummary implements RunListener {
   public RequestCounts requests() {
     synchronized (lock) {
       int measured = succeeded + failed;
-      return new RequestCounts(warmup + measured, warmup, measured, succeeded, failed, withoutTokens);
+      return new RequestCounts(warmup + cooldown + measured, warmup, cooldown, measured, succeeded, failed, withoutTokens);
     }
   }
 

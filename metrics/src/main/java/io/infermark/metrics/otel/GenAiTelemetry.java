@@ -181,7 +181,7 @@ public final class GenAiTelemetry implements RunListener {
     if (span != null) {
       endSpan(span, r);
     }
-    if (r.warmup() || !r.wasSent()) {
+    if (!r.measured() || !r.wasSent()) {
       return;
     }
     Attributes attributes = attributes(r);

@@ -75,7 +75,7 @@ public final class ConsoleProgress implements RunListener {
     done++;
     if (r.failure().isPresent()) {
       errors++;
-    } else if (!r.warmup()) {
+    } else if (r.measured()) {
       r.chunks().firstTokenOffsetNanos().ifPresent(t -> ttft.recordValue(Math.max(t, 0)));
     }
     if (clock == null) {

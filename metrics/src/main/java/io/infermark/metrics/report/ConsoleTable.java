@@ -105,6 +105,9 @@ public final class ConsoleTable {
     if (c.warmupExcluded() > 0) {
       items.add(c.warmupExcluded() + " warmup excluded");
     }
+    if (c.cooldownExcluded() > 0) {
+      items.add(c.cooldownExcluded() + " cooldown excluded");
+    }
     items.add(c.measured() + " measured");
     items.add(c.succeeded() + " succeeded" + (c.succeededWithoutTokens() > 0
         ? " (" + c.succeededWithoutTokens() + " without tokens)" : ""));

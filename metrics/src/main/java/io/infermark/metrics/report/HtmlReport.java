@@ -370,7 +370,7 @@ public final class HtmlReport {
     List<RequestRecord> withText = new ArrayList<>();
     List<RequestRecord> failed = new ArrayList<>();
     for (RequestRecord r : run.records()) {
-      if (r.warmup()) {
+      if (!r.measured()) {
         continue;
       }
       if (r.succeeded() && r.text().isPresent() && withText.size() < max) {

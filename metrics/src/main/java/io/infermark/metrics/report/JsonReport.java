@@ -414,6 +414,7 @@ public final class JsonReport {
     g.writeObjectFieldStart("requests");
     g.writeNumberField("scheduled", c.scheduled());
     g.writeNumberField("warmup_excluded", c.warmupExcluded());
+    g.writeNumberField("cooldown_excluded", c.cooldownExcluded());
     g.writeNumberField("measured", c.measured());
     g.writeNumberField("succeeded", c.succeeded());
     g.writeNumberField("failed", c.failed());

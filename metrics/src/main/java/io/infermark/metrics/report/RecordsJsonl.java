@@ -212,6 +212,7 @@ public final class RecordsJsonl {
     }
     g.writeEndObject();
     g.writeBooleanField("warmup", r.warmup());
+    g.writeBooleanField("cooldown", r.cooldown());
     g.writeNumberField("intended_ns", r.intendedNanos());
     g.writeNumberField("send_ns", r.sendNanos());
     writePhases(g, r.phases());
@@ -394,6 +395,7 @@ public final class RecordsJsonl {
           case "request_id" -> b.requestId(p.getText());
           case "tags" -> b.tags(readStrings());
           case "warmup" -> b.warmup(p.getBooleanValue());
+          case "cooldown" -> b.cooldown(p.getBooleanValue());
           case "intended_ns" -> b.intendedNanos(p.getLongValue());
           case "send_ns" -> b.sendNanos(p.getLongValue());
           case "phases_ns" -> b.phases(readPhases());

@@ -79,7 +79,7 @@ public record SloSet(String name, List<Slo> slos) {
     }
     int count = 0;
     for (RequestRecord r : records) {
-      if (!r.warmup() && r.succeeded() && meetsAll(r)) {
+      if (r.measured() && r.succeeded() && meetsAll(r)) {
         count++;
       }
     }
@@ -121,7 +121,7 @@ public record SloSet(String name, List<Slo> slos) {
     if (slo instanceof ValiditySlo v) {
       int valid = 0;
       for (RequestRecord r : records) {
-        if (!r.warmup() && r.succeeded() && v.valid().test(r)) {
+        if (r.measured() && r.succeeded() && v.valid().test(r)) {
           valid++;
         }
       }

@@ -64,7 +64,7 @@ public final class LatencyHeatmap {
     Doubles values = new Doubles();
     Doubles times = new Doubles();
     for (RequestRecord r : records) {
-      if (!r.warmup() && r.succeeded()) {
+      if (r.measured() && r.succeeded()) {
         TimedValues.collect(metric, r, (t, v) -> {
           times.add(t);
           values.add(v);

@@ -141,7 +141,7 @@ public final class TimeSeries {
   }
 
   private static boolean counts(RequestRecord r) {
-    return !r.warmup() && r.wasSent();
+    return r.measured() && r.wasSent();
   }
 
   private static Doubles[] buckets(int n) {

@@ -66,7 +66,7 @@ public record LevelTable(String dimension, List<Row> rows) {
     Map<Integer, List<RequestRecord>> byLevel = new TreeMap<>();
     for (RequestRecord r : records) {
       String level = r.tags().get(tag);
-      if (level != null && !r.warmup()) {
+      if (level != null && r.measured()) {
         byLevel.computeIfAbsent(Integer.parseInt(level), k -> new ArrayList<>()).add(r);
       }
     }

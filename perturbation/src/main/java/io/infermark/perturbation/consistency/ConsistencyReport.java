@@ -48,7 +48,7 @@ public final class ConsistencyReport {
     Map<String, List<RequestRecord>> byClass = new TreeMap<>();
     for (RequestRecord r : records) {
       String c = r.tags().get(Variant.CLASS_TAG);
-      if (c != null && !r.warmup()) {
+      if (c != null && r.measured()) {
         byClass.computeIfAbsent(c, k -> new ArrayList<>()).add(r);
       }
     }

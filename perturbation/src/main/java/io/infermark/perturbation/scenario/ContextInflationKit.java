@@ -120,7 +120,7 @@ public final class ContextInflationKit {
     Map<Integer, List<RequestRecord>> byLength = new TreeMap<>();
     for (RequestRecord r : records) {
       String t = r.tags().get(TOKENS_TAG);
-      if (!r.warmup() && t != null && SCENARIO.equals(r.tags().get("scenario"))) {
+      if (r.measured() && t != null && SCENARIO.equals(r.tags().get("scenario"))) {
         byLength.computeIfAbsent(Integer.parseInt(t), k -> new ArrayList<>()).add(r);
       }
     }

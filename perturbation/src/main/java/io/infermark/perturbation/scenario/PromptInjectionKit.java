@@ -102,7 +102,7 @@ public final class PromptInjectionKit {
     int failed = 0;
     for (RequestRecord r : records) {
       String payload = r.tags().get(PAYLOAD_TAG);
-      if (r.warmup() || payload == null || !SCENARIO.equals(r.tags().get("scenario"))) {
+      if (!r.measured() || payload == null || !SCENARIO.equals(r.tags().get("scenario"))) {
         continue;
       }
       if (!r.succeeded()) {

@@ -87,7 +87,7 @@ public final class TenantIsolationKit {
     int failed = 0;
     for (RequestRecord r : records) {
       String recipient = r.tags().get(TENANT_TAG);
-      if (r.warmup() || recipient == null || !SCENARIO.equals(r.tags().get("scenario"))) {
+      if (!r.measured() || recipient == null || !SCENARIO.equals(r.tags().get("scenario"))) {
         continue;
       }
       if (!r.succeeded()) {

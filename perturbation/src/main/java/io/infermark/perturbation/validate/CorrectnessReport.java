@@ -47,7 +47,7 @@ public final class CorrectnessReport {
     Map<String, Rate> byVariant = new TreeMap<>(CorrectnessReport::compareNumeric);
     Map<String, Map<Integer, Rate>> byLevel = new TreeMap<>();
     for (RequestRecord r : records) {
-      if (r.warmup()) {
+      if (!r.measured()) {
         continue;
       }
       boolean ok = validity.test(r);
