@@ -99,7 +99,7 @@ public final class HtmlReport {
     private Optional<SloReport> slo = Optional.empty();
     private Optional<SloSet> sloSet = Optional.empty();
     private List<ServerSeries> server = List.of();
-    private List<SweepPoint> sweep = List.of();
+    private List<LoadCurvePoint> sweep = List.of();
     private Duration interval = TimeSeries.DEFAULT_INTERVAL;
     private int samples = 5;
 
@@ -140,7 +140,7 @@ public final class HtmlReport {
     }
 
     /** Levels of a sweep for the latency–load curve, in order of load. */
-    public Builder sweep(List<SweepPoint> points) {
+    public Builder sweep(List<LoadCurvePoint> points) {
       this.sweep = List.copyOf(points);
       return this;
     }
@@ -337,8 +337,8 @@ public final class HtmlReport {
     return new SvgCharts.Line(name, x, rows.stream().mapToDouble(f::apply).toArray(), false);
   }
 
-  private static void sweepSection(StringBuilder b, List<SweepPoint> sweep) {
-    double[] x = sweep.stream().mapToDouble(SweepPoint::offeredLoad).toArray();
+  private static void sweepSection(StringBuilder b, List<LoadCurvePoint> sweep) {
+    double[] x = sweep.stream().mapToDouble(LoadCurvePoint::offeredLoad).toArray();
     b.append("<h2>Latency–load curve</h2><div class='charts'>");
     b.append(SvgCharts.lineChart("Latency vs offered load", "offered load", "ms", List.of(
         sweepLine("E2E p50", x, sweep, LatencyMetric.E2E, 0.5), sweepLine("E2E p99", x, sweep, LatencyMetric.E2E, 0.99),
@@ -348,7 +348,7 @@ public final class HtmlReport {
             .toArray(), true)), false));
     b.append("</div><table><thead><tr><th>level</th><th>offered</th><th>req/s</th><th>TTFT p99</th><th>E2E p50</th>"
         + "<th>E2E p99</th><th>failed</th></tr></thead><tbody>");
-    for (SweepPoint p : sweep) {
+    for (LoadCurvePoint p : sweep) {
       RunSummary s = p.summary();
       b.append("<tr><td>").append(Html.escape(p.label())).append("</td><td>").append(SvgCharts.fmt(p.offeredLoad()))
           .append("</td><td>").append(num(s.requestThroughputRps())).append("</td><td>")
@@ -360,7 +360,7 @@ public final class HtmlReport {
     b.append("</tbody></table>");
   }
 
-  private static SvgCharts.Line sweepLine(String name, double[] x, List<SweepPoint> sweep, LatencyMetric m,
+  private static SvgCharts.Line sweepLine(String name, double[] x, List<LoadCurvePoint> sweep, LatencyMetric m,
       double p) {
     return new SvgCharts.Line(name, x, sweep.stream().mapToDouble(s -> or(s.summary().distribution(m).percentile(p)))
         .toArray(), true);

@@ -4,6 +4,7 @@ import io.infermark.core.Clock;
 import io.infermark.core.RunListener;
 import io.infermark.core.RunResult;
 import io.infermark.core.RunStart;
+import io.infermark.core.control.ControlSignal;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalDouble;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -218,6 +220,24 @@ public final class PrometheusScraper implements RunListener, AutoCloseable {
       throw new IllegalArgumentException("no series named '" + displayName + "'; selected are " + latest.keySet());
     }
     return () -> l.value;
+  }
+
+  /**
+   * The latest value of a series as a {@link ControlSignal} for a rate controller
+   * ({@code LoadProfile.controlled(...)}): empty until the first successful scrape that matched it.
+   * Reading it never blocks the scheduler (unlike core's {@code PrometheusGauge}, which fetches
+   * on the scheduling thread): the scraper's own thread keeps it current, so register the scraper
+   * as a listener of the same run.
+   *
+   * @param displayName the selector's {@link SeriesSelector#displayName()}
+   * @throws IllegalArgumentException if no selector has that name
+   */
+  public ControlSignal controlSignal(String displayName) {
+    DoubleSupplier value = latest(displayName);
+    return ControlSignal.of(displayName, elapsedNanos -> {
+      double v = value.getAsDouble();
+      return Double.isNaN(v) ? OptionalDouble.empty() : OptionalDouble.of(v);
+    });
   }
 
   /** Scrapes that failed. */

@@ -23,11 +23,11 @@ class HtmlReportTest {
 
   private static HtmlReport sample() {
     RunResult run = ReportFixtures.run(1200, 20, 7);
-    List<SweepPoint> sweep = List.of(
-        new SweepPoint("5 req/s", 5, RunSummary.of(ReportFixtures.run(300, 5, 1))),
-        new SweepPoint("10 req/s", 10, RunSummary.of(ReportFixtures.run(300, 10, 2))),
-        new SweepPoint(ReportFixtures.SCRIPT, 20, RunSummary.of(run)),
-        new SweepPoint("40 req/s", 40, RunSummary.of(ReportFixtures.run(300, 40, 3))));
+    List<LoadCurvePoint> sweep = List.of(
+        new LoadCurvePoint("5 req/s", 5, RunSummary.of(ReportFixtures.run(300, 5, 1))),
+        new LoadCurvePoint("10 req/s", 10, RunSummary.of(ReportFixtures.run(300, 10, 2))),
+        new LoadCurvePoint(ReportFixtures.SCRIPT, 20, RunSummary.of(run)),
+        new LoadCurvePoint("40 req/s", 40, RunSummary.of(ReportFixtures.run(300, 40, 3))));
     SloSet slos = SloPresets.chat().and(SloSet.of(ReportFixtures.SCRIPT, Slo.validity(ReportFixtures.SCRIPT,
         r -> r.text().filter(t -> !t.contains("<script>")).isPresent())));
     return HtmlReport.builder(run).title("nightly " + ReportFixtures.SCRIPT).slo(slos)

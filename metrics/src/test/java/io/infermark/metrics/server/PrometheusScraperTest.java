@@ -108,6 +108,20 @@ class PrometheusScraperTest {
   }
 
   @Test
+  void latestValueIsAControlSignalEmptyUntilTheFirstScrape() {
+    server.enqueue(new MockResponse.Builder().body(vllm(7, 4, 0.9)).build());
+    PrometheusScraper s = scraper();
+    s.bindClock(now::get, 1_000_000_000L);
+    io.infermark.core.control.ControlSignal.Probe waiting = s.controlSignal("vllm:num_requests_waiting").open();
+    assertThat(waiting.read(0)).isEmpty();
+
+    assertThat(s.scrapeOnce()).isTrue();
+
+    assertThat(waiting.read(0)).hasValue(5.0);
+    assertThatThrownBy(() -> s.controlSignal("nope")).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void failedScrapesAreCountedAndDoNotStopTheSeries() {
     server.enqueue(new MockResponse.Builder().code(503).build());
     server.enqueue(new MockResponse.Builder().body(vllm(1, 0, 0.1)).build());
