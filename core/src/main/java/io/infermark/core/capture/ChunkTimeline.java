@@ -6,8 +6,10 @@ import java.util.OptionalLong;
 /**
  * The arrival time, kind and token count of every chunk of one response, stored compactly.
  *
- * <p>Each chunk costs about six bytes: its kind, the nanoseconds since the previous chunk (the first
- * one since the request was sent) and its token count, the last two as variable-length integers.
+ * <p>Each chunk costs about five bytes: one byte holding its kind and (up to 29) its token count,
+ * then the nanoseconds since the previous chunk (the first one since the request was sent) as a
+ * variable-length integer (four bytes for gaps from 2 ms to 268 ms); larger token counts follow as
+ * a variable-length integer.
  * Offsets are exact to the nanosecond of the {@link io.infermark.core.Clock} that captured them.
  * Iterate with {@link #cursor()}; the common aggregates (token-bearing count, first and last token
  * offsets) are precomputed.
@@ -18,6 +20,17 @@ public final class ChunkTimeline {
   public static final int UNKNOWN_TOKENS = -1;
 
   private static final ChunkTimeline EMPTY = new ChunkTimeline(new byte[0], 0, 0, -1, -1, 0);
+  /** Header byte: the kind in the low three bits, the token code above them. */
+  private static final int KIND_BITS = 3;
+  private static final int KIND_MASK = (1 << KIND_BITS) - 1;
+  /** Token codes 0..30 mean tokens + 1 (so 0 is unknown); 31 means a varint of tokens + 1 follows. */
+  private static final int TOKENS_ESCAPE = 31;
+
+  static {
+    if (ChunkKind.values().length > KIND_MASK + 1) {
+      throw new ExceptionInInitializerError("ChunkKind outgrew the " + KIND_BITS + " header bits");
+    }
+  }
 
   private final byte[] data;
   private final int size;
@@ -153,9 +166,11 @@ public final class ChunkTimeline {
         return false;
       }
       index++;
-      kind = ChunkKind.ofOrdinal(data[pos++]);
+      int header = data[pos++] & 0xFF;
+      kind = ChunkKind.ofOrdinal(header & KIND_MASK);
       offset += readVarLong();
-      tokens = (int) readVarLong() - 1;
+      int code = header >>> KIND_BITS;
+      tokens = (code == TOKENS_ESCAPE ? (int) readVarLong() : code) - 1;
       return true;
     }
 
@@ -223,9 +238,12 @@ public final class ChunkTimeline {
       if (len + 21 > buf.length) {
         buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + 21));
       }
-      buf[len++] = (byte) kind.ordinal();
+      int code = tokens + 1 < TOKENS_ESCAPE ? tokens + 1 : TOKENS_ESCAPE;
+      buf[len++] = (byte) (kind.ordinal() | code << KIND_BITS);
       writeVarLong(offsetNanos - Math.max(last, 0));
-      writeVarLong(tokens + 1L);
+      if (code == TOKENS_ESCAPE) {
+        writeVarLong(tokens + 1L);
+      }
       last = offsetNanos;
       size++;
       if (kind.isTokenBearing()) {

@@ -65,12 +65,43 @@ class ChunkTimelineTest {
   }
 
   @Test
-  void aTypicalChunkCostsAboutSixBytes() {
+  void aTypicalChunkCostsFiveBytes() {
     ChunkTimeline.Builder b = ChunkTimeline.builder();
     for (int i = 1; i <= 128; i++) {
-      b.add(i * 20_000_000L, ChunkKind.CONTENT, 1); // 20 ms apart
+      b.add(i * 20_000_000L, ChunkKind.CONTENT, 1); // 20 ms apart: one header byte + a 4-byte gap
     }
-    assertThat(b.build().encodedBytes()).isLessThanOrEqualTo(128 * 6);
+    assertThat(b.build().encodedBytes()).isEqualTo(128 * 5);
+  }
+
+  @Test
+  void everyKindAndTokenCountRoundTripsIncludingLargeAndUnknownCounts() {
+    int[] counts = {ChunkTimeline.UNKNOWN_TOKENS, 0, 1, 28, 29, 30, 31, 127, 128, 100_000, Integer.MAX_VALUE - 1};
+    ChunkTimeline.Builder b = ChunkTimeline.builder();
+    long at = 0;
+    int n = 0;
+    for (ChunkKind kind : ChunkKind.values()) {
+      for (int tokens : counts) {
+        at += 1L << (n % 40); // gaps from 1 ns to ~9 minutes
+        b.add(at, kind, tokens);
+        n++;
+      }
+    }
+    ChunkTimeline t = b.build();
+    ChunkTimeline.Cursor c = t.cursor();
+    long expectedAt = 0;
+    int i = 0;
+    for (ChunkKind kind : ChunkKind.values()) {
+      for (int tokens : counts) {
+        expectedAt += 1L << (i % 40);
+        assertThat(c.next()).isTrue();
+        assertThat(c.kind()).isEqualTo(kind);
+        assertThat(c.tokens()).isEqualTo(tokens);
+        assertThat(c.offsetNanos()).isEqualTo(expectedAt);
+        i++;
+      }
+    }
+    assertThat(c.next()).isFalse();
+    assertThat(t.size()).isEqualTo(n);
   }
 
   @Test
