@@ -1,5 +1,6 @@
 package io.infermark.testkit.simulator;
 
+import java.util.ArrayList;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -27,6 +28,7 @@ final class EngineServingModel implements ServingModel {
   private final Engine engine;
   private final int blockSize;
   private final ConcurrentLinkedQueue<Command> inbox = new ConcurrentLinkedQueue<>();
+  private final ArrayList<Handle> progressed = new ArrayList<>(); // engine thread only
   private final Thread thread;
   private volatile boolean idleParked;
   private volatile boolean closed;
@@ -51,7 +53,18 @@ final class EngineServingModel implements ServingModel {
   @Override
   public Generation submit(String requestId, long arrivalNanos, int promptTokens, long[] promptTokenHashes,
       int outputTokens) {
-    Handle handle = new Handle();
+    return submit(requestId, arrivalNanos, promptTokens, promptTokenHashes, outputTokens, null);
+  }
+
+  @Override
+  public boolean pushes() {
+    return true;
+  }
+
+  @Override
+  public Generation submit(String requestId, long arrivalNanos, int promptTokens, long[] promptTokenHashes,
+      int outputTokens, Push push) {
+    Handle handle = new Handle(push);
     handle.sequence = new Sequence(requestId, arrivalNanos, promptTokens, outputTokens,
         PromptHashes.blocks(promptTokenHashes, blockSize), handle);
     send(new Command(handle.sequence, false));
@@ -109,6 +122,7 @@ final class EngineServingModel implements ServingModel {
         RealTimeServingModel.parkUntil(step.endNanos());
         drainAborts();
         engine.complete(step, step.endNanos());
+        flushPushed();
         stats = engine.stats();
         nextStart = step.endNanos();
       }
@@ -125,6 +139,21 @@ final class EngineServingModel implements ServingModel {
     while ((c = inbox.poll()) != null) {
       apply(c);
     }
+    flushPushed();
+  }
+
+  /** Lets every pushed request that progressed since the last flush write its output: one write each. */
+  private void flushPushed() {
+    for (int i = 0; i < progressed.size(); i++) {
+      Handle h = progressed.get(i);
+      h.flushPending = false;
+      try {
+        h.push.flush();
+      } catch (RuntimeException e) {
+        log.error("simulator failed writing the output of {}", h.sequence.id, e);
+      }
+    }
+    progressed.clear();
   }
 
   // Arrivals during a step wait for the next plan; aborts must be applied before the step completes
@@ -141,15 +170,36 @@ final class EngineServingModel implements ServingModel {
     }
   }
 
-  /** A handler's view of its sequence; the engine tells it about progress by unparking the waiting thread. */
+  /**
+   * A handler's view of its sequence. The engine tells it about progress by unparking the waiting
+   * thread or, for a pushed request, by calling its {@link Push} on the engine's thread.
+   */
   private final class Handle implements Generation, Sequence.Listener {
 
     Sequence sequence;
+    final Push push; // null: a thread waits
+    boolean flushPending; // engine thread only
     private volatile Thread waiter;
     private boolean closed;
 
+    Handle(Push push) {
+      this.push = push;
+    }
+
     @Override
     public void progressed(Sequence s) {
+      if (push != null) {
+        try {
+          push.progressed();
+        } catch (RuntimeException e) {
+          log.error("simulator failed rendering the output of {}", s.id, e);
+        }
+        if (!flushPending) {
+          flushPending = true;
+          progressed.add(this);
+        }
+        return;
+      }
       Thread t = waiter;
       if (t != null) {
         LockSupport.unpark(t);
@@ -175,6 +225,11 @@ final class EngineServingModel implements ServingModel {
     }
 
     @Override
+    public boolean isAdmitted() {
+      return sequence.admitted;
+    }
+
+    @Override
     public boolean isReady(int index) {
       return sequence.generated > index;
     }
@@ -195,7 +250,7 @@ final class EngineServingModel implements ServingModel {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
       if (!closed) {
         closed = true;
         if (!sequence.done()) {
