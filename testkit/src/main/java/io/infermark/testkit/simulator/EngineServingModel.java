@@ -3,6 +3,7 @@ package io.infermark.testkit.simulator;
 import java.util.ArrayList;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +19,10 @@ import org.slf4j.LoggerFactory;
  * late wake-up does not stretch the schedule; after a stall longer than {@link #RESYNC_NANOS}
  * (a long GC pause, a descheduled thread) the engine restarts from the current time instead of
  * bursting to catch up.
+ *
+ * <p>Requests submitted with a {@link Push} hold no thread: the engine thread renders their ready
+ * events at the end of each step, and a second daemon thread, the writer, writes them (one
+ * non-blocking write per request per round), so slow writes never delay the engine's schedule.
  */
 final class EngineServingModel implements ServingModel {
 
@@ -29,8 +34,11 @@ final class EngineServingModel implements ServingModel {
   private final int blockSize;
   private final ConcurrentLinkedQueue<Command> inbox = new ConcurrentLinkedQueue<>();
   private final ArrayList<Handle> progressed = new ArrayList<>(); // engine thread only
+  private final ConcurrentLinkedQueue<Handle> unwritten = new ConcurrentLinkedQueue<>();
   private final Thread thread;
+  private final Thread writer;
   private volatile boolean idleParked;
+  private volatile boolean writerParked;
   private volatile boolean closed;
   private volatile EngineStats stats;
 
@@ -42,6 +50,9 @@ final class EngineServingModel implements ServingModel {
     this.stats = engine.stats();
     this.thread = new Thread(this::loop, "infermark-sim-engine");
     thread.setDaemon(true);
+    this.writer = new Thread(this::write, "infermark-sim-writer");
+    writer.setDaemon(true);
+    writer.start();
     thread.start();
   }
 
@@ -87,8 +98,10 @@ final class EngineServingModel implements ServingModel {
   public void close() {
     closed = true;
     thread.interrupt();
+    writer.interrupt();
     try {
       thread.join(TimeUnit.SECONDS.toMillis(2));
+      writer.join(TimeUnit.SECONDS.toMillis(2));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -142,18 +155,49 @@ final class EngineServingModel implements ServingModel {
     flushPushed();
   }
 
-  /** Lets every pushed request that progressed since the last flush write its output: one write each. */
+  /** Hands every pushed request that progressed in this step to the writer thread. */
   private void flushPushed() {
+    if (progressed.isEmpty()) {
+      return;
+    }
     for (int i = 0; i < progressed.size(); i++) {
       Handle h = progressed.get(i);
       h.flushPending = false;
+      if (!h.queued.getAndSet(true)) {
+        unwritten.add(h);
+      }
+    }
+    progressed.clear();
+    if (writerParked) {
+      LockSupport.unpark(writer);
+    }
+  }
+
+  /**
+   * The writer thread: writes the output of every pushed request that progressed, one write per
+   * request per round, in the order they progressed. It runs beside the engine, as a real server's
+   * output path runs beside its GPU: when writing falls behind (hundreds of streams on a busy CPU),
+   * the engine keeps stepping on schedule and the next write of a stream carries every token it
+   * got meanwhile, as vLLM's output handler merges the outputs of a slow stream.
+   */
+  private void write() {
+    while (!closed) {
+      Handle h = unwritten.poll();
+      if (h == null) {
+        writerParked = true;
+        if (unwritten.isEmpty() && !closed) {
+          LockSupport.park(this);
+        }
+        writerParked = false;
+        continue;
+      }
+      h.queued.set(false); // before flushing: progress from now on queues it again
       try {
         h.push.flush();
       } catch (RuntimeException e) {
         log.error("simulator failed writing the output of {}", h.sequence.id, e);
       }
     }
-    progressed.clear();
   }
 
   // Arrivals during a step wait for the next plan; aborts must be applied before the step completes
@@ -179,6 +223,7 @@ final class EngineServingModel implements ServingModel {
     Sequence sequence;
     final Push push; // null: a thread waits
     boolean flushPending; // engine thread only
+    final AtomicBoolean queued = new AtomicBoolean(); // waiting for the writer thread
     private volatile Thread waiter;
     private boolean closed;
 
