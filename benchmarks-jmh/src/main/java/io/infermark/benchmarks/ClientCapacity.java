@@ -37,7 +37,8 @@ import java.util.Map;
  *
  * <p>CPU attribution: the process's CPU time (OS) is split by thread CPU time (JMX) into the
  * simulator (its long-lived {@code infermark-sim-*} threads: engine, writer, HTTP selector and,
- * on Java 17, the handler pool), the JVM (JIT compiler and GC threads) and the client, which is
+ * on Java 17, the handler pool), the JVM (JIT compiler, GC and VM threads, read from
+ * {@code /proc/self/task}, since JMX does not list them; Linux only, 10 ms resolution) and the client, which is
  * the rest: request threads (which end with their request, so their CPU cannot be read per
  * thread), virtual-thread carriers and pollers, OkHttp's threads and the run's own threads. On
  * Java 21+ the simulator's short request-parsing tasks run on virtual threads and count as
@@ -81,12 +82,14 @@ public final class ClientCapacity {
 
       String loadBefore = loadAverage();
       Map<Long, Long> before = cpuByThread(mx);
+      long jvm0 = jvmThreadsCpuNanos();
       long processCpu0 = processCpuNanos();
       long wall0 = System.nanoTime();
       RunResult run = bench.load(LoadProfile.concurrency(streams).duration(Duration.ofSeconds(seconds))).run();
       long wall = System.nanoTime() - wall0;
       long processCpu = processCpuNanos() - processCpu0;
       long[] split = split(mx, before);
+      split[1] = jvmThreadsCpuNanos() - jvm0;
 
       RunSummary summary = RunSummary.of(run);
       long tokensOut = summary.tokens().outputTokens();
@@ -185,9 +188,35 @@ public final class ClientCapacity {
   }
 
   /**
-   * CPU used since {@code before} by the simulator's threads and by the JVM's JIT and GC threads
-   * (all long-lived platform threads, so none of their CPU is lost with an ended thread).
+   * CPU used so far by the JVM's own threads (JIT compilers, GC, VM thread), from
+   * {@code /proc/self/task/<tid>/stat}; 0 where that does not exist.
    */
+  private static long jvmThreadsCpuNanos() {
+    long ticks = 0;
+    try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+      for (java.nio.file.Path task : (Iterable<java.nio.file.Path>) tasks::iterator) {
+        String stat;
+        try {
+          stat = java.nio.file.Files.readString(task.resolve("stat"));
+        } catch (java.io.IOException e) {
+          continue; // the thread ended
+        }
+        int open = stat.indexOf('(');
+        int close = stat.lastIndexOf(')');
+        String comm = stat.substring(open + 1, close);
+        if (comm.contains("CompilerThre") || comm.startsWith("GC Thread") || comm.startsWith("G1 ")
+            || comm.equals("VM Thread")) {
+          String[] f = stat.substring(close + 2).split(" ");
+          ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14, 15)
+        }
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      return 0;
+    }
+    return ticks * 10_000_000L; // USER_HZ is 100 on Linux
+  }
+
+  /** CPU used since {@code before} by the simulator's threads (long-lived platform threads). */
   private static long[] split(ThreadMXBean mx, Map<Long, Long> before) {
     long sim = 0;
     long jvm = 0;
@@ -203,9 +232,6 @@ public final class ClientCapacity {
       String name = info.getThreadName();
       if (name.startsWith("infermark-sim")) {
         sim += used;
-      } else if (name.contains("CompilerThread") || name.startsWith("GC Thread") || name.startsWith("G1 ")
-          || name.equals("VM Thread")) {
-        jvm += used;
       }
     }
     return new long[] {sim, jvm};
