@@ -45,7 +45,11 @@ import java.util.Map;
  * client; with an engine profile that is one short task per request.
  *
  * <p>Run: {@code java -cp benchmarks-jmh/target/benchmarks.jar io.infermark.benchmarks.ClientCapacity
- * [streams=64,256,1024] [seconds=10] [tokens=256] [profile=near-zero-cost] [warmupSeconds=max(5,seconds/2)]}.
+ * [streams=64,256,1024] [seconds=10] [tokens=256] [profile=near-zero-cost] [warmupSeconds=max(5,seconds/2)]
+ * [stepOverheadMillis]}. The last overrides the profile's step overhead: near-zero-cost's 1 ms
+ * offers 1000 tokens/s per stream, more than two cores can read at 256 streams, so the client runs
+ * saturated and its measurement error is its queueing delay; a longer step (2.56 ms at 256 streams
+ * offers 100,000 tokens/s) measures the error at a rate the client can sustain.
  * A measurement, not a test: client and server share the machine's cores, so numbers depend on it
  * and on whatever else runs.
  */
@@ -61,6 +65,9 @@ public final class ClientCapacity {
     int tokens = args.length > 2 ? Integer.parseInt(args[2]) : 256;
     EngineProfile profile = EngineProfile.named(args.length > 3 ? args[3] : "near-zero-cost");
     int warmup = args.length > 4 ? Integer.parseInt(args[4]) : Math.max(5, seconds / 2);
+    if (args.length > 5) {
+      profile = profile.toBuilder().stepOverheadMs(Double.parseDouble(args[5])).build();
+    }
     int cores = Runtime.getRuntime().availableProcessors();
     System.out.printf(Locale.ROOT, "profile %s, %d s per level after %d s warm-up, %d tokens per request, %d cores, "
         + "Java %s%n", profile.name(), seconds, warmup, tokens, cores, System.getProperty("java.version"));
