@@ -30,13 +30,28 @@ import java.util.Map;
  * against a simulator with the given engine profile (default {@link EngineProfile#nearZeroCost()}:
  * 1 ms steps, so the server offers 1000 tokens/s per stream and the client is the bottleneck),
  * then prints: output tokens/s (infermark's own summary), CPU per token split between the
- * simulator's threads and the client's (JMX thread CPU time), and the client's measurement error
- * against the simulator's ground truth on one clock: TTFT error (client first-token time minus
- * the server's first write) and ITL error (|client gap − server gap|), p50 and p99.
+ * simulator, the JVM itself and the client, and the client's measurement error against the
+ * simulator's ground truth on one clock: TTFT error (client first-token time minus the server's
+ * first write) and ITL error (|client gap − server gap|), p50, p90, p99 and max; and the load
+ * average before and after, since other processes on the machine take CPU from both sides.
+ *
+ * <p>CPU attribution: the process's CPU time (OS) is split by thread CPU time (JMX) into the
+ * simulator (its long-lived {@code infermark-sim-*} threads: engine, writer, HTTP selector and,
+ * on Java 17, the handler pool), the JVM (JIT compiler, GC and VM threads, read from
+ * {@code /proc/self/task}, since JMX does not list them; Linux only, 10 ms resolution) and the client, which is
+ * the rest: request threads (which end with their request, so their CPU cannot be read per
+ * thread), virtual-thread carriers and pollers, OkHttp's threads and the run's own threads. On
+ * Java 21+ the simulator's short request-parsing tasks run on virtual threads and count as
+ * client; with an engine profile that is one short task per request.
  *
  * <p>Run: {@code java -cp benchmarks-jmh/target/benchmarks.jar io.infermark.benchmarks.ClientCapacity
- * [streams=64,256,1024] [seconds=10] [tokens=256] [profile=near-zero-cost]}. A measurement, not a
- * test: client and server share the machine's cores, so numbers depend on it and on whatever else runs.
+ * [streams=64,256,1024] [seconds=10] [tokens=256] [profile=near-zero-cost] [warmupSeconds=max(5,seconds/2)]
+ * [stepOverheadMillis]}. The last overrides the profile's step overhead: near-zero-cost's 1 ms
+ * offers 1000 tokens/s per stream, more than two cores can read at 256 streams, so the client runs
+ * saturated and its measurement error is its queueing delay; a longer step (2.56 ms at 256 streams
+ * offers 100,000 tokens/s) measures the error at a rate the client can sustain.
+ * A measurement, not a test: client and server share the machine's cores, so numbers depend on it
+ * and on whatever else runs.
  */
 public final class ClientCapacity {
 
@@ -49,15 +64,19 @@ public final class ClientCapacity {
     int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
     int tokens = args.length > 2 ? Integer.parseInt(args[2]) : 256;
     EngineProfile profile = EngineProfile.named(args.length > 3 ? args[3] : "near-zero-cost");
+    int warmup = args.length > 4 ? Integer.parseInt(args[4]) : Math.max(5, seconds / 2);
+    if (args.length > 5) {
+      profile = profile.toBuilder().stepOverheadMs(Double.parseDouble(args[5])).build();
+    }
     int cores = Runtime.getRuntime().availableProcessors();
-    System.out.printf(Locale.ROOT, "profile %s, %d s per level, %d tokens per request, %d cores, Java %s%n",
-        profile.name(), seconds, tokens, cores, System.getProperty("java.version"));
+    System.out.printf(Locale.ROOT, "profile %s, %d s per level after %d s warm-up, %d tokens per request, %d cores, "
+        + "Java %s%n", profile.name(), seconds, warmup, tokens, cores, System.getProperty("java.version"));
     for (int streams : levels) {
-      level(profile, streams, seconds, tokens);
+      level(profile, streams, seconds, tokens, warmup);
     }
   }
 
-  private static void level(EngineProfile profile, int streams, int seconds, int tokens) {
+  private static void level(EngineProfile profile, int streams, int seconds, int tokens, int warmup) {
     SimulatorConfig config = SimulatorConfig.builder().engine(profile.toBuilder()
         .maxRunningSequences(Math.max(profile.maxRunningSequences(), streams)).build()).build();
     ThreadMXBean mx = ManagementFactory.getThreadMXBean();
@@ -66,15 +85,18 @@ public final class ClientCapacity {
       Benchmark bench = Benchmark.target(target).prompts(Prompt.user("How fast can the client read?"))
           .params(GenerationParams.builder().maxTokens(tokens).ignoreEos(true).build());
       // Warm up (JIT, connections) off the clock.
-      bench.load(LoadProfile.concurrency(streams).duration(Duration.ofSeconds(Math.max(2, seconds / 3)))).run();
+      bench.load(LoadProfile.concurrency(streams).duration(Duration.ofSeconds(warmup))).run();
 
+      String loadBefore = loadAverage();
       Map<Long, Long> before = cpuByThread(mx);
+      long jvm0 = jvmThreadsCpuNanos();
       long processCpu0 = processCpuNanos();
       long wall0 = System.nanoTime();
       RunResult run = bench.load(LoadProfile.concurrency(streams).duration(Duration.ofSeconds(seconds))).run();
       long wall = System.nanoTime() - wall0;
       long processCpu = processCpuNanos() - processCpu0;
       long[] split = split(mx, before);
+      split[1] = jvmThreadsCpuNanos() - jvm0;
 
       RunSummary summary = RunSummary.of(run);
       long tokensOut = summary.tokens().outputTokens();
@@ -82,8 +104,10 @@ public final class ClientCapacity {
       System.out.printf(Locale.ROOT, "%n== %d streams: %d requests (%d failed), %d tokens, %.0f output tokens/s "
           + "(%.0f offered)%n", streams, run.measured().size(), run.failureCount(), tokensOut, tps,
           streams * 1000.0 / (profile.decodeStepMillis(streams, 0)));
-      System.out.printf(Locale.ROOT, "CPU: process %.1f%% of %d cores; per token %.1f us total, simulator %.1f us,"
-          + " client %.1f us, other %.1f us%n", 100.0 * processCpu / wall / Runtime.getRuntime().availableProcessors(),
+      System.out.printf(Locale.ROOT, "load average before %s, after %s%n", loadBefore, loadAverage());
+      System.out.printf(Locale.ROOT, "CPU: process %.1f%% of %d cores; per token %.1f us total = simulator %.1f us"
+          + " + JVM (JIT, GC) %.1f us + client %.1f us%n",
+          100.0 * processCpu / wall / Runtime.getRuntime().availableProcessors(),
           Runtime.getRuntime().availableProcessors(), micros(processCpu, tokensOut), micros(split[0], tokensOut),
           micros(split[1], tokensOut), micros(processCpu - split[0] - split[1], tokensOut));
       errors(run, sim);
@@ -160,13 +184,49 @@ public final class ClientCapacity {
     return cpu;
   }
 
+  /** The 1, 5 and 15 minute load averages, from /proc/loadavg (Linux), or "n/a". */
+  private static String loadAverage() {
+    try {
+      String[] f = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim().split(" ");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (java.io.IOException | RuntimeException e) {
+      return "n/a";
+    }
+  }
+
   /**
-   * CPU used since {@code before} by simulator threads (engine, HTTP dispatcher and handlers) and
-   * by client threads (request threads and OkHttp's). Threads that ended meanwhile are not counted.
+   * CPU used so far by the JVM's own threads (JIT compilers, GC, VM thread), from
+   * {@code /proc/self/task/<tid>/stat}; 0 where that does not exist.
    */
+  private static long jvmThreadsCpuNanos() {
+    long ticks = 0;
+    try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+      for (java.nio.file.Path task : (Iterable<java.nio.file.Path>) tasks::iterator) {
+        String stat;
+        try {
+          stat = java.nio.file.Files.readString(task.resolve("stat"));
+        } catch (java.io.IOException e) {
+          continue; // the thread ended
+        }
+        int open = stat.indexOf('(');
+        int close = stat.lastIndexOf(')');
+        String comm = stat.substring(open + 1, close);
+        if (comm.contains("CompilerThre") || comm.startsWith("GC Thread") || comm.startsWith("G1 ")
+            || comm.equals("VM Thread")) {
+          String[] f = stat.substring(close + 2).split(" ");
+          ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14, 15)
+        }
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      return 0;
+    }
+    return ticks * 10_000_000L; // USER_HZ is 100 on Linux
+  }
+
+  /** CPU used since {@code before} by the simulator's threads (long-lived platform threads). */
   private static long[] split(ThreadMXBean mx, Map<Long, Long> before) {
     long sim = 0;
-    long client = 0;
+    long jvm = 0;
     for (var info : mx.getThreadInfo(mx.getAllThreadIds())) {
       if (info == null) {
         continue;
@@ -177,12 +237,10 @@ public final class ClientCapacity {
       }
       long used = t - before.getOrDefault(info.getThreadId(), 0L);
       String name = info.getThreadName();
-      if (name.startsWith("infermark-sim") || name.startsWith("HTTP-Dispatcher")) {
+      if (name.startsWith("infermark-sim")) {
         sim += used;
-      } else if (name.startsWith("infermark-request") || name.startsWith("OkHttp")) {
-        client += used;
       }
     }
-    return new long[] {sim, client};
+    return new long[] {sim, jvm};
   }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.infermark.core.Clock;
 import io.infermark.core.capture.Failure;
+import io.infermark.core.capture.TimeoutPhase;
 import io.infermark.core.capture.StreamObserver;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.InferenceRequest;
@@ -14,6 +15,7 @@ import io.infermark.core.stream.ErrorBodies;
 import io.infermark.core.stream.OpenAiResponses;
 import io.infermark.core.stream.StreamDecoder;
 import io.infermark.core.stream.StreamDialect;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
@@ -46,7 +48,10 @@ import okhttp3.ResponseBody;
  * <p>No hidden caps: requests run synchronously on the engine's threads, so OkHttp's dispatcher
  * limits ({@code maxRequestsPerHost} = 5 by default) never apply; the connection pool keeps as many
  * idle connections as the run may have in flight ({@link #prepare}); the read timeout bounds the
- * silence between two bytes, not the response, and the call timeout bounds the whole request.
+ * silence between two reads (from the moment the request is sent), not the response, and the call
+ * timeout bounds the whole request. The read timeout is enforced by one shared watchdog thread
+ * rather than by OkHttp on every read (see {@link ReadWatchdog}), which keeps reads to one system
+ * call each; it fires within 1/16 of its value (at most 1 s) after it expires.
  * The API key is sent as a bearer token and never appears in {@code toString()}, records or errors.
  */
 public final class OpenAiTarget implements Target {
@@ -79,8 +84,10 @@ public final class OpenAiTarget implements Target {
   private final boolean maxCompletionTokens;
   private final boolean sendRequestId;
   private final Duration callTimeout;
+  private final long readTimeoutNanos;
   private final Duration keepAlive;
   private final Clock clock;
+  private final boolean systemClock; // clock readings are System.nanoTime(), usable by the watchdog
   private final OkHttpClient baseClient;
   private volatile OkHttpClient client;
 
@@ -94,11 +101,13 @@ public final class OpenAiTarget implements Target {
     this.maxCompletionTokens = b.maxCompletionTokens;
     this.sendRequestId = b.sendRequestId;
     this.callTimeout = b.callTimeout;
+    this.readTimeoutNanos = b.readTimeout.toNanos();
     this.keepAlive = b.keepAlive;
     this.clock = b.clock;
+    this.systemClock = b.clock == Clock.system();
     this.baseClient = b.client.newBuilder()
         .connectTimeout(b.connectTimeout)
-        .readTimeout(b.readTimeout)
+        .readTimeout(Duration.ZERO) // enforced by ReadWatchdog: a timed socket costs 3 system calls a read
         .writeTimeout(b.connectTimeout)
         .callTimeout(b.callTimeout)
         .retryOnConnectionFailure(false) // a retried request would hide a failure and skew its timing
@@ -159,24 +168,34 @@ public final class OpenAiTarget implements Target {
     long start = clock.nanoTime();
     Call call = client.newCall(httpRequest);
     cancellation.onCancel(call::cancel);
+    ReadWatchdog.Watch watch = ReadWatchdog.watch(call, progress, readTimeoutNanos);
     try (Response response = call.execute()) {
-      observer.onResponseHeaders(response.code(), clock.nanoTime());
+      long headersAt = clock.nanoTime();
+      watch.touch(systemClock ? headersAt : System.nanoTime());
+      observer.onResponseHeaders(response.code(), headersAt);
       ResponseBody body = response.body();
       if (!response.isSuccessful()) {
         String excerpt = redact(ErrorBodies.summarize(response.peekBody(ERROR_BODY_BYTES).string()));
         observer.onFailure(Failure.httpStatus(response.code(), excerpt), clock.nanoTime());
       } else if (request.params().stream() && isEventStream(body)) {
-        readStream(body, observer);
+        readStream(body, observer, watch);
       } else {
         // Also where a server answers a streaming request with plain JSON (often an error object).
-        byte[] bytes = body.bytes();
+        byte[] bytes = readAll(body, watch);
         OpenAiResponses.report(bytes, observer, clock.nanoTime());
       }
     } catch (IOException e) {
+      if (watch.expired() && !cancellation.isCancelled()) {
+        observer.onFailure(Failure.timeout(TimeoutPhase.READ, "read timeout: no data for more than "
+            + TimeUnit.NANOSECONDS.toMillis(readTimeoutNanos) + " ms"), clock.nanoTime());
+        return;
+      }
       boolean timedOut = !callTimeout.isZero() && clock.nanoTime() - start >= callTimeout.toNanos();
       Failure f = FailureClassifier.classify(e, cancellation.isCancelled(), timedOut, progress);
       observer.onFailure(new Failure(f.category(), f.httpStatus(), f.timeoutPhase(), redact(f.message())),
           clock.nanoTime());
+    } finally {
+      ReadWatchdog.unwatch(watch);
     }
   }
 
@@ -190,16 +209,32 @@ public final class OpenAiTarget implements Target {
     return type == null || !type.subtype().equalsIgnoreCase("json");
   }
 
-  private void readStream(ResponseBody body, StreamObserver observer) throws IOException {
+  private void readStream(ResponseBody body, StreamObserver observer, ReadWatchdog.Watch watch) throws IOException {
     StreamDecoder decoder = StreamDialect.OPENAI.newDecoder(observer);
     byte[] buf = new byte[READ_BUFFER_BYTES];
     try (InputStream in = body.byteStream()) {
       int n;
       while ((n = in.read(buf)) != -1) {
-        decoder.feed(buf, 0, n, clock.nanoTime());
+        long now = clock.nanoTime();
+        watch.touch(systemClock ? now : System.nanoTime());
+        decoder.feed(buf, 0, n, now);
       }
     }
     decoder.end(clock.nanoTime());
+  }
+
+  /** Reads a whole (non-streamed) body, telling the watchdog about every read. */
+  private byte[] readAll(ResponseBody body, ReadWatchdog.Watch watch) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
+    byte[] buf = new byte[READ_BUFFER_BYTES];
+    try (InputStream in = body.byteStream()) {
+      int n;
+      while ((n = in.read(buf)) != -1) {
+        watch.touch(System.nanoTime());
+        out.write(buf, 0, n);
+      }
+    }
+    return out.toByteArray();
   }
 
   Request httpRequest(InferenceRequest request, PhaseListener progress) {

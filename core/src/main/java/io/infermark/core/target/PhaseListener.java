@@ -31,6 +31,7 @@ final class PhaseListener extends EventListener {
   private final Clock clock;
   private volatile boolean connected;
   private volatile boolean requestSent;
+  private volatile long requestSentNanos;
 
   PhaseListener(StreamObserver observer, Clock clock) {
     this.observer = observer;
@@ -45,6 +46,11 @@ final class PhaseListener extends EventListener {
   /** True once the whole request was written. */
   boolean requestSent() {
     return requestSent;
+  }
+
+  /** When the whole request was written, in {@link System#nanoTime()} units; meaningful once {@link #requestSent()}. */
+  long requestSentNanos() {
+    return requestSentNanos;
   }
 
   @Override
@@ -85,6 +91,7 @@ final class PhaseListener extends EventListener {
 
   @Override
   public void requestBodyEnd(Call call, long byteCount) {
+    requestSentNanos = System.nanoTime();
     requestSent = true;
     observer.onPhase(Phase.REQUEST_SENT, clock.nanoTime());
   }

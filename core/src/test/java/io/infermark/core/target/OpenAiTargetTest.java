@@ -235,6 +235,30 @@ class OpenAiTargetTest {
   }
 
   @Test
+  void aStreamThatNeverFallsSilentForTheReadTimeoutCompletesAlthoughItTakesLonger() {
+    // 32 bytes every 20 ms: the whole stream takes far longer than the 150 ms read timeout, but no
+    // silence does, so the watchdog must see every read.
+    server.enqueue(new MockResponse.Builder().addHeader("Content-Type", "text/event-stream")
+        .body(STREAM).throttleBody(32, 20, TimeUnit.MILLISECONDS).build());
+    try (OpenAiTarget target = chat().readTimeout(Duration.ofMillis(150)).build()) {
+      RequestRecord r = execute(target, request(GenerationParams.defaults()));
+      assertThat(r.failure()).isEmpty();
+      assertThat(r.endOffsetNanos()).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(150));
+    }
+  }
+
+  @Test
+  void aNonStreamedBodyLateByMoreThanTheReadTimeoutIsAReadTimeout() {
+    server.enqueue(new MockResponse.Builder().addHeader("Content-Type", "application/json")
+        .body("{\"choices\":[]}").bodyDelay(2, TimeUnit.SECONDS).build());
+    try (OpenAiTarget target = chat().readTimeout(Duration.ofMillis(100)).build()) {
+      Failure f = execute(target, request(GenerationParams.builder().stream(false).build())).failure().orElseThrow();
+      assertThat(f.timeoutPhase()).isEqualTo(TimeoutPhase.READ);
+      assertThat(f.message()).isEqualTo("read timeout: no data for more than 100 ms");
+    }
+  }
+
+  @Test
   void aStreamStillFlowingAtTheCallDeadlineIsACallTimeout() {
     // 64 bytes every 50 ms: never silent for the read timeout, but far slower than the call deadline.
     server.enqueue(new MockResponse.Builder().addHeader("Content-Type", "text/event-stream")

@@ -1,7 +1,9 @@
 package io.infermark.testkit.simulator;
 
+import java.util.ArrayList;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,6 +19,10 @@ import org.slf4j.LoggerFactory;
  * late wake-up does not stretch the schedule; after a stall longer than {@link #RESYNC_NANOS}
  * (a long GC pause, a descheduled thread) the engine restarts from the current time instead of
  * bursting to catch up.
+ *
+ * <p>Requests submitted with a {@link Push} hold no thread: the engine thread renders their ready
+ * events at the end of each step, and a second daemon thread, the writer, writes them (one
+ * non-blocking write per request per round), so slow writes never delay the engine's schedule.
  */
 final class EngineServingModel implements ServingModel {
 
@@ -27,8 +33,12 @@ final class EngineServingModel implements ServingModel {
   private final Engine engine;
   private final int blockSize;
   private final ConcurrentLinkedQueue<Command> inbox = new ConcurrentLinkedQueue<>();
+  private final ArrayList<Handle> progressed = new ArrayList<>(); // engine thread only
+  private final ConcurrentLinkedQueue<Handle> unwritten = new ConcurrentLinkedQueue<>();
   private final Thread thread;
+  private final Thread writer;
   private volatile boolean idleParked;
+  private volatile boolean writerParked;
   private volatile boolean closed;
   private volatile EngineStats stats;
 
@@ -40,6 +50,9 @@ final class EngineServingModel implements ServingModel {
     this.stats = engine.stats();
     this.thread = new Thread(this::loop, "infermark-sim-engine");
     thread.setDaemon(true);
+    this.writer = new Thread(this::write, "infermark-sim-writer");
+    writer.setDaemon(true);
+    writer.start();
     thread.start();
   }
 
@@ -51,7 +64,18 @@ final class EngineServingModel implements ServingModel {
   @Override
   public Generation submit(String requestId, long arrivalNanos, int promptTokens, long[] promptTokenHashes,
       int outputTokens) {
-    Handle handle = new Handle();
+    return submit(requestId, arrivalNanos, promptTokens, promptTokenHashes, outputTokens, null);
+  }
+
+  @Override
+  public boolean pushes() {
+    return true;
+  }
+
+  @Override
+  public Generation submit(String requestId, long arrivalNanos, int promptTokens, long[] promptTokenHashes,
+      int outputTokens, Push push) {
+    Handle handle = new Handle(push);
     handle.sequence = new Sequence(requestId, arrivalNanos, promptTokens, outputTokens,
         PromptHashes.blocks(promptTokenHashes, blockSize), handle);
     send(new Command(handle.sequence, false));
@@ -74,8 +98,10 @@ final class EngineServingModel implements ServingModel {
   public void close() {
     closed = true;
     thread.interrupt();
+    writer.interrupt();
     try {
       thread.join(TimeUnit.SECONDS.toMillis(2));
+      writer.join(TimeUnit.SECONDS.toMillis(2));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -109,6 +135,7 @@ final class EngineServingModel implements ServingModel {
         RealTimeServingModel.parkUntil(step.endNanos());
         drainAborts();
         engine.complete(step, step.endNanos());
+        flushPushed();
         stats = engine.stats();
         nextStart = step.endNanos();
       }
@@ -124,6 +151,52 @@ final class EngineServingModel implements ServingModel {
     Command c;
     while ((c = inbox.poll()) != null) {
       apply(c);
+    }
+    flushPushed();
+  }
+
+  /** Hands every pushed request that progressed in this step to the writer thread. */
+  private void flushPushed() {
+    if (progressed.isEmpty()) {
+      return;
+    }
+    for (int i = 0; i < progressed.size(); i++) {
+      Handle h = progressed.get(i);
+      h.flushPending = false;
+      if (!h.queued.getAndSet(true)) {
+        unwritten.add(h);
+      }
+    }
+    progressed.clear();
+    if (writerParked) {
+      LockSupport.unpark(writer);
+    }
+  }
+
+  /**
+   * The writer thread: writes the output of every pushed request that progressed, one write per
+   * request per round, in the order they progressed. It runs beside the engine, as a real server's
+   * output path runs beside its GPU: when writing falls behind (hundreds of streams on a busy CPU),
+   * the engine keeps stepping on schedule and the next write of a stream carries every token it
+   * got meanwhile, as vLLM's output handler merges the outputs of a slow stream.
+   */
+  private void write() {
+    while (!closed) {
+      Handle h = unwritten.poll();
+      if (h == null) {
+        writerParked = true;
+        if (unwritten.isEmpty() && !closed) {
+          LockSupport.park(this);
+        }
+        writerParked = false;
+        continue;
+      }
+      h.queued.set(false); // before flushing: progress from now on queues it again
+      try {
+        h.push.flush();
+      } catch (RuntimeException e) {
+        log.error("simulator failed writing the output of {}", h.sequence.id, e);
+      }
     }
   }
 
@@ -141,15 +214,37 @@ final class EngineServingModel implements ServingModel {
     }
   }
 
-  /** A handler's view of its sequence; the engine tells it about progress by unparking the waiting thread. */
+  /**
+   * A handler's view of its sequence. The engine tells it about progress by unparking the waiting
+   * thread or, for a pushed request, by calling its {@link Push} on the engine's thread.
+   */
   private final class Handle implements Generation, Sequence.Listener {
 
     Sequence sequence;
+    final Push push; // null: a thread waits
+    boolean flushPending; // engine thread only
+    final AtomicBoolean queued = new AtomicBoolean(); // waiting for the writer thread
     private volatile Thread waiter;
     private boolean closed;
 
+    Handle(Push push) {
+      this.push = push;
+    }
+
     @Override
     public void progressed(Sequence s) {
+      if (push != null) {
+        try {
+          push.progressed();
+        } catch (RuntimeException e) {
+          log.error("simulator failed rendering the output of {}", s.id, e);
+        }
+        if (!flushPending) {
+          flushPending = true;
+          progressed.add(this);
+        }
+        return;
+      }
       Thread t = waiter;
       if (t != null) {
         LockSupport.unpark(t);
@@ -175,6 +270,11 @@ final class EngineServingModel implements ServingModel {
     }
 
     @Override
+    public boolean isAdmitted() {
+      return sequence.admitted;
+    }
+
+    @Override
     public boolean isReady(int index) {
       return sequence.generated > index;
     }
@@ -195,7 +295,7 @@ final class EngineServingModel implements ServingModel {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
       if (!closed) {
         closed = true;
         if (!sequence.done()) {

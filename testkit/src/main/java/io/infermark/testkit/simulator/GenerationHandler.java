@@ -1,7 +1,6 @@
 package io.infermark.testkit.simulator;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.sun.net.httpserver.HttpExchange;
 import io.infermark.testkit.simulator.ServerTimeline.Outcome;
 import io.infermark.testkit.simulator.ServingModel.Generation;
 import java.io.IOException;
@@ -16,6 +15,11 @@ import org.slf4j.LoggerFactory;
  * Serves one POST to a generation endpoint from arrival to the end of its response: parses it,
  * applies its fault, submits it to the {@link ServingModel}, writes each chunk when its tokens
  * are ready, and records everything in the request's timeline and the server's metrics.
+ *
+ * <p>A fault-free stream on a model that {@link ServingModel#pushes() pushes} is handed over to
+ * the model after its headers ({@code Pushed}): the engine's thread gathers its ready events each
+ * step and the model's writer thread writes them, so the handler thread returns at once. Every
+ * other response is written by its handler thread, which waits for each token.
  *
  * <p>Every response except a dropped one uses chunked transfer encoding, and a request's
  * timeline is published (and its slot and in-flight count released) before the exchange is
@@ -54,12 +58,12 @@ final class GenerationHandler {
     this.metrics = metrics;
   }
 
-  void handle(HttpExchange exchange, Endpoint endpoint) throws IOException {
+  void handle(Exchange exchange, Endpoint endpoint) throws IOException {
     long arrival = System.nanoTime();
     long seq = sequence.getAndIncrement();
-    String given = exchange.getRequestHeaders().getFirst(REQUEST_ID);
+    String given = exchange.requestHeader(REQUEST_ID);
     String id = given == null || given.isBlank() ? "sim-" + seq : given;
-    exchange.getResponseHeaders().set(REQUEST_ID, id);
+    exchange.responseHeader(REQUEST_ID, id);
     inFlight.increment();
     new ServedRequest(exchange, endpoint, new TimelineRecorder(id, seq, endpoint.path(), arrival)).serve();
   }
@@ -112,7 +116,7 @@ final class GenerationHandler {
     return sequence.get();
   }
 
-  /** Thrown out of the handler to make the JDK server close the connection mid-response. */
+  /** Thrown out of the handler to make the server close the connection mid-response. */
   private static final class DroppedConnection extends IOException {
     private static final long serialVersionUID = 1L;
 
@@ -124,7 +128,7 @@ final class GenerationHandler {
   /** One request's state while it is served, on one thread. */
   private final class ServedRequest {
 
-    private final HttpExchange exchange;
+    private final Exchange exchange;
     private final Endpoint endpoint;
     private final TimelineRecorder recorder;
     private Generation generation; // non-null once submitted
@@ -134,7 +138,7 @@ final class GenerationHandler {
     private String finishReason;
     private boolean ended;
 
-    ServedRequest(HttpExchange exchange, Endpoint endpoint, TimelineRecorder recorder) {
+    ServedRequest(Exchange exchange, Endpoint endpoint, TimelineRecorder recorder) {
       this.exchange = exchange;
       this.endpoint = endpoint;
       this.recorder = recorder;
@@ -143,7 +147,7 @@ final class GenerationHandler {
     void serve() throws IOException {
       try {
         try {
-          request = parser.parse(endpoint, exchange.getRequestBody().readAllBytes());
+          request = parser.parse(endpoint, exchange.requestBody());
         } catch (ApiError e) {
           sendError(e, Outcome.INVALID_REQUEST);
           return;
@@ -165,6 +169,10 @@ final class GenerationHandler {
           if (rejectedOnArrival()) {
             return;
           }
+        }
+        if (request.stream() && fault == null && model.pushes()) {
+          push(outputTokens);
+          return;
         }
         generation = model.submit(recorder.requestId(), recorder.arrivalNanos(), request.promptTokens(),
             request.promptTokenHashes(), outputTokens);
@@ -194,13 +202,13 @@ final class GenerationHandler {
     private boolean rejectedOnArrival() throws IOException {
       switch (fault.kind()) {
         case RATE_LIMITED -> {
-          exchange.getResponseHeaders().set("Retry-After", retryAfterSeconds());
+          exchange.responseHeader("Retry-After", retryAfterSeconds());
           sendError(ApiError.rateLimited("Injected rate limit: the simulator rejects this request on purpose; "
               + "retry after " + retryAfterSeconds() + " s"), Outcome.REJECTED);
           return true;
         }
         case UNAVAILABLE -> {
-          exchange.getResponseHeaders().set("Retry-After", retryAfterSeconds());
+          exchange.responseHeader("Retry-After", retryAfterSeconds());
           sendError(ApiError.unavailable("Injected unavailability: the simulator is 'overloaded' on purpose; "
               + "retry after " + retryAfterSeconds() + " s"), Outcome.REJECTED);
           return true;
@@ -231,14 +239,14 @@ final class GenerationHandler {
       boolean drop = is(Fault.Kind.DISCONNECT);
       boolean midStream = drop || is(Fault.Kind.STALL) || is(Fault.Kind.MALFORMED_CHUNK)
           || is(Fault.Kind.STREAM_ERROR);
-      exchange.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
+      exchange.responseHeader("Content-Type", "text/event-stream; charset=utf-8");
       delayHeaders();
       // A dropped stream announces the full length it will never deliver, so when the connection
       // closes the client sees a premature end of body, as from a server that died mid-stream,
       // and not the clean end of a chunked body.
       exchange.sendResponseHeaders(200, drop ? events.totalBytes() : 0);
       recorder.status(200);
-      OutputStream body = exchange.getResponseBody();
+      OutputStream body = exchange.responseBody();
       admit();
       if (fault == null) {
         streamCoalesced(events, body);
@@ -283,6 +291,126 @@ final class GenerationHandler {
       }
       end(Outcome.COMPLETED);
       exchange.close();
+    }
+
+    /**
+     * Streams a fault-free response without a thread: sends the headers, hands the request to the
+     * model with a {@link Pushed} that the engine's thread drives from then on, and returns.
+     */
+    private void push(int outputTokens) throws IOException {
+      StreamEvents events = new StreamEvents(request, renderer(), config.seed(), outputTokens, finishReason,
+          config.tokensPerChunk(), config.reasoningTokens());
+      exchange.responseHeader("Content-Type", "text/event-stream; charset=utf-8");
+      exchange.sendResponseHeaders(200, 0);
+      recorder.status(200);
+      Pushed pushed = new Pushed(events);
+      synchronized (this) { // the engine may report progress before submit returns: it waits for this
+        waiting.increment();
+        exchange.onConnectionLost(pushed);
+        generation = model.submit(recorder.requestId(), recorder.arrivalNanos(), request.promptTokens(),
+            request.promptTokenHashes(), outputTokens, pushed);
+      }
+    }
+
+    /**
+     * A fault-free stream written by the engine's thread: each step, {@link #progressed()} gathers
+     * every event whose tokens are ready, and {@link #flush()} stamps and writes them as one chunk in
+     * one non-blocking write. All its state is guarded by the {@link ServedRequest}'s monitor.
+     */
+    private final class Pushed implements ServingModel.Push, Exchange.LostListener {
+
+      private final StreamEvents events;
+      private final ChunkBuffer pending = new ChunkBuffer(512);
+      private StreamEvents.Event next;
+      private boolean started;
+      private int pendingTokens;
+      private boolean waitingCounted = true;
+
+      Pushed(StreamEvents events) {
+        this.events = events;
+      }
+
+      @Override
+      public void progressed() {
+        synchronized (ServedRequest.this) {
+          if (ended) {
+            return;
+          }
+          if (!admitted) {
+            if (!generation.isAdmitted()) {
+              return;
+            }
+            uncountWaiting();
+            if (closing) {
+              end(Outcome.SIMULATOR_CLOSED);
+              exchange.abort();
+              return;
+            }
+            admitted = true;
+            running.increment();
+            try {
+              recorder.admitted(generation.awaitAdmission()); // admitted: returns at once
+            } catch (InterruptedException e) {
+              throw new IllegalStateException("an admitted request cannot wait for admission", e);
+            }
+          }
+          if (!started) {
+            started = true;
+            next = events.next();
+          }
+          while (next != null && (next.readyAfterToken() < 0 || generation.isReady(next.readyAfterToken()))) {
+            pending.append(next.bytes());
+            pendingTokens += next.tokens();
+            next = events.hasNext() ? events.next() : null;
+          }
+        }
+      }
+
+      @Override
+      public void flush() {
+        synchronized (ServedRequest.this) {
+          if (ended || pending.isEmpty()) {
+            return;
+          }
+          boolean last = next == null;
+          // Stamped (and recorded) before the write: a client on another core can read the bytes
+          // before this thread returns from the write, and ground truth must never be later.
+          long writeAt = System.nanoTime();
+          if (pendingTokens > 0) {
+            tokensWritten(pendingTokens, writeAt);
+            pendingTokens = 0;
+          }
+          if (last) {
+            end(Outcome.COMPLETED); // published before [DONE] goes out, as on the threaded path
+          }
+          try {
+            exchange.writeChunk(pending, last);
+          } catch (IOException e) {
+            if (!last) {
+              end(closing ? Outcome.SIMULATOR_CLOSED : Outcome.CLIENT_GONE);
+            }
+            exchange.abort();
+            log.debug("{} ended early: {}", recorder.requestId(), e.toString());
+          }
+        }
+      }
+
+      @Override
+      public void connectionLost() {
+        synchronized (ServedRequest.this) {
+          if (!ended) {
+            uncountWaiting();
+            end(closing ? Outcome.SIMULATOR_CLOSED : Outcome.CLIENT_GONE);
+          }
+        }
+      }
+
+      private void uncountWaiting() {
+        if (waitingCounted) {
+          waitingCounted = false;
+          waiting.decrement();
+        }
+      }
     }
 
     /**
@@ -360,11 +488,11 @@ final class GenerationHandler {
         bytes = Arrays.copyOf(bytes, bytes.length / 2);
         outcome = Outcome.MALFORMED_CHUNK;
       }
-      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.responseHeader("Content-Type", "application/json");
       delayHeaders();
       exchange.sendResponseHeaders(200, 0);
       recorder.status(200);
-      OutputStream body = exchange.getResponseBody();
+      OutputStream body = exchange.responseBody();
       long writeAt = System.nanoTime();
       body.write(bytes);
       body.flush();
@@ -451,11 +579,11 @@ final class GenerationHandler {
 
     private void sendError(ApiError error, Outcome outcome) throws IOException {
       byte[] bytes = error.toJson(json);
-      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.responseHeader("Content-Type", "application/json");
       exchange.sendResponseHeaders(error.status(), 0);
       recorder.status(error.status());
-      exchange.getResponseBody().write(bytes);
-      exchange.getResponseBody().flush();
+      exchange.responseBody().write(bytes);
+      exchange.responseBody().flush();
       end(outcome);
       exchange.close();
     }

@@ -9,9 +9,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Creates the executor that runs request handlers. Each streaming request holds its thread for
- * the whole response (it parks between tokens), so the pool must grow to thousands of threads:
- * virtual threads where the runtime has them (Java 21+), otherwise an unbounded cached pool.
+ * Creates the executor that runs request handlers. A stream written by its handler (one with a
+ * fault, or any stream without an engine profile) holds its thread for the whole response, parked
+ * between tokens, so the pool must grow to thousands of threads: virtual threads where the runtime
+ * has them (Java 21+), otherwise an unbounded cached pool.
  */
 final class HandlerThreads {
 

@@ -105,6 +105,11 @@ final class RealTimeServingModel implements ServingModel {
     }
 
     @Override
+    public boolean isAdmitted() {
+      return admitted != ServerTimeline.NO_TIME;
+    }
+
+    @Override
     public boolean isReady(int index) {
       return System.nanoTime() - (admitted + ttftNanos + index * intervalNanos) >= 0;
     }

@@ -2,8 +2,6 @@ package io.infermark.testkit.simulator;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -15,7 +13,7 @@ import java.io.OutputStream;
  * answered here; anything else is a 404 (unknown path) or 405 (known path, wrong method) in
  * OpenAI's error shape.
  */
-final class Router implements HttpHandler {
+final class Router implements NioHttpServer.Handler {
 
   private static final String TIMELINES = "/simulator/timelines";
 
@@ -41,9 +39,9 @@ final class Router implements HttpHandler {
   }
 
   @Override
-  public void handle(HttpExchange exchange) throws IOException {
-    String path = exchange.getRequestURI().getPath();
-    String method = exchange.getRequestMethod();
+  public void handle(Exchange exchange) throws IOException {
+    String path = exchange.path();
+    String method = exchange.method();
     switch (path) {
       case "/v1/chat/completions":
         if (allowed(exchange, "POST")) {
@@ -68,10 +66,10 @@ final class Router implements HttpHandler {
         break;
       case "/metrics":
         if (allowed(exchange, "GET")) {
-          exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+          exchange.responseHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
           byte[] body = metrics.render(serving.stats());
           exchange.sendResponseHeaders(200, body.length);
-          try (OutputStream out = exchange.getResponseBody()) {
+          try (OutputStream out = exchange.responseBody()) {
             out.write(body);
           }
         }
@@ -103,24 +101,24 @@ final class Router implements HttpHandler {
     }
   }
 
-  private boolean allowed(HttpExchange exchange, String method) throws IOException {
-    if (exchange.getRequestMethod().equals(method)) {
+  private boolean allowed(Exchange exchange, String method) throws IOException {
+    if (exchange.method().equals(method)) {
       return true;
     }
-    exchange.getResponseHeaders().set("Allow", method);
-    sendError(exchange, ApiError.methodNotAllowed("Method " + exchange.getRequestMethod()
-        + " is not allowed on " + exchange.getRequestURI().getPath() + "; use " + method));
+    exchange.responseHeader("Allow", method);
+    sendError(exchange, ApiError.methodNotAllowed("Method " + exchange.method()
+        + " is not allowed on " + exchange.path() + "; use " + method));
     return false;
   }
 
-  private void sendError(HttpExchange exchange, ApiError error) throws IOException {
+  private void sendError(Exchange exchange, ApiError error) throws IOException {
     send(exchange, error.status(), error.toJson(json));
   }
 
-  private static void send(HttpExchange exchange, int status, byte[] body) throws IOException {
-    exchange.getResponseHeaders().set("Content-Type", "application/json");
+  private static void send(Exchange exchange, int status, byte[] body) throws IOException {
+    exchange.responseHeader("Content-Type", "application/json");
     exchange.sendResponseHeaders(status, body.length);
-    try (OutputStream out = exchange.getResponseBody()) {
+    try (OutputStream out = exchange.responseBody()) {
       out.write(body);
     }
   }

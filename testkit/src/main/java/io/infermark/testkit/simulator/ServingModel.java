@@ -23,12 +23,44 @@ interface ServingModel extends AutoCloseable {
   Generation submit(String requestId, long arrivalNanos, int promptTokens, long[] promptTokenHashes,
       int outputTokens);
 
+  /**
+   * Whether this model can drive a request's response itself, through
+   * {@link #submit(String, long, int, long[], int, Push)}, so the request needs no thread of its own.
+   */
+  default boolean pushes() {
+    return false;
+  }
+
+  /**
+   * Starts serving a request whose progress is reported to {@code push} on the model's own thread,
+   * instead of to a thread waiting in {@link Generation#awaitToken}; never blocks.
+   *
+   * @throws UnsupportedOperationException unless {@link #pushes()}
+   */
+  default Generation submit(String requestId, long arrivalNanos, int promptTokens, long[] promptTokenHashes,
+      int outputTokens, Push push) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not push progress");
+  }
+
   /** The engine's counters now, for {@code /metrics}. */
   EngineStats stats();
 
   /** Stops the model's threads; waiting requests are interrupted by their handlers' shutdown. */
   @Override
   void close();
+
+  /**
+   * Told about a pushed request's progress on the model's thread: {@link #progressed()} whenever a
+   * step admitted it, generated tokens for it or aborted it, then {@link #flush()} once at the end of
+   * every such step, so a step's output for many requests goes out as one write per connection.
+   */
+  interface Push {
+    /** The request was admitted, got tokens, or was aborted; gather what is now ready to send. */
+    void progressed();
+
+    /** Send what was gathered since the last flush. */
+    void flush();
+  }
 
   /** One request's progress through generation; closing it frees its capacity. */
   interface Generation extends AutoCloseable {
@@ -46,6 +78,9 @@ interface ServingModel extends AutoCloseable {
      * @throws InterruptedException if the simulator is closing
      */
     long awaitToken(int index) throws InterruptedException;
+
+    /** Whether the request has been admitted (so {@link #awaitAdmission} would not block). */
+    boolean isAdmitted();
 
     /** Whether token {@code index} has been generated already (so {@link #awaitToken} would not block). */
     boolean isReady(int index);

@@ -1,7 +1,6 @@
 package io.infermark.testkit.simulator;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -36,34 +35,24 @@ import org.slf4j.LoggerFactory;
  * request is keyed by its {@code X-Request-Id} header, or by {@code sim-<sequence>} when it has
  * none; the id is echoed in the response's {@code X-Request-Id} header.
  *
- * <p>The server binds {@link SimulatorConfig#host()} (127.0.0.1 by default) and runs each request
- * on its own thread (virtual threads on Java 21+, daemon platform threads otherwise), so thousands
- * of streams can be in flight. With an engine profile, one more daemon thread runs the engine's steps.
+ * <p>The server binds {@link SimulatorConfig#host()} (127.0.0.1 by default). One selector thread
+ * accepts connections and reads requests (HTTP/1.1, keep-alive); each request is handled on its
+ * own short-lived thread (virtual threads on Java 21+, daemon platform threads otherwise). With an
+ * engine profile, one more daemon thread runs the engine's steps and, for fault-free streams,
+ * writes every stream's new tokens itself at the end of each step (one non-blocking write per
+ * connection per step), so a streaming response holds no thread; streams with a fault, and every
+ * stream without an engine profile, keep their handler thread, which parks between tokens.
  */
 public final class Simulator implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(Simulator.class);
-
-  private static final String NODELAY_PROPERTY = "sun.net.httpserver.nodelay";
-
-  static {
-    // The JDK server leaves Nagle's algorithm on unless this property is true, and it reads the
-    // property once, when its configuration class loads. With Nagle on, a small token write that
-    // follows another waits for the client's ACK, which delayed ACK holds back ~40 ms: every
-    // inter-token gap would be wrong. So it is set before this class can create a server, unless
-    // the host application chose a value itself. (If the JVM already started a JDK HttpServer
-    // before this class loaded, the property has been read and setting it here has no effect.)
-    if (System.getProperty(NODELAY_PROPERTY) == null) {
-      System.setProperty(NODELAY_PROPERTY, "true");
-    }
-  }
 
   // Deep enough that a burst of thousands of connects is queued by the kernel, not dropped
   // (a dropped SYN costs the client a ~1 s retransmission, which would look like server latency).
   private static final int ACCEPT_BACKLOG = 4096;
 
   private final SimulatorConfig config;
-  private final HttpServer server;
+  private final NioHttpServer server;
   private final ExecutorService threads;
   private final GenerationHandler generation;
   private final TimelineStore timelines;
@@ -71,7 +60,7 @@ public final class Simulator implements AutoCloseable {
   private final String baseUrl;
   private volatile boolean closed;
 
-  private Simulator(SimulatorConfig config, HttpServer server, ExecutorService threads,
+  private Simulator(SimulatorConfig config, NioHttpServer server, ExecutorService threads,
       GenerationHandler generation, TimelineStore timelines, ServingModel model) {
     this.config = config;
     this.server = server;
@@ -82,7 +71,7 @@ public final class Simulator implements AutoCloseable {
     String host = config.host();
     boolean any = host.equals("0.0.0.0") || host.equals("::") || host.equals("0:0:0:0:0:0:0:0");
     String shown = any ? "127.0.0.1" : host.contains(":") ? "[" + host + "]" : host;
-    this.baseUrl = "http://" + shown + ":" + server.getAddress().getPort();
+    this.baseUrl = "http://" + shown + ":" + server.address().getPort();
   }
 
   /** Starts a simulator with the default configuration. */
@@ -101,13 +90,6 @@ public final class Simulator implements AutoCloseable {
     TimelineStore timelines = new TimelineStore(config.timelineRetention());
     ServerMetrics metrics = new ServerMetrics(config.model());
     InetSocketAddress address = new InetSocketAddress(address(config.host()), config.port());
-    HttpServer server;
-    try {
-      server = HttpServer.create(address, ACCEPT_BACKLOG);
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not bind the simulator to " + config.host() + ":" + config.port()
-          + "; choose another port or 0 for an ephemeral one", e);
-    }
     ServingModel model = config.engine().<ServingModel>map(EngineServingModel::new)
         .orElseGet(() -> new RealTimeServingModel(config));
     GenerationHandler generation = new GenerationHandler(config, mapper.getFactory(),
@@ -115,10 +97,17 @@ public final class Simulator implements AutoCloseable {
         timelines, metrics);
     generation.warmUp();
     ExecutorService threads = HandlerThreads.create();
-    server.createContext("/", new Router(generation, mapper.getFactory(), config.model(),
-        System.currentTimeMillis() / 1000, metrics, model, timelines));
-    server.setExecutor(threads);
-    server.start();
+    Router router = new Router(generation, mapper.getFactory(), config.model(), System.currentTimeMillis() / 1000,
+        metrics, model, timelines);
+    NioHttpServer server;
+    try {
+      server = NioHttpServer.start(address, ACCEPT_BACKLOG, router, threads);
+    } catch (IOException e) {
+      model.close();
+      threads.shutdownNow();
+      throw new UncheckedIOException("could not bind the simulator to " + config.host() + ":" + config.port()
+          + "; choose another port or 0 for an ephemeral one", e);
+    }
     Simulator simulator = new Simulator(config, server, threads, generation, timelines, model);
     simulator.warmUpHttp();
     log.info("simulator started at {} ({})", simulator.baseUrl, config);
@@ -126,9 +115,8 @@ public final class Simulator implements AutoCloseable {
   }
 
   /**
-   * Sends one {@code GET /health} through the real server before anyone else can. The JDK server's
-   * first response costs ~100 ms of one-off initialisation (its {@code Date} header formatter
-   * loads locale and time-zone data), which would otherwise land in the first request's TTFT.
+   * Sends one {@code GET /health} through the real server before anyone else can, so the first
+   * request's TTFT does not include loading and initialising the server's classes.
    */
   private void warmUpHttp() {
     try (Socket socket = new Socket(connectAddress(), port())) {
@@ -158,7 +146,7 @@ public final class Simulator implements AutoCloseable {
   }
 
   private InetAddress connectAddress() {
-    InetAddress bound = server.getAddress().getAddress();
+    InetAddress bound = server.address().getAddress();
     return bound.isAnyLocalAddress() ? loopback() : bound;
   }
 
@@ -169,7 +157,7 @@ public final class Simulator implements AutoCloseable {
 
   /** The port the simulator listens on. */
   public int port() {
-    return server.getAddress().getPort();
+    return server.address().getPort();
   }
 
   /** The URL to prefix paths with, like {@code http://127.0.0.1:43125} (no trailing slash). */
@@ -243,7 +231,7 @@ public final class Simulator implements AutoCloseable {
     }
     closed = true;
     generation.closing();
-    server.stop(0);
+    server.close();
     threads.shutdownNow();
     model.close();
     try {

@@ -100,14 +100,6 @@ class SimulatorLifecycleTest {
   }
 
   @Test
-  void startingASimulatorAsksTheJdkServerForTcpNoDelay() {
-    try (Simulator sim = Simulator.start()) {
-      // Set before the JDK server reads it; without it Nagle + delayed ACK stall small token writes.
-      assertThat(System.getProperty("sun.net.httpserver.nodelay")).isEqualTo("true");
-    }
-  }
-
-  @Test
   void closeIsIdempotent() {
     Simulator sim = Simulator.start();
     sim.close();

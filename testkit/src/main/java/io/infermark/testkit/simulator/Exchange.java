@@ -1,0 +1,216 @@
+package io.infermark.testkit.simulator;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One HTTP/1.1 request received by the {@link NioHttpServer} and its response: the request's
+ * method, path, headers and body, and the calls that write the response to the connection.
+ *
+ * <p>Writes never block: what the socket does not take at once is queued on the connection and
+ * written by the server's selector thread when the socket drains. So the engine's thread can write
+ * every stream's tokens each step, and a handler thread writes the rest. A response is written
+ * with {@link #sendResponseHeaders}, then {@link #responseBody()} (or {@link #writeChunk}), and
+ * ends with {@link #close()}, which makes the connection ready for its next request; or it is cut
+ * off with {@link #abort()}, which closes the connection.
+ */
+final class Exchange {
+
+  /** Told when the connection closes before the response ended (client gone, or server closing). */
+  interface LostListener {
+    void connectionLost();
+  }
+
+  private enum Mode { NOT_SENT, EMPTY, FIXED, CHUNKED, ENDED }
+
+  private final NioHttpServer.Connection connection;
+  private final String method;
+  private final String path;
+  private final List<String[]> requestHeaders;
+  private final byte[] requestBody;
+  private final boolean keepAlive;
+  private final List<String[]> responseHeaders = new ArrayList<>(4);
+  private final Body body = new Body();
+  private volatile Mode mode = Mode.NOT_SENT;
+  private long remaining; // bytes still due in FIXED mode
+  private volatile LostListener lost;
+
+  Exchange(NioHttpServer.Connection connection, String method, String path, List<String[]> requestHeaders,
+      byte[] requestBody, boolean keepAlive) {
+    this.connection = connection;
+    this.method = method;
+    this.path = path;
+    this.requestHeaders = requestHeaders;
+    this.requestBody = requestBody;
+    this.keepAlive = keepAlive;
+  }
+
+  String method() {
+    return method;
+  }
+
+  /** The request target's path, percent-decoded, without its query. */
+  String path() {
+    return path;
+  }
+
+  /** The first value of a request header (case-insensitive name), or null if the request has none. */
+  String requestHeader(String name) {
+    for (String[] h : requestHeaders) {
+      if (h[0].equalsIgnoreCase(name)) {
+        return h[1];
+      }
+    }
+    return null;
+  }
+
+  byte[] requestBody() {
+    return requestBody;
+  }
+
+  /** Sets a response header, replacing an earlier value; only before {@link #sendResponseHeaders}. */
+  void responseHeader(String name, String value) {
+    responseHeaders.removeIf(h -> h[0].equalsIgnoreCase(name));
+    responseHeaders.add(new String[] {name, value});
+  }
+
+  /** Registers the listener told if the connection is lost before the response ends. */
+  void onConnectionLost(LostListener listener) {
+    this.lost = listener;
+  }
+
+  /**
+   * Writes the status line and headers now. {@code length} is the body's length in bytes: -1 for
+   * no body, 0 for a chunked body of unknown length, or the exact length of a fixed-length body
+   * (as in the JDK's {@code HttpExchange}).
+   */
+  void sendResponseHeaders(int status, long length) throws IOException {
+    if (mode != Mode.NOT_SENT) {
+      throw new IllegalStateException("response headers already sent");
+    }
+    StringBuilder head = new StringBuilder(160).append("HTTP/1.1 ").append(status).append(' ')
+        .append(NioHttpServer.reason(status)).append("\r\n");
+    for (String[] h : responseHeaders) {
+      head.append(h[0]).append(": ").append(h[1]).append("\r\n");
+    }
+    if (length > 0) {
+      head.append("Content-Length: ").append(length).append("\r\n");
+      mode = Mode.FIXED;
+      remaining = length;
+    } else if (length == 0) {
+      head.append("Transfer-Encoding: chunked\r\n");
+      mode = Mode.CHUNKED;
+    } else {
+      head.append("Content-Length: 0\r\n");
+      mode = Mode.EMPTY;
+    }
+    if (!keepAlive) {
+      head.append("Connection: close\r\n");
+    }
+    head.append("\r\n");
+    connection.write(ByteBuffer.wrap(head.toString().getBytes(StandardCharsets.ISO_8859_1)));
+  }
+
+  /** The response body; each {@code flush()} writes what was written since as one chunk. */
+  OutputStream responseBody() {
+    return body;
+  }
+
+  /**
+   * Writes {@code content} as one chunk of a chunked body (nothing if it is empty), followed by
+   * the body's end when {@code last}, in one socket write; after {@code last} the exchange has ended.
+   */
+  void writeChunk(ChunkBuffer content, boolean last) throws IOException {
+    if (mode != Mode.CHUNKED) {
+      throw new IllegalStateException("not a chunked response: " + mode);
+    }
+    if (last) {
+      mode = Mode.ENDED;
+    }
+    connection.write(content.chunk(last));
+    if (last) {
+      connection.exchangeEnded(this, keepAlive);
+    }
+  }
+
+  /** Ends the response (the last chunk of a chunked body) and frees the connection; idempotent. */
+  void close() throws IOException {
+    if (mode == Mode.ENDED) {
+      return;
+    }
+    if (mode == Mode.NOT_SENT) {
+      throw new IllegalStateException("close before sendResponseHeaders");
+    }
+    body.flush();
+    if (mode == Mode.CHUNKED) {
+      mode = Mode.ENDED;
+      ChunkBuffer none = new ChunkBuffer(0);
+      connection.write(none.chunk(true));
+    }
+    mode = Mode.ENDED;
+    connection.exchangeEnded(this, keepAlive);
+  }
+
+  /** Drops the connection without ending the response: the client sees it close mid-response. */
+  void abort() {
+    mode = Mode.ENDED;
+    connection.close();
+  }
+
+  /** Called by the connection when it closed before this exchange ended. */
+  void connectionClosed() {
+    LostListener l = lost;
+    if (l != null && mode != Mode.ENDED) {
+      l.connectionLost();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Exchange{" + method + ' ' + path + ' ' + mode + '}';
+  }
+
+  private final class Body extends OutputStream {
+
+    private final ChunkBuffer pending = new ChunkBuffer(256);
+
+    @Override
+    public void write(int b) {
+      pending.append(b);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      pending.append(b, off, len);
+    }
+
+    @Override
+    public void flush() throws IOException {
+      if (pending.isEmpty()) {
+        return;
+      }
+      switch (mode) {
+        case CHUNKED -> connection.write(pending.chunk(false));
+        case FIXED -> {
+          int size = pending.size();
+          if (size > remaining) {
+            pending.raw();
+            throw new IOException("response body longer than its Content-Length " + remaining);
+          }
+          remaining -= size;
+          connection.write(pending.raw());
+        }
+        default -> throw new IOException("no response body may be written now: " + mode);
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      Exchange.this.close();
+    }
+  }
+}
