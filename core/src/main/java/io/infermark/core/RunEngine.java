@@ -56,6 +56,13 @@ final class RunEngine {
   /** Below this distance to a send time the scheduler spins instead of parking, for sub-ms accuracy. */
   private static final long SPIN_NANOS = 200_000;
   /**
+   * How long before its intended time an open-loop request is handed to its thread, which then
+   * parks and spins until the time itself: starting or waking a thread takes tens of microseconds
+   * to milliseconds on a busy machine, and that delay must not land between the intended time and
+   * the send.
+   */
+  private static final long DISPATCH_LEAD_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+  /**
    * Longest a wait blocks before it reads the run's clock again: deadlines are clock readings, and a
    * wait sized once in real time would miss a clock that is not the system's (tests, replays).
    */
@@ -281,9 +288,12 @@ final class RunEngine {
   private void runOpenLoop(ExecutorService executor, long[] schedule, long hardDeadline) {
     int stride = load.shardCount();
     int i = load.shardIndex();
+    // With rate limits or an in-flight cap the issuing thread must decide at the send time itself.
+    boolean early = pacer == null && permits == null;
     for (; i < schedule.length; i += stride) {
       long intended = origin + schedule[i];
-      if (!waitUntil(intended, hardDeadline) || !acquirePermit(hardDeadline)) {
+      if (!waitUntil(early ? intended - DISPATCH_LEAD_NANOS : intended, hardDeadline)
+          || !acquirePermit(hardDeadline)) {
         break;
       }
       long index = i;
@@ -299,8 +309,13 @@ final class RunEngine {
         break;
       }
       RequestSpec paced = spec;
-      executor.execute(() -> send(index, request,
-          paced != null ? paced : workload.request(index, request.intended - origin, params)));
+      executor.execute(() -> {
+        if (early && !waitUntil(intended, hardDeadline)) {
+          abandonUnsent(index, request);
+          return;
+        }
+        send(index, request, paced != null ? paced : workload.request(index, request.intended - origin, params));
+      });
     }
     for (; i < schedule.length; i += stride) {
       add(notSent(i, origin + schedule[i]));
@@ -439,6 +454,17 @@ final class RunEngine {
     return timeline.record();
   }
 
+  /** A request dispatched early whose intended time came after the hard deadline: recorded as not sent. */
+  private void abandonUnsent(long index, Issued request) {
+    synchronized (this) {
+      if (!closed && request.abandon()) {
+        issued.remove(index);
+        accept(notSent(index, request.intended));
+        notifyAll();
+      }
+    }
+  }
+
   private String requestId(long index) {
     return "im-" + runId + "-" + index;
   }
@@ -517,7 +543,7 @@ final class RunEngine {
       if (r.abandon()) {
         issued.remove(e.getKey());
         add(notSent(e.getKey(), r.intended));
-      } else {
+      } else if (r.state.get() == 1) { // begun; 2 means its own thread already recorded it unsent
         r.timeline.onFailure(Failure.of(ErrorCategory.CANCELLED,
             "cancelled at the run deadline; the target did not stop in time"), now);
       }
