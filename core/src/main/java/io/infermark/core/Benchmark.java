@@ -38,6 +38,7 @@ public final class Benchmark {
   private List<RunListener> listeners = List.of();
   private boolean retainRecords = true;
   private StartBarrier barrier;
+  private boolean virtualThreads = true;
 
   private Benchmark(Target target) {
     this.target = target;
@@ -54,6 +55,7 @@ public final class Benchmark {
     b.listeners = listeners;
     b.retainRecords = retainRecords;
     b.barrier = barrier;
+    b.virtualThreads = virtualThreads;
     return b;
   }
 
@@ -161,6 +163,19 @@ public final class Benchmark {
   }
 
   /**
+   * Whether requests run on virtual threads when the runtime has them (Java 21+; default true).
+   * Virtual threads cost less CPU per streamed token, but on a machine whose cores are busy a
+   * woken read waits in the virtual-thread scheduler's queue, which adds milliseconds to measured
+   * times; {@code false} gives every in-flight request its own platform thread, as on Java 17.
+   * {@code RunResult.environment()} says which was used.
+   */
+  public Benchmark virtualThreads(boolean virtual) {
+    Benchmark b = copy();
+    b.virtualThreads = virtual;
+    return b;
+  }
+
+  /**
    * Runs the benchmark and returns every request's record. Blocks until the load profile's limits
    * are reached and in-flight requests have finished or been cancelled at the drain timeout.
    *
@@ -171,7 +186,7 @@ public final class Benchmark {
       throw new IllegalStateException("no prompts: call prompts(...) or workload(...) before run()");
     }
     return new RunEngine(target, workload, params, load, captureText || workload.needsText(), clock,
-        new RunListeners(listeners), retainRecords, Optional.ofNullable(barrier)).run();
+        new RunListeners(listeners), retainRecords, Optional.ofNullable(barrier), virtualThreads).run();
   }
 
   @Override

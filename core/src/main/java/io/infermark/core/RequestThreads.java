@@ -25,9 +25,9 @@ final class RequestThreads {
     return VIRTUAL_FACTORY != null;
   }
 
-  /** A new executor starting one thread per task. */
-  static ExecutorService newExecutor() {
-    if (VIRTUAL_FACTORY != null) {
+  /** A new executor starting one thread per task: virtual ones if asked for and available. */
+  static ExecutorService newExecutor(boolean virtual) {
+    if (virtual && VIRTUAL_FACTORY != null) {
       try {
         return (ExecutorService) VIRTUAL_FACTORY.invoke(null);
       } catch (ReflectiveOperationException e) {

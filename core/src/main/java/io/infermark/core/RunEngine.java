@@ -79,6 +79,7 @@ final class RunEngine {
   private final RunListeners listeners;
   private final boolean retainRecords;
   private final Optional<StartBarrier> barrier;
+  private final boolean virtualThreads;
   private final String runId = Long.toString(System.nanoTime() & 0xFFFFFFFFFL, 36);
 
   /** Every issued request that has not yet produced its record, by index. */
@@ -96,7 +97,8 @@ final class RunEngine {
   private long origin;
 
   RunEngine(Target target, Workload workload, GenerationParams params, LoadProfile load, boolean captureText,
-      Clock clock, RunListeners listeners, boolean retainRecords, Optional<StartBarrier> barrier) {
+      Clock clock, RunListeners listeners, boolean retainRecords, Optional<StartBarrier> barrier,
+      boolean virtualThreads) {
     this.target = target;
     this.workload = workload;
     this.params = params;
@@ -106,6 +108,7 @@ final class RunEngine {
     this.listeners = listeners;
     this.retainRecords = retainRecords;
     this.barrier = barrier;
+    this.virtualThreads = virtualThreads && RequestThreads.virtual();
   }
 
   /**
@@ -137,7 +140,7 @@ final class RunEngine {
   RunResult run() {
     load.validate();
     target.prepare(load.expectedMaxInFlight());
-    ExecutorService executor = RequestThreads.newExecutor();
+    ExecutorService executor = RequestThreads.newExecutor(virtualThreads);
     Instant startedAt = barrier.map(StartBarrier::await).orElseGet(Instant::now);
     origin = clock.nanoTime();
     long issueDeadline = load.duration().map(d -> origin + d.toNanos()).orElse(Long.MAX_VALUE);
@@ -186,7 +189,7 @@ final class RunEngine {
     LOG.debug("run {} finished: {} records", runId, retainRecords ? all.size() : streamingSchedule);
     List<ControlStep> trajectory = control == null ? List.of() : control.trajectory();
     RunResult result = new RunResult(all, retainRecords, startedAt, origin, lastEndNanos, target.toString(), load,
-        params, workload.distinctPrompts(), RunEnvironment.current(RequestThreads.virtual()),
+        params, workload.distinctPrompts(), RunEnvironment.current(virtualThreads),
         retainRecords ? ScheduleStats.of(all, requested) : streamingSchedule.result(requested), trajectory);
     listeners.runFinished(result);
     return result;

@@ -341,4 +341,29 @@ class BenchmarkTest {
     Set<String> ids = a.records().stream().map(RequestRecord::requestId).collect(Collectors.toSet());
     assertThat(b.records()).extracting(RequestRecord::requestId).doesNotContainAnyElementsOf(ids);
   }
+
+  @Test
+  void platformThreadsCanBeChosenOnAnyJavaAndTheResultSaysWhichRan() {
+    Set<Boolean> virtual = ConcurrentHashMap.newKeySet();
+    Target target = (request, observer, cancellation) -> {
+      virtual.add(isVirtual(Thread.currentThread()));
+      INSTANT.execute(request, observer, cancellation);
+    };
+
+    RunResult platform = Benchmark.target(target).prompts(PROMPT).virtualThreads(false)
+        .load(LoadProfile.concurrency(2).requests(4)).run();
+
+    assertThat(virtual).containsExactly(false);
+    assertThat(platform.environment().virtualThreads()).isFalse();
+    RunResult auto = Benchmark.target(INSTANT).prompts(PROMPT).load(LoadProfile.concurrency(1).requests(1)).run();
+    assertThat(auto.environment().virtualThreads()).isEqualTo(Runtime.version().feature() >= 21);
+  }
+
+  private static boolean isVirtual(Thread t) {
+    try {
+      return (boolean) Thread.class.getMethod("isVirtual").invoke(t);
+    } catch (ReflectiveOperationException e) {
+      return false; // before Java 19 there are no virtual threads
+    }
+  }
 }
