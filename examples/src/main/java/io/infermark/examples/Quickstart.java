@@ -8,17 +8,23 @@ import io.infermark.core.request.Prompt;
 import io.infermark.core.target.OpenAiTarget;
 import io.infermark.metrics.RunSummary;
 import io.infermark.metrics.report.ConsoleTable;
+import io.infermark.metrics.report.HtmlReport;
 import io.infermark.metrics.report.JsonReport;
+import io.infermark.metrics.slo.SloPresets;
+import io.infermark.metrics.slo.SloReport;
+import io.infermark.metrics.timeseries.TimeSeries;
+import io.infermark.testkit.simulator.EngineProfile;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 
 /**
- * The quickstart: starts the embedded simulator, sends 200 streamed chat requests at concurrency
- * 16, prints the summary table and writes {@code target/infermark-report.json}.
+ * The quickstart: starts the embedded simulator with its continuous-batching engine shaped like an
+ * 8B model on one H200, sends 200 streamed chat requests at concurrency 16 (after 16 warmup
+ * requests), prints the summary table and the chat SLO verdicts, and writes
+ * {@code target/infermark-report.json} and {@code target/infermark-report.html} beside it.
  *
  * <p>Run it with {@code java -jar examples/target/infermark-quickstart.jar [report path]}.
  */
@@ -26,13 +32,10 @@ public final class Quickstart {
 
   private Quickstart() {}
 
-  /** Runs the demo; the optional argument is where to write the JSON report. */
+  /** Runs the demo; the optional argument is where to write the JSON report (the HTML goes beside it). */
   public static void main(String[] args) throws Exception {
     Path report = Path.of(args.length > 0 ? args[0] : "target/infermark-report.json");
-    SimulatorConfig config = SimulatorConfig.builder()
-        .timeToFirstToken(Duration.ofMillis(25))
-        .interTokenInterval(Duration.ofMillis(4))
-        .build();
+    SimulatorConfig config = SimulatorConfig.builder().engine(EngineProfile.llama8bH200()).seed(42).build();
     List<Prompt> prompts = List.of(
         Prompt.user("Explain continuous batching in two sentences.").withTag("scenario", "explain"),
         Prompt.user("Write a haiku about tail latency.").withTag("scenario", "poem"),
@@ -44,16 +47,21 @@ public final class Quickstart {
           .prompts(prompts)
           .params(GenerationParams.builder().maxTokens(64).ignoreEos(true).build())
           .load(LoadProfile.concurrency(16).requests(200).warmupRequests(16))
+          .captureText(true)
           .run();
 
       RunSummary summary = RunSummary.of(result);
+      SloReport slo = SloPresets.chat().evaluate(result, summary);
       System.out.println(ConsoleTable.render(summary));
+      System.out.println(slo);
       Path parent = report.toAbsolutePath().getParent();
       if (parent != null) {
         Files.createDirectories(parent);
       }
-      JsonReport.write(summary, report);
-      System.out.println("Report written to " + report.toAbsolutePath());
+      JsonReport.write(summary, JsonReport.Extras.NONE.withSlo(slo).withSeries(TimeSeries.of(result)), report);
+      Path html = report.resolveSibling(report.getFileName().toString().replaceFirst("\\.json$", "") + ".html");
+      HtmlReport.builder(result).title("infermark quickstart").slo(slo).build().write(html);
+      System.out.println("Reports written to " + report.toAbsolutePath() + " and " + html.toAbsolutePath());
     }
   }
 }

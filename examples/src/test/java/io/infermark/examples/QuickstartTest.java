@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.infermark.testkit.simulator.EngineProfile;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,7 +26,11 @@ class QuickstartTest {
     // 64 tokens each, as asked with ignore_eos, counted by the server.
     assertThat(json.path("tokens").path("output_tokens").asLong()).isEqualTo(200L * 64);
     assertThat(json.path("tokens").path("count_sources").path("server_usage").asInt()).isEqualTo(200);
-    // The simulator's first token comes 25 ms after admission; the client cannot see it sooner.
-    assertThat(json.path("latency").path("ttft_ms").path("min").asDouble()).isGreaterThanOrEqualTo(25.0);
+    // A first token needs at least one prefill step of the 8B profile; the client cannot see it sooner.
+    double prefillStep = EngineProfile.llama8bH200().prefillStepMillis(1);
+    assertThat(json.path("latency").path("ttft_ms").path("min").asDouble()).isGreaterThanOrEqualTo(prefillStep);
+    assertThat(json.path("slo").path("name").asText()).isEqualTo("chat");
+    String html = Files.readString(dir.resolve("reports/infermark-report.html"));
+    assertThat(html).startsWith("<!DOCTYPE html>").contains("infermark quickstart", "<svg").doesNotContain("<script");
   }
 }
