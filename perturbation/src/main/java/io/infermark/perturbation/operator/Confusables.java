@@ -85,7 +85,7 @@ public final class Confusables implements Operator {
   public void apply(Draft draft, int level, SplittableRandom random) {
     Levels.checkLevel(this, level);
     String text = draft.text();
-    Words words = Words.eligible(text, draft.protectedMask(), false, 2);
+    Words words = draft.words(2);
     int edits = Levels.editsForRate(rates[level], words.count);
     if (edits == 0) {
       return;

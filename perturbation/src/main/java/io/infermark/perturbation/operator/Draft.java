@@ -18,6 +18,7 @@ public final class Draft {
   private ObjectNode schema;
   private String dimension = "";
   private boolean[] mask;
+  private WordIndex words;
   private final List<Edit> edits = new ArrayList<>();
 
   /**
@@ -40,6 +41,7 @@ public final class Draft {
   public void text(String text) {
     this.text = Objects.requireNonNull(text, "text");
     this.mask = null;
+    this.words = null;
   }
 
   /**
@@ -48,10 +50,28 @@ public final class Draft {
    * with the text instead of being recomputed, so the original protected spans stay protected.
    */
   void splice(Splicer splicer) {
-    boolean[][] moved = new boolean[1][];
-    String out = splicer.apply(protectedMask(), moved);
+    String out = splicer.apply(protectedMask());
+    boolean[] moved = splicer.movedMask();
+    if (words != null) {
+      words = words.update(out, moved, splicer);
+    }
     this.text = out;
-    this.mask = moved[0];
+    this.mask = moved;
+  }
+
+  /**
+   * The unprotected words of at least {@code minLength} letters of the current text (see
+   * {@link Words}), from an index built once per text and moved along with splices.
+   */
+  Words words(int minLength) {
+    return wordIndex().eligible(minLength);
+  }
+
+  WordIndex wordIndex() {
+    if (words == null) {
+      words = WordIndex.scan(text, protectedMask());
+    }
+    return words;
   }
 
   /** The current output schema, if there is one; operators may change it in place. */

@@ -67,7 +67,7 @@ public final class Noise implements Operator {
   public void apply(Draft draft, int level, SplittableRandom random) {
     Levels.checkLevel(this, level);
     String text = draft.text();
-    Words words = Words.eligible(text, draft.protectedMask(), false, 1);
+    Words words = draft.words(1);
     int edits = Levels.editsForRate(rates[level], words.count);
     if (edits == 0) {
       return;

@@ -154,12 +154,18 @@ public final class Reorder implements Operator {
     List<Paragraph> out = new ArrayList<>();
     int n = text.length();
     int ps = 0;
+    int fence = text.indexOf("```");
     while (ps < n) {
       int pe = text.indexOf("\n\n", ps);
       if (pe < 0) {
         pe = n;
       }
-      Paragraph p = blocks(text, mask, ps, pe);
+      if (fence >= 0 && fence < ps) {
+        fence = text.indexOf("```", ps);
+      }
+      // The first fence at or after ps lies inside the paragraph: order is its meaning.
+      boolean fenced = fence >= 0 && fence + 3 <= pe;
+      Paragraph p = fenced ? null : blocks(text, mask, ps, pe);
       if (p != null && p.blocks.size() >= 2) {
         p.order = new int[p.blocks.size()];
         for (int i = 0; i < p.order.length; i++) {
@@ -173,29 +179,29 @@ public final class Reorder implements Operator {
   }
 
   private static Paragraph blocks(String text, boolean[] mask, int ps, int pe) {
-    if (text.substring(ps, pe).contains("```") || hasListLine(text, ps, pe)) {
+    if (hasListLine(text, ps, pe)) {
       return null;
     }
     Paragraph p = new Paragraph(ps);
     int i = ps;
-    while (i < pe && Character.isWhitespace(text.charAt(i))) {
+    while (i < pe && Chars.isWhitespace(text.charAt(i))) {
       i++;
     }
     int sentenceStart = i;
     while (i < pe) {
       char c = text.charAt(i);
       boolean boundary = (c == '.' || c == '!' || c == '?') && !mask[i]
-          && (i + 1 == pe || Character.isWhitespace(text.charAt(i + 1)));
+          && (i + 1 == pe || Chars.isWhitespace(text.charAt(i + 1)));
       if (boundary || i + 1 == pe) {
         int end = i + 1;
-        while (end > sentenceStart && Character.isWhitespace(text.charAt(end - 1))) {
+        while (end > sentenceStart && Chars.isWhitespace(text.charAt(end - 1))) {
           end--;
         }
         if (end > sentenceStart) {
           addSentence(p, text, sentenceStart, end);
         }
         i++;
-        while (i < pe && Character.isWhitespace(text.charAt(i))) {
+        while (i < pe && Chars.isWhitespace(text.charAt(i))) {
           i++;
         }
         sentenceStart = i;
@@ -216,7 +222,7 @@ public final class Reorder implements Operator {
 
   private static boolean isDependent(String text, int start, int end) {
     int e = start;
-    while (e < end && Character.isLetter(text.charAt(e))) {
+    while (e < end && Chars.isLetter(text.charAt(e))) {
       e++;
     }
     return DEPENDENT.contains(text.substring(start, e).toLowerCase(Locale.ROOT));
@@ -235,7 +241,7 @@ public final class Reorder implements Operator {
           return true;
         }
         int d = i;
-        while (d < pe && Character.isDigit(text.charAt(d))) {
+        while (d < pe && Chars.isDigit(text.charAt(d))) {
           d++;
         }
         if (d > i && d < pe && (text.charAt(d) == '.' || text.charAt(d) == ')')) {

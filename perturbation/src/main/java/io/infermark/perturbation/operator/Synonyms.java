@@ -86,11 +86,11 @@ public final class Synonyms implements Operator {
       return;
     }
     String text = draft.text();
-    Words words = Words.eligible(text, draft.protectedMask(), false, 1);
+    Words words = draft.words(1);
     int[] textCandidates = new int[words.count];
     int t = 0;
     for (int k = 0; k < words.count; k++) {
-      if (lexicon.synonyms(text.substring(words.start[k], words.end[k])).isPresent()) {
+      if (lexicon.lookup(text, words.start[k], words.end[k]) != null) {
         textCandidates[t++] = k;
       }
     }
@@ -142,7 +142,7 @@ public final class Synonyms implements Operator {
         JsonNode v = e.getValue();
         if ((e.getKey().equals("description") || e.getKey().equals("title")) && v.isTextual()) {
           String s = v.asText();
-          Words w = Words.eligible(s, ProtectedSpans.mask(s), false, 1);
+          Words w = Words.eligible(s, ProtectedSpans.mask(s), 1);
           for (int k = 0; k < w.count; k++) {
             if (lexicon.synonyms(s.substring(w.start[k], w.end[k])).isPresent()) {
               slots.add(new Slot(obj, e.getKey(), p, w.start[k], w.end[k]));
