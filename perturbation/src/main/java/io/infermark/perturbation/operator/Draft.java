@@ -19,6 +19,8 @@ public final class Draft {
   private String dimension = "";
   private boolean[] mask;
   private WordIndex words;
+  /** A splice applied to the text but not yet to {@link #words} (folded in when next needed). */
+  private Splicer pending;
   private final List<Edit> edits = new ArrayList<>();
 
   /**
@@ -42,6 +44,7 @@ public final class Draft {
     this.text = Objects.requireNonNull(text, "text");
     this.mask = null;
     this.words = null;
+    this.pending = null;
   }
 
   /**
@@ -50,13 +53,13 @@ public final class Draft {
    * with the text instead of being recomputed, so the original protected spans stay protected.
    */
   void splice(Splicer splicer) {
+    foldPending();
     String out = splicer.apply(protectedMask());
-    boolean[] moved = splicer.movedMask();
     if (words != null) {
-      words = words.update(out, moved, splicer);
+      pending = splicer;
     }
     this.text = out;
-    this.mask = moved;
+    this.mask = splicer.movedMask();
   }
 
   /**
@@ -71,7 +74,15 @@ public final class Draft {
     if (words == null) {
       words = WordIndex.scan(text, protectedMask());
     }
+    foldPending();
     return words;
+  }
+
+  private void foldPending() {
+    if (pending != null) {
+      words = words.update(text, mask, pending);
+      pending = null;
+    }
   }
 
   /** The current output schema, if there is one; operators may change it in place. */

@@ -20,22 +20,11 @@ public final class Lexicon {
   /** ASCII keys in an open-addressing table (hash = String.hashCode), for allocation-free lookups. */
   private final String[] asciiKeys;
   private final List<?>[] asciiValues;
+  /** Per key length, a bit per lowercase ASCII first letter some key of that length starts with. */
+  private final int[] firstLetters;
 
   private Lexicon(Map<String, List<String>> entries) {
     this.entries = entries;
-    int size = Integer.highestOneBit(Math.max(4, entries.size() * 4 - 1)) << 1;
-    this.asciiKeys = new String[size];
-    this.asciiValues = new List<?>[size];
-    for (Map.Entry<String, List<String>> e : entries.entrySet()) {
-      if (isAscii(e.getKey())) {
-        int slot = e.getKey().hashCode() & (size - 1);
-        while (asciiKeys[slot] != null) {
-          slot = (slot + 1) & (size - 1);
-        }
-        asciiKeys[slot] = e.getKey();
-        asciiValues[slot] = e.getValue();
-      }
-    }
     int min = Integer.MAX_VALUE;
     int max = 0;
     for (String k : entries.keySet()) {
@@ -44,6 +33,25 @@ public final class Lexicon {
     }
     this.minLength = min;
     this.maxLength = max;
+    this.firstLetters = new int[max + 1];
+    int size = Integer.highestOneBit(Math.max(4, entries.size() * 4 - 1)) << 1;
+    this.asciiKeys = new String[size];
+    this.asciiValues = new List<?>[size];
+    for (Map.Entry<String, List<String>> e : entries.entrySet()) {
+      String key = e.getKey();
+      char first = key.charAt(0);
+      if (first >= 'a' && first <= 'z') {
+        firstLetters[key.length()] |= 1 << (first - 'a');
+      }
+      if (isAscii(key)) {
+        int slot = key.hashCode() & (size - 1);
+        while (asciiKeys[slot] != null) {
+          slot = (slot + 1) & (size - 1);
+        }
+        asciiKeys[slot] = key;
+        asciiValues[slot] = e.getValue();
+      }
+    }
   }
 
   /**
@@ -128,6 +136,11 @@ public final class Lexicon {
     int len = end - start;
     if (len < minLength || len > maxLength) {
       return null;
+    }
+    char first = text.charAt(start);
+    char lowerFirst = first >= 'A' && first <= 'Z' ? (char) (first + 32) : first;
+    if (lowerFirst >= 'a' && lowerFirst <= 'z' && (firstLetters[len] & (1 << (lowerFirst - 'a'))) == 0) {
+      return null; // no key of this length starts with this letter (in any case)
     }
     int h = 0;
     for (int i = start; i < end; i++) {

@@ -27,6 +27,9 @@ public final class Reorder implements Operator {
       "next", "finally", "also", "however", "therefore", "so", "and", "but", "after", "before", "afterwards",
       "otherwise", "instead");
 
+  private static final String[] DEPENDENT_WORDS = DEPENDENT.toArray(new String[0]);
+  private static final char[] MARKS = {'.', '!', '?'};
+
   private final int[] swaps;
 
   private Reorder(int[] swaps) {
@@ -155,6 +158,7 @@ public final class Reorder implements Operator {
     int n = text.length();
     int ps = 0;
     int fence = text.indexOf("```");
+    int[] next = {-1, -1, -1};
     while (ps < n) {
       int pe = text.indexOf("\n\n", ps);
       if (pe < 0) {
@@ -165,7 +169,7 @@ public final class Reorder implements Operator {
       }
       // The first fence at or after ps lies inside the paragraph: order is its meaning.
       boolean fenced = fence >= 0 && fence + 3 <= pe;
-      Paragraph p = fenced ? null : blocks(text, mask, ps, pe);
+      Paragraph p = fenced ? null : blocks(text, mask, ps, pe, next);
       if (p != null && p.blocks.size() >= 2) {
         p.order = new int[p.blocks.size()];
         for (int i = 0; i < p.order.length; i++) {
@@ -178,7 +182,7 @@ public final class Reorder implements Operator {
     return out;
   }
 
-  private static Paragraph blocks(String text, boolean[] mask, int ps, int pe) {
+  private static Paragraph blocks(String text, boolean[] mask, int ps, int pe, int[] next) {
     if (hasListLine(text, ps, pe)) {
       return null;
     }
@@ -189,27 +193,47 @@ public final class Reorder implements Operator {
     }
     int sentenceStart = i;
     while (i < pe) {
-      char c = text.charAt(i);
-      boolean boundary = (c == '.' || c == '!' || c == '?') && !mask[i]
-          && (i + 1 == pe || Chars.isWhitespace(text.charAt(i + 1)));
-      if (boundary || i + 1 == pe) {
-        int end = i + 1;
-        while (end > sentenceStart && Chars.isWhitespace(text.charAt(end - 1))) {
-          end--;
-        }
-        if (end > sentenceStart) {
-          addSentence(p, text, sentenceStart, end);
-        }
-        i++;
-        while (i < pe && Chars.isWhitespace(text.charAt(i))) {
-          i++;
-        }
-        sentenceStart = i;
-        continue;
+      i = nextBoundary(text, mask, i, pe, next);
+      int end = i + 1;
+      while (end > sentenceStart && Chars.isWhitespace(text.charAt(end - 1))) {
+        end--;
+      }
+      if (end > sentenceStart) {
+        addSentence(p, text, sentenceStart, end);
       }
       i++;
+      while (i < pe && Chars.isWhitespace(text.charAt(i))) {
+        i++;
+      }
+      sentenceStart = i;
     }
     return p;
+  }
+
+  /**
+   * The next sentence end at or after {@code i}: a {@code .}, {@code !} or {@code ?} outside a
+   * protected span followed by whitespace, or the paragraph's last character. {@code next} caches,
+   * across calls, the next position of each mark (found with {@link String#indexOf(int, int)}).
+   */
+  private static int nextBoundary(String text, boolean[] mask, int i, int pe, int[] next) {
+    int from = i;
+    while (true) {
+      int t = Integer.MAX_VALUE;
+      for (int m = 0; m < MARKS.length; m++) {
+        if (next[m] < from) {
+          int at = text.indexOf(MARKS[m], from);
+          next[m] = at < 0 ? Integer.MAX_VALUE : at;
+        }
+        t = Math.min(t, next[m]);
+      }
+      if (t >= pe - 1) {
+        return pe - 1;
+      }
+      if (!mask[t] && Chars.isWhitespace(text.charAt(t + 1))) {
+        return t;
+      }
+      from = t + 1;
+    }
   }
 
   private static void addSentence(Paragraph p, String text, int start, int end) {
@@ -222,10 +246,21 @@ public final class Reorder implements Operator {
 
   private static boolean isDependent(String text, int start, int end) {
     int e = start;
+    boolean ascii = true;
     while (e < end && Chars.isLetter(text.charAt(e))) {
+      ascii &= text.charAt(e) < 128;
       e++;
     }
-    return DEPENDENT.contains(text.substring(start, e).toLowerCase(Locale.ROOT));
+    if (!ascii) {
+      return DEPENDENT.contains(text.substring(start, e).toLowerCase(Locale.ROOT));
+    }
+    // ASCII: case-insensitive comparison equals comparing the lowercase form, without allocating.
+    for (String w : DEPENDENT_WORDS) {
+      if (w.length() == e - start && text.regionMatches(true, start, w, 0, w.length())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean hasListLine(String text, int ps, int pe) {

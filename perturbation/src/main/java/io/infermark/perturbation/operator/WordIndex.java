@@ -37,15 +37,13 @@ final class WordIndex {
 
   /** The words that are neither protected nor glued and have at least {@code minLength} characters. */
   Words eligible(int minLength) {
-    int[] s = new int[count];
-    int[] e = new int[count];
+    int[] s = new int[count + 1];
+    int[] e = new int[count + 1];
     int k = 0;
     for (int j = 0; j < count; j++) {
-      if (flags[j] == 0 && end[j] - start[j] >= minLength) {
-        s[k] = start[j];
-        e[k] = end[j];
-        k++;
-      }
+      s[k] = start[j];
+      e[k] = end[j];
+      k += (flags[j] == 0 & end[j] - start[j] >= minLength) ? 1 : 0;
     }
     return new Words(s, e, k);
   }
@@ -108,10 +106,18 @@ final class WordIndex {
     return out;
   }
 
-  /** Appends the words starting in {@code [from, to)}; {@code to} is the text's end or at a non-letter. */
+  /**
+   * Appends the words starting in {@code [from, to)}, where {@code from} is 0 or follows whitespace
+   * and {@code to} is the text's end or at whitespace, so no word crosses either end.
+   */
   private void scan(String text, boolean[] mask, int from, int to) {
     int n = text.length();
     int i = from;
+    // Locals, not fields, in the loop: the JIT keeps them in registers.
+    int c = count;
+    int[] st = start;
+    int[] en = end;
+    byte[] fl = flags;
     while (i < to) {
       if (!Chars.isLetter(text.charAt(i))) {
         i++;
@@ -120,8 +126,8 @@ final class WordIndex {
       int s = i;
       boolean prot = false;
       while (i < n) {
-        char c = text.charAt(i);
-        if (!Chars.isLetter(c) && !(c == '\'' && i + 1 < n && Chars.isLetter(text.charAt(i + 1)))) {
+        char x = text.charAt(i);
+        if (!Chars.isLetter(x) && !(x == '\'' && i + 1 < n && Chars.isLetter(text.charAt(i + 1)))) {
           break;
         }
         prot |= mask[i];
@@ -129,7 +135,27 @@ final class WordIndex {
       }
       // Letters glued to digits or underscores belong to an identifier, not a word.
       boolean glued = (s > 0 && isIdent(text.charAt(s - 1))) || (i < n && isIdent(text.charAt(i)));
-      add(s, i, (byte) ((prot ? PROTECTED : 0) | (glued ? GLUED : 0)));
+      if (c == st.length) {
+        count = c;
+        ensure(c + 1);
+        st = start;
+        en = end;
+        fl = flags;
+      }
+      st[c] = s;
+      en[c] = i;
+      fl[c] = (byte) ((prot ? PROTECTED : 0) | (glued ? GLUED : 0));
+      c++;
+    }
+    count = c;
+  }
+
+  private void ensure(int capacity) {
+    if (capacity > start.length) {
+      int size = Math.max(capacity, start.length * 2);
+      start = java.util.Arrays.copyOf(start, size);
+      end = java.util.Arrays.copyOf(end, size);
+      flags = java.util.Arrays.copyOf(flags, size);
     }
   }
 
@@ -149,17 +175,9 @@ final class WordIndex {
     return Chars.isDigit(c) || c == '_';
   }
 
-  /** Whether this index lists exactly the words of {@code other} with the same flags (for tests). */
-  boolean sameAs(WordIndex other) {
-    if (count != other.count) {
-      return false;
-    }
-    for (int j = 0; j < count; j++) {
-      if (start[j] != other.start[j] || end[j] != other.end[j] || flags[j] != other.flags[j]) {
-        return false;
-      }
-    }
-    return true;
+  /** Word {@code j} as {@code start-end} plus {@code p} (protected) and {@code g} (glued), for tests. */
+  String describe(int j) {
+    return start[j] + "-" + end[j] + ((flags[j] & PROTECTED) != 0 ? "p" : "") + ((flags[j] & GLUED) != 0 ? "g" : "");
   }
 
   @Override
