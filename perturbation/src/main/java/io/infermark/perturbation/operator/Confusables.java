@@ -92,8 +92,8 @@ public final class Confusables implements Operator {
     }
     Splicer splicer = new Splicer(text);
     for (int k : words.sample(edits, random)) {
-      int s = words.start[k];
-      int e = words.end[k];
+      int s = words.start(k);
+      int e = words.end(k);
       boolean confusable = mode == Mode.CONFUSABLES || (mode == Mode.BOTH && random.nextBoolean());
       if (confusable) {
         int n = e - s;

@@ -83,11 +83,11 @@ public final class Noise implements Operator {
     if (punctuation) {
       kinds[kindCount++] = 'p';
     }
-    boolean[] mask = draft.protectedMask();
+    boolean[] mask = draft.mask();
     Splicer splicer = new Splicer(text);
     for (int k : words.sample(edits, random)) {
-      int s = words.start[k];
-      int e = words.end[k];
+      int s = words.start(k);
+      int e = words.end(k);
       switch (kinds[random.nextInt(kindCount)]) {
         case 'w' -> {
           splicer.replace(e, e, " ");

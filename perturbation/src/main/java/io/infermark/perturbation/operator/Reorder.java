@@ -87,7 +87,7 @@ public final class Reorder implements Operator {
       return;
     }
     String text = draft.text();
-    boolean[] mask = draft.protectedMask();
+    boolean[] mask = draft.mask();
     List<Paragraph> paragraphs = paragraphs(text, mask);
     long available = 0;
     for (Paragraph p : paragraphs) {

@@ -93,7 +93,7 @@ public final class Typos implements Operator {
     Words words = draft.words(3);
     Splicer splicer = new Splicer(text);
     for (int k : words.sample(budget, random)) {
-      int s = words.start[k];
+      int s = words.start(k);
       String w = words.word(text, k);
       String kind;
       String typo;

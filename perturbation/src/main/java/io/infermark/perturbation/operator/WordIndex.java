@@ -37,15 +37,20 @@ final class WordIndex {
 
   /** The words that are neither protected nor glued and have at least {@code minLength} characters. */
   Words eligible(int minLength) {
-    int[] s = new int[count + 1];
-    int[] e = new int[count + 1];
-    int k = 0;
-    for (int j = 0; j < count; j++) {
-      s[k] = start[j];
-      e[k] = end[j];
-      k += (flags[j] == 0 & end[j] - start[j] >= minLength) ? 1 : 0;
-    }
-    return new Words(s, e, k);
+    return new Words(this, minLength);
+  }
+
+  /** Whether word {@code id} is neither protected nor glued and has at least {@code minLength} characters. */
+  boolean eligible(int id, int minLength) {
+    return flags[id] == 0 & end[id] - start[id] >= minLength;
+  }
+
+  int start(int id) {
+    return start[id];
+  }
+
+  int end(int id) {
+    return end[id];
   }
 
   /**

@@ -1,19 +1,28 @@
 package io.infermark.perturbation.operator;
 
+import java.util.SplittableRandom;
+
 /**
- * Word boundaries of a text for operators: a word is a maximal run of letters (apostrophes inside
- * count), and it is eligible when no character of it is protected. Package-private helper.
+ * The eligible words of a text for operators: words (maximal runs of letters, apostrophes inside
+ * counting) with no protected character, not glued to a digit or underscore, and at least
+ * {@code minLength} characters long. A view over a {@link WordIndex}: words are addressed by their
+ * id in the index, and nothing is copied. Package-private helper.
  */
 final class Words {
 
-  final int[] start;
-  final int[] end;
+  private final WordIndex index;
+  private final int minLength;
+  /** How many words are eligible. */
   final int count;
 
-  Words(int[] start, int[] end, int count) {
-    this.start = start;
-    this.end = end;
-    this.count = count;
+  Words(WordIndex index, int minLength) {
+    this.index = index;
+    this.minLength = minLength;
+    int n = 0;
+    for (int id = 0; id < index.count(); id++) {
+      n += index.eligible(id, minLength) ? 1 : 0;
+    }
+    this.count = n;
   }
 
   /**
@@ -21,18 +30,52 @@ final class Words {
    * {@link Draft} keeps its own {@link WordIndex} instead ({@link Draft#words(int)}).
    */
   static Words eligible(String text, boolean[] mask, int minLength) {
-    return WordIndex.scan(text, mask).eligible(minLength);
+    return new Words(WordIndex.scan(text, mask), minLength);
   }
 
-  String word(String text, int k) {
-    return text.substring(start[k], end[k]);
+  /** Where word {@code id} starts. */
+  int start(int id) {
+    return index.start(id);
+  }
+
+  /** Where word {@code id} ends (exclusive). */
+  int end(int id) {
+    return index.end(id);
+  }
+
+  String word(String text, int id) {
+    return text.substring(index.start(id), index.end(id));
+  }
+
+  /** The ids of all eligible words, in text order. */
+  int[] ids() {
+    int[] out = new int[count];
+    int k = 0;
+    for (int id = 0; id < index.count() && k < count; id++) {
+      if (index.eligible(id, minLength)) {
+        out[k++] = id;
+      }
+    }
+    return out;
   }
 
   /**
-   * {@code k} distinct word indices in increasing order, drawn uniformly without replacement (a
-   * partial Fisher–Yates shuffle of the index range).
+   * The ids of {@code k} distinct eligible words in text order, drawn uniformly without replacement
+   * (a partial Fisher–Yates shuffle of the eligible words' ranks).
    */
-  int[] sample(int k, java.util.SplittableRandom random) {
-    return Levels.sample(count, Math.min(k, count), random);
+  int[] sample(int k, SplittableRandom random) {
+    int[] ranks = Levels.sample(count, Math.min(k, count), random);
+    // Ranks are increasing: one walk over the index turns them into ids.
+    int rank = 0;
+    int r = 0;
+    for (int id = 0; id < index.count() && r < ranks.length; id++) {
+      if (index.eligible(id, minLength)) {
+        if (rank == ranks[r]) {
+          ranks[r++] = id;
+        }
+        rank++;
+      }
+    }
+    return ranks;
   }
 }
