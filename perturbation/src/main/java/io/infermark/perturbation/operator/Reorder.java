@@ -27,7 +27,8 @@ public final class Reorder implements Operator {
       "next", "finally", "also", "however", "therefore", "so", "and", "but", "after", "before", "afterwards",
       "otherwise", "instead");
 
-  private static final String[] DEPENDENT_WORDS = DEPENDENT.toArray(new String[0]);
+  /** The dependent words by length. */
+  private static final String[][] DEPENDENT_BY_LENGTH = byLength(DEPENDENT);
   private static final char[] MARKS = {'.', '!', '?'};
 
   private final int[] swaps;
@@ -39,6 +40,19 @@ public final class Reorder implements Operator {
   /** One level per number of swaps (strictly increasing, >= 0), e.g. {@code Reorder.swaps(0, 1, 3)}. */
   public static Reorder swaps(int... swaps) {
     return new Reorder(Levels.checkCounts("reorder", swaps));
+  }
+
+  private static String[][] byLength(Set<String> words) {
+    int max = 0;
+    for (String w : words) {
+      max = Math.max(max, w.length());
+    }
+    String[][] out = new String[max + 1][];
+    for (int len = 0; len <= max; len++) {
+      final int l = len;
+      out[len] = words.stream().filter(w -> w.length() == l).sorted().toArray(String[]::new);
+    }
+    return out;
   }
 
   @Override
@@ -254,13 +268,25 @@ public final class Reorder implements Operator {
     if (!ascii) {
       return DEPENDENT.contains(text.substring(start, e).toLowerCase(Locale.ROOT));
     }
-    // ASCII: case-insensitive comparison equals comparing the lowercase form, without allocating.
-    for (String w : DEPENDENT_WORDS) {
-      if (w.length() == e - start && text.regionMatches(true, start, w, 0, w.length())) {
+    // ASCII: comparing ASCII-lowercased characters equals comparing the lowercase form, without allocating.
+    int len = e - start;
+    if (len >= DEPENDENT_BY_LENGTH.length) {
+      return false;
+    }
+    for (String w : DEPENDENT_BY_LENGTH[len]) {
+      int i = 0;
+      while (i < len && lowerAscii(text.charAt(start + i)) == w.charAt(i)) {
+        i++;
+      }
+      if (i == len) {
         return true;
       }
     }
     return false;
+  }
+
+  private static char lowerAscii(char c) {
+    return c >= 'A' && c <= 'Z' ? (char) (c + 32) : c;
   }
 
   private static boolean hasListLine(String text, int ps, int pe) {

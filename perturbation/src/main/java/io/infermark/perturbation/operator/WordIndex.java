@@ -16,6 +16,8 @@ final class WordIndex {
   private int[] end;
   private byte[] flags;
   private int count;
+  /** Eligible-word counts by minimum length (index 0 unused), computed on first use; 0 = not yet. */
+  private final int[] eligibleCounts = new int[8];
 
   private WordIndex(int capacity) {
     start = new int[Math.max(16, capacity)];
@@ -43,6 +45,27 @@ final class WordIndex {
   /** Whether word {@code id} is neither protected nor glued and has at least {@code minLength} characters. */
   boolean eligible(int id, int minLength) {
     return flags[id] == 0 & end[id] - start[id] >= minLength;
+  }
+
+  /**
+   * How many words are {@linkplain #eligible(int, int) eligible} at {@code minLength}. Cached (an
+   * index may be shared between threads: racing threads compute and store the same value).
+   */
+  int eligibleCount(int minLength) {
+    if (minLength >= 1 && minLength < eligibleCounts.length) {
+      int cached = eligibleCounts[minLength];
+      if (cached != 0) {
+        return cached - 1;
+      }
+    }
+    int n = 0;
+    for (int id = 0; id < count; id++) {
+      n += eligible(id, minLength) ? 1 : 0;
+    }
+    if (minLength >= 1 && minLength < eligibleCounts.length) {
+      eligibleCounts[minLength] = n + 1;
+    }
+    return n;
   }
 
   int start(int id) {
@@ -94,20 +117,13 @@ final class WordIndex {
       }
       int oldWs = ws - shift[k];
       int oldWe = we - shift[m + 1];
-      while (old < count && start[old] < oldWs) {
-        out.add(start[old] + shift[k], end[old] + shift[k], flags[old]);
-        old++;
-      }
-      while (old < count && start[old] < oldWe) {
-        old++;
-      }
+      int before = firstAtOrAfter(oldWs, old);
+      out.copyShifted(this, old, before, shift[k]);
+      old = firstAtOrAfter(oldWe, before);
       out.scan(text, mask, ws, we);
       k = m + 1;
     }
-    while (old < count) {
-      out.add(start[old] + shift[edits], end[old] + shift[edits], flags[old]);
-      old++;
-    }
+    out.copyShifted(this, old, count, shift[edits]);
     return out;
   }
 
@@ -164,16 +180,33 @@ final class WordIndex {
     }
   }
 
-  private void add(int s, int e, byte f) {
-    if (count == start.length) {
-      start = java.util.Arrays.copyOf(start, count * 2);
-      end = java.util.Arrays.copyOf(end, count * 2);
-      flags = java.util.Arrays.copyOf(flags, count * 2);
+  /** The first word at or after {@code from} whose start is at or after {@code position}. */
+  private int firstAtOrAfter(int position, int from) {
+    // Linear: windows follow each other closely, so a predictable scan beats a binary search.
+    int j = from;
+    while (j < count && start[j] < position) {
+      j++;
     }
-    start[count] = s;
-    end[count] = e;
-    flags[count] = f;
-    count++;
+    return j;
+  }
+
+  /** Appends words {@code [from, to)} of {@code source}, moved by {@code shift}. */
+  private void copyShifted(WordIndex source, int from, int to, int shift) {
+    int n = to - from;
+    if (n <= 0) {
+      return;
+    }
+    ensure(count + n);
+    System.arraycopy(source.start, from, start, count, n);
+    System.arraycopy(source.end, from, end, count, n);
+    System.arraycopy(source.flags, from, flags, count, n);
+    if (shift != 0) {
+      for (int j = count; j < count + n; j++) {
+        start[j] += shift;
+        end[j] += shift;
+      }
+    }
+    count += n;
   }
 
   static boolean isIdent(char c) {

@@ -18,11 +18,7 @@ final class Words {
   Words(WordIndex index, int minLength) {
     this.index = index;
     this.minLength = minLength;
-    int n = 0;
-    for (int id = 0; id < index.count(); id++) {
-      n += index.eligible(id, minLength) ? 1 : 0;
-    }
-    this.count = n;
+    this.count = index.eligibleCount(minLength);
   }
 
   /**
