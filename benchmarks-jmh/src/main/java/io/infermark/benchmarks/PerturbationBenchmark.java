@@ -22,6 +22,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -32,6 +33,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * confusables, reorder, padding) to a prompt of about {@value #PROMPT_TOKENS} tokens (target: under
  * 50 µs), and generating {@value #POINTS}-point Sobol and Latin hypercube designs over six
  * three-level factors.
+ *
+ * <p>For scale, {@link #countTokensOf2000TokenPrompt()} is the one full {@link TokenCounter} pass that
+ * padding has to make over the already-perturbed text (a floor no operator change can remove), and
+ * {@link #applyOneOperator(OneOperator)} applies each operator alone at level 1 to the base text.
  *
  * <p>Run: {@code java -jar benchmarks-jmh/target/benchmarks.jar Perturbation}.
  */
@@ -48,12 +53,19 @@ public class PerturbationBenchmark {
   static final int[] LEVELS = {3, 3, 3, 3, 3, 3};
 
   private PerturbationSpace space;
+  private TokenCounter counter;
+  private String prompt;
   private final int[] point = {1, 1, 1, 1, 1, 1};
   private long seed;
 
   @Setup(Level.Trial)
   public void setUp() {
-    TokenCounter counter = TokenCounter.estimate();
+    counter = TokenCounter.estimate();
+    prompt = text(counter);
+    space = space(prompt, counter);
+  }
+
+  static String text(TokenCounter counter) {
     StringBuilder text = new StringBuilder("Read the report below and list the main risk for order ORDER-123456. ");
     List<String> sentences = Padding.bundledDistractors();
     int i = 0;
@@ -64,6 +76,10 @@ public class PerturbationBenchmark {
       }
       i++;
     }
+    return text.toString().strip();
+  }
+
+  static PerturbationSpace space(String prompt, TokenCounter counter) {
     Lexicon lexicon = Lexicon.parse("""
         river: stream, creek
         old: ancient, aged
@@ -73,7 +89,7 @@ public class PerturbationBenchmark {
         main: key, principal
         risk: hazard, danger
         """);
-    space = PerturbationSpace.builder(Prompt.user(text.toString().strip()))
+    return PerturbationSpace.builder(Prompt.user(prompt))
         .dimension("typos", Typos.budgets(0, 8, 16))
         .dimension("noise", Noise.rates(0, 0.02, 0.05))
         .dimension("synonyms", Synonyms.of(lexicon, 0, 0.3, 0.6))
@@ -83,10 +99,40 @@ public class PerturbationBenchmark {
         .build();
   }
 
+  /** One operator of the six alone (the others at level 0), on the 2,000-token base text. */
+  @State(Scope.Thread)
+  public static class OneOperator {
+    @Param({"0", "1", "2", "3", "4", "5"})
+    int dimension;
+    PerturbationSpace space;
+    int[] point;
+    long seed;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+      TokenCounter counter = TokenCounter.estimate();
+      space = space(text(counter), counter);
+      point = new int[LEVELS.length];
+      point[dimension] = 1;
+    }
+  }
+
   /** One variant at level 1 of all six dimensions, a new seed each time. */
   @Benchmark
   public Variant applySixOperatorsTo2000Tokens() {
     return space.apply(point, seed++);
+  }
+
+  /** Level 1 of one dimension only ({@code dimension} = 0 typos ... 5 padding). */
+  @Benchmark
+  public Variant applyOneOperator(OneOperator one) {
+    return one.space.apply(one.point, one.seed++);
+  }
+
+  /** The token count of the 2,000-token prompt: the pass padding must make over its input. */
+  @Benchmark
+  public int countTokensOf2000TokenPrompt() {
+    return counter.count(prompt);
   }
 
   /** A 10,000-point Sobol design over six three-level factors. */

@@ -50,12 +50,15 @@ public final class PerturbationSpace {
   private final ObjectNode schema;
   private final List<Dimension> dimensions;
   private final int message;
+  /** The perturbed text scanned once for protected spans and words; every application starts from it. */
+  private final Draft.Prepared prepared;
 
   private PerturbationSpace(Builder b) {
     this.base = b.base;
     this.schema = b.schema;
     this.dimensions = List.copyOf(b.dimensions);
     this.message = b.message;
+    this.prepared = Draft.prepare(message < 0 ? base.text() : base.messages().get(message).content());
   }
 
   /** Starts a space around a base prompt. */
@@ -158,8 +161,7 @@ public final class PerturbationSpace {
             + (n - 1) + "], was " + levels[d]);
       }
     }
-    String text = message < 0 ? base.text() : base.messages().get(message).content();
-    Draft draft = new Draft(text, Optional.ofNullable(schema == null ? null : schema.deepCopy()));
+    Draft draft = new Draft(prepared, Optional.ofNullable(schema == null ? null : schema.deepCopy()));
     double textIntensity = 0;
     double structureIntensity = 0;
     Set<String> changedMeaning = new LinkedHashSet<>();

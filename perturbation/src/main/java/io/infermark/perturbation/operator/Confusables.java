@@ -85,15 +85,15 @@ public final class Confusables implements Operator {
   public void apply(Draft draft, int level, SplittableRandom random) {
     Levels.checkLevel(this, level);
     String text = draft.text();
-    Words words = Words.eligible(text, draft.protectedMask(), false, 2);
+    Words words = draft.words(2);
     int edits = Levels.editsForRate(rates[level], words.count);
     if (edits == 0) {
       return;
     }
     Splicer splicer = new Splicer(text);
     for (int k : words.sample(edits, random)) {
-      int s = words.start[k];
-      int e = words.end[k];
+      int s = words.start(k);
+      int e = words.end(k);
       boolean confusable = mode == Mode.CONFUSABLES || (mode == Mode.BOTH && random.nextBoolean());
       if (confusable) {
         int n = e - s;

@@ -47,21 +47,63 @@ final class Levels {
     return (int) Math.max(1, Math.min(words, Math.round(rate * words)));
   }
 
-  /** {@code k} distinct indices of {@code [0, n)} in increasing order, uniformly (partial Fisher–Yates). */
+  /**
+   * {@code k} distinct indices of {@code [0, n)} in increasing order, uniformly (partial
+   * Fisher–Yates). When {@code k} is small against {@code n} the shuffled array is kept sparse (only
+   * the touched slots, in a small hash table), which draws the same indices without an
+   * {@code n}-long array.
+   */
   static int[] sample(int n, int k, java.util.SplittableRandom random) {
-    int[] idx = new int[n];
-    for (int i = 0; i < n; i++) {
-      idx[i] = i;
+    if (k * 8L >= n) {
+      int[] idx = new int[n];
+      for (int i = 0; i < n; i++) {
+        idx[i] = i;
+      }
+      for (int i = 0; i < k; i++) {
+        int j = i + random.nextInt(n - i);
+        int t = idx[i];
+        idx[i] = idx[j];
+        idx[j] = t;
+      }
+      int[] out = Arrays.copyOf(idx, k);
+      Arrays.sort(out);
+      return out;
     }
+    // Sparse: slot -> value for the slots moved so far; every other slot i holds i.
+    int size = Integer.highestOneBit(Math.max(8, k * 4 - 1)) << 1;
+    int[] keys = new int[size];
+    int[] values = new int[size];
+    Arrays.fill(keys, -1);
+    int[] out = new int[k];
     for (int i = 0; i < k; i++) {
       int j = i + random.nextInt(n - i);
-      int t = idx[i];
-      idx[i] = idx[j];
-      idx[j] = t;
+      int vi = get(keys, values, i);
+      int vj = get(keys, values, j);
+      out[i] = vj;
+      put(keys, values, j, vi);
     }
-    int[] out = Arrays.copyOf(idx, k);
     Arrays.sort(out);
     return out;
+  }
+
+  private static int get(int[] keys, int[] values, int key) {
+    int mask = keys.length - 1;
+    for (int slot = (key * 0x9E3779B9) >>> 7 & mask; keys[slot] >= 0; slot = (slot + 1) & mask) {
+      if (keys[slot] == key) {
+        return values[slot];
+      }
+    }
+    return key;
+  }
+
+  private static void put(int[] keys, int[] values, int key, int value) {
+    int mask = keys.length - 1;
+    int slot = (key * 0x9E3779B9) >>> 7 & mask;
+    while (keys[slot] >= 0 && keys[slot] != key) {
+      slot = (slot + 1) & mask;
+    }
+    keys[slot] = key;
+    values[slot] = value;
   }
 
   static String list(double[] levels) {

@@ -17,6 +17,11 @@ public final class Lexicon {
   private final Map<String, List<String>> entries;
   private final int minLength;
   private final int maxLength;
+  /** ASCII keys in an open-addressing table (hash = String.hashCode), for allocation-free lookups. */
+  private final String[] asciiKeys;
+  private final List<?>[] asciiValues;
+  /** Per key length, a bit per lowercase ASCII first letter some key of that length starts with. */
+  private final int[] firstLetters;
 
   private Lexicon(Map<String, List<String>> entries) {
     this.entries = entries;
@@ -28,6 +33,25 @@ public final class Lexicon {
     }
     this.minLength = min;
     this.maxLength = max;
+    this.firstLetters = new int[max + 1];
+    int size = Integer.highestOneBit(Math.max(4, entries.size() * 4 - 1)) << 1;
+    this.asciiKeys = new String[size];
+    this.asciiValues = new List<?>[size];
+    for (Map.Entry<String, List<String>> e : entries.entrySet()) {
+      String key = e.getKey();
+      char first = key.charAt(0);
+      if (first >= 'a' && first <= 'z') {
+        firstLetters[key.length()] |= 1 << (first - 'a');
+      }
+      if (isAscii(key)) {
+        int slot = key.hashCode() & (size - 1);
+        while (asciiKeys[slot] != null) {
+          slot = (slot + 1) & (size - 1);
+        }
+        asciiKeys[slot] = key;
+        asciiValues[slot] = e.getValue();
+      }
+    }
   }
 
   /**
@@ -101,6 +125,58 @@ public final class Lexicon {
       return Optional.empty();
     }
     return Optional.ofNullable(entries.get(word.toLowerCase(Locale.ROOT)));
+  }
+
+  /**
+   * {@code synonyms(text.substring(start, end)).orElse(null)} without allocating for ASCII words.
+   * Package-private: the hot path of {@link Synonyms}.
+   */
+  @SuppressWarnings("unchecked")
+  List<String> lookup(String text, int start, int end) {
+    int len = end - start;
+    if (len < minLength || len > maxLength) {
+      return null;
+    }
+    char first = text.charAt(start);
+    char lowerFirst = first >= 'A' && first <= 'Z' ? (char) (first + 32) : first;
+    if (lowerFirst >= 'a' && lowerFirst <= 'z' && (firstLetters[len] & (1 << (lowerFirst - 'a'))) == 0) {
+      return null; // no key of this length starts with this letter (in any case)
+    }
+    int h = 0;
+    for (int i = start; i < end; i++) {
+      char c = text.charAt(i);
+      if (c >= 128) {
+        return entries.get(text.substring(start, end).toLowerCase(Locale.ROOT));
+      }
+      h = 31 * h + (c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    int mask = asciiKeys.length - 1;
+    for (int slot = h & mask; asciiKeys[slot] != null; slot = (slot + 1) & mask) {
+      String key = asciiKeys[slot];
+      if (key.length() == len && key.hashCode() == h && matchesLower(key, text, start)) {
+        return (List<String>) asciiValues[slot];
+      }
+    }
+    return null;
+  }
+
+  private static boolean matchesLower(String key, String text, int start) {
+    for (int i = 0; i < key.length(); i++) {
+      char c = text.charAt(start + i);
+      if ((c >= 'A' && c <= 'Z' ? (char) (c + 32) : c) != key.charAt(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean isAscii(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      if (s.charAt(i) >= 128) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The entries. */

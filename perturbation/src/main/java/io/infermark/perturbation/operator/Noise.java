@@ -67,7 +67,7 @@ public final class Noise implements Operator {
   public void apply(Draft draft, int level, SplittableRandom random) {
     Levels.checkLevel(this, level);
     String text = draft.text();
-    Words words = Words.eligible(text, draft.protectedMask(), false, 1);
+    Words words = draft.words(1);
     int edits = Levels.editsForRate(rates[level], words.count);
     if (edits == 0) {
       return;
@@ -83,11 +83,11 @@ public final class Noise implements Operator {
     if (punctuation) {
       kinds[kindCount++] = 'p';
     }
-    boolean[] mask = draft.protectedMask();
+    boolean[] mask = draft.mask();
     Splicer splicer = new Splicer(text);
     for (int k : words.sample(edits, random)) {
-      int s = words.start[k];
-      int e = words.end[k];
+      int s = words.start(k);
+      int e = words.end(k);
       switch (kinds[random.nextInt(kindCount)]) {
         case 'w' -> {
           splicer.replace(e, e, " ");

@@ -113,6 +113,9 @@ public final class Padding implements Operator {
   public void apply(Draft draft, int level, SplittableRandom random) {
     Levels.checkLevel(this, level);
     int target = targets[level];
+    if (target == 0) {
+      return; // any text has at least 0 tokens: no need to count it
+    }
     String text = draft.text();
     int tokens = counter.count(text);
     if (tokens >= target) {

@@ -21,9 +21,17 @@ public final class ProtectedSpans {
   public static boolean[] mask(String text) {
     int n = text.length();
     boolean[] mask = new boolean[n];
+    // Only backticks, quotes and digits start a protected span, and they are rare: the loop tests
+    // one table bit per character. A word holding a digit is the maximal run of word characters and
+    // joiners around that digit (a run never contains a quote or backtick, so runs and quoted spans
+    // never overlap), which is what a left-to-right scan of whole words would protect.
     int i = 0;
     while (i < n) {
       char c = text.charAt(i);
+      if (!isTrigger(c)) {
+        i++;
+        continue;
+      }
       if (c == '`') {
         if (text.startsWith("```", i)) {
           int close = text.indexOf("```", i + 3);
@@ -46,22 +54,39 @@ public final class ProtectedSpans {
           i = close + 1;
           continue;
         }
-      } else if (isWordChar(c)) {
-        int end = i;
-        boolean digit = false;
-        while (end < n && (isWordChar(text.charAt(end)) || isJoiner(text, end))) {
-          digit |= Character.isDigit(text.charAt(end));
+      } else {
+        // A digit: protect its whole word.
+        int start = i;
+        while (start > 0 && inWord(text, start - 1)) {
+          start--;
+        }
+        int end = i + 1;
+        while (end < n && inWord(text, end)) {
           end++;
         }
-        if (digit) {
-          fill(mask, i, end);
-        }
+        fill(mask, start, end);
         i = end;
         continue;
       }
       i++;
     }
     return mask;
+  }
+
+  private static final boolean[] ASCII_TRIGGER = new boolean[128];
+
+  static {
+    for (char c = 0; c < 128; c++) {
+      ASCII_TRIGGER[c] = c == '`' || c == '"' || Character.isDigit(c);
+    }
+  }
+
+  private static boolean isTrigger(char c) {
+    return c < 128 ? ASCII_TRIGGER[c] : c == '\u201C' || Character.isDigit(c);
+  }
+
+  private static boolean inWord(String text, int i) {
+    return isWordChar(text.charAt(i)) || isJoiner(text, i);
   }
 
   /** The protected spans of {@code text} as {@code [start, end)} pairs, in order. */
@@ -82,7 +107,7 @@ public final class ProtectedSpans {
   }
 
   private static boolean isWordChar(char c) {
-    return Character.isLetterOrDigit(c) || c == '_';
+    return Chars.isLetterOrDigit(c) || c == '_';
   }
 
   /** Separators inside numbers and identifiers ({@code 3.14}, {@code 1,000}, {@code ORDER-1}) join words. */
@@ -91,8 +116,8 @@ public final class ProtectedSpans {
     if (c != '.' && c != ',' && c != '-' && c != ':' && c != '/') {
       return false;
     }
-    return i > 0 && i + 1 < text.length() && isWordChar(text.charAt(i - 1)) && Character.isLetterOrDigit(text.charAt(i + 1))
-        && (Character.isDigit(text.charAt(i - 1)) || Character.isDigit(text.charAt(i + 1)) || c == '-');
+    return i > 0 && i + 1 < text.length() && isWordChar(text.charAt(i - 1)) && Chars.isLetterOrDigit(text.charAt(i + 1))
+        && (Chars.isDigit(text.charAt(i - 1)) || Chars.isDigit(text.charAt(i + 1)) || c == '-');
   }
 
   private static int indexOfOnLine(String text, char c, int from) {
@@ -109,8 +134,6 @@ public final class ProtectedSpans {
   }
 
   private static void fill(boolean[] mask, int from, int to) {
-    for (int i = from; i < to; i++) {
-      mask[i] = true;
-    }
+    java.util.Arrays.fill(mask, from, to, true);
   }
 }

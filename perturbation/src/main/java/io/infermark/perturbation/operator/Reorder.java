@@ -27,6 +27,10 @@ public final class Reorder implements Operator {
       "next", "finally", "also", "however", "therefore", "so", "and", "but", "after", "before", "afterwards",
       "otherwise", "instead");
 
+  /** The dependent words by length. */
+  private static final String[][] DEPENDENT_BY_LENGTH = byLength(DEPENDENT);
+  private static final char[] MARKS = {'.', '!', '?'};
+
   private final int[] swaps;
 
   private Reorder(int[] swaps) {
@@ -36,6 +40,19 @@ public final class Reorder implements Operator {
   /** One level per number of swaps (strictly increasing, >= 0), e.g. {@code Reorder.swaps(0, 1, 3)}. */
   public static Reorder swaps(int... swaps) {
     return new Reorder(Levels.checkCounts("reorder", swaps));
+  }
+
+  private static String[][] byLength(Set<String> words) {
+    int max = 0;
+    for (String w : words) {
+      max = Math.max(max, w.length());
+    }
+    String[][] out = new String[max + 1][];
+    for (int len = 0; len <= max; len++) {
+      final int l = len;
+      out[len] = words.stream().filter(w -> w.length() == l).sorted().toArray(String[]::new);
+    }
+    return out;
   }
 
   @Override
@@ -84,7 +101,7 @@ public final class Reorder implements Operator {
       return;
     }
     String text = draft.text();
-    boolean[] mask = draft.protectedMask();
+    boolean[] mask = draft.mask();
     List<Paragraph> paragraphs = paragraphs(text, mask);
     long available = 0;
     for (Paragraph p : paragraphs) {
@@ -154,12 +171,19 @@ public final class Reorder implements Operator {
     List<Paragraph> out = new ArrayList<>();
     int n = text.length();
     int ps = 0;
+    int fence = text.indexOf("```");
+    int[] next = {-1, -1, -1};
     while (ps < n) {
       int pe = text.indexOf("\n\n", ps);
       if (pe < 0) {
         pe = n;
       }
-      Paragraph p = blocks(text, mask, ps, pe);
+      if (fence >= 0 && fence < ps) {
+        fence = text.indexOf("```", ps);
+      }
+      // The first fence at or after ps lies inside the paragraph: order is its meaning.
+      boolean fenced = fence >= 0 && fence + 3 <= pe;
+      Paragraph p = fenced ? null : blocks(text, mask, ps, pe, next);
       if (p != null && p.blocks.size() >= 2) {
         p.order = new int[p.blocks.size()];
         for (int i = 0; i < p.order.length; i++) {
@@ -172,38 +196,58 @@ public final class Reorder implements Operator {
     return out;
   }
 
-  private static Paragraph blocks(String text, boolean[] mask, int ps, int pe) {
-    if (text.substring(ps, pe).contains("```") || hasListLine(text, ps, pe)) {
+  private static Paragraph blocks(String text, boolean[] mask, int ps, int pe, int[] next) {
+    if (hasListLine(text, ps, pe)) {
       return null;
     }
     Paragraph p = new Paragraph(ps);
     int i = ps;
-    while (i < pe && Character.isWhitespace(text.charAt(i))) {
+    while (i < pe && Chars.isWhitespace(text.charAt(i))) {
       i++;
     }
     int sentenceStart = i;
     while (i < pe) {
-      char c = text.charAt(i);
-      boolean boundary = (c == '.' || c == '!' || c == '?') && !mask[i]
-          && (i + 1 == pe || Character.isWhitespace(text.charAt(i + 1)));
-      if (boundary || i + 1 == pe) {
-        int end = i + 1;
-        while (end > sentenceStart && Character.isWhitespace(text.charAt(end - 1))) {
-          end--;
-        }
-        if (end > sentenceStart) {
-          addSentence(p, text, sentenceStart, end);
-        }
-        i++;
-        while (i < pe && Character.isWhitespace(text.charAt(i))) {
-          i++;
-        }
-        sentenceStart = i;
-        continue;
+      i = nextBoundary(text, mask, i, pe, next);
+      int end = i + 1;
+      while (end > sentenceStart && Chars.isWhitespace(text.charAt(end - 1))) {
+        end--;
+      }
+      if (end > sentenceStart) {
+        addSentence(p, text, sentenceStart, end);
       }
       i++;
+      while (i < pe && Chars.isWhitespace(text.charAt(i))) {
+        i++;
+      }
+      sentenceStart = i;
     }
     return p;
+  }
+
+  /**
+   * The next sentence end at or after {@code i}: a {@code .}, {@code !} or {@code ?} outside a
+   * protected span followed by whitespace, or the paragraph's last character. {@code next} caches,
+   * across calls, the next position of each mark (found with {@link String#indexOf(int, int)}).
+   */
+  private static int nextBoundary(String text, boolean[] mask, int i, int pe, int[] next) {
+    int from = i;
+    while (true) {
+      int t = Integer.MAX_VALUE;
+      for (int m = 0; m < MARKS.length; m++) {
+        if (next[m] < from) {
+          int at = text.indexOf(MARKS[m], from);
+          next[m] = at < 0 ? Integer.MAX_VALUE : at;
+        }
+        t = Math.min(t, next[m]);
+      }
+      if (t >= pe - 1) {
+        return pe - 1;
+      }
+      if (!mask[t] && Chars.isWhitespace(text.charAt(t + 1))) {
+        return t;
+      }
+      from = t + 1;
+    }
   }
 
   private static void addSentence(Paragraph p, String text, int start, int end) {
@@ -216,10 +260,33 @@ public final class Reorder implements Operator {
 
   private static boolean isDependent(String text, int start, int end) {
     int e = start;
-    while (e < end && Character.isLetter(text.charAt(e))) {
+    boolean ascii = true;
+    while (e < end && Chars.isLetter(text.charAt(e))) {
+      ascii &= text.charAt(e) < 128;
       e++;
     }
-    return DEPENDENT.contains(text.substring(start, e).toLowerCase(Locale.ROOT));
+    if (!ascii) {
+      return DEPENDENT.contains(text.substring(start, e).toLowerCase(Locale.ROOT));
+    }
+    // ASCII: comparing ASCII-lowercased characters equals comparing the lowercase form, without allocating.
+    int len = e - start;
+    if (len >= DEPENDENT_BY_LENGTH.length) {
+      return false;
+    }
+    for (String w : DEPENDENT_BY_LENGTH[len]) {
+      int i = 0;
+      while (i < len && lowerAscii(text.charAt(start + i)) == w.charAt(i)) {
+        i++;
+      }
+      if (i == len) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static char lowerAscii(char c) {
+    return c >= 'A' && c <= 'Z' ? (char) (c + 32) : c;
   }
 
   private static boolean hasListLine(String text, int ps, int pe) {
@@ -235,7 +302,7 @@ public final class Reorder implements Operator {
           return true;
         }
         int d = i;
-        while (d < pe && Character.isDigit(text.charAt(d))) {
+        while (d < pe && Chars.isDigit(text.charAt(d))) {
           d++;
         }
         if (d > i && d < pe && (text.charAt(d) == '.' || text.charAt(d) == ')')) {

@@ -4,7 +4,9 @@ import java.util.Arrays;
 
 /**
  * Collects non-overlapping replacements of a text's ranges and applies them in one pass, so
- * operators can address the original positions. Package-private helper.
+ * operators can address the original positions. After {@link #apply(boolean[])} the replacements
+ * can be read back in text order ({@link #from(int)}, {@link #to(int)}, {@link #length(int)}), which
+ * lets a {@link Draft} move its word index along instead of rescanning. Package-private helper.
  */
 final class Splicer {
 
@@ -13,6 +15,8 @@ final class Splicer {
   private int[] to = new int[8];
   private String[] with = new String[8];
   private int size;
+  private int[] order;
+  private boolean[] movedMask;
 
   Splicer(String text) {
     this.text = text;
@@ -36,32 +40,26 @@ final class Splicer {
   }
 
   String apply() {
-    return apply(null, null);
+    return apply(null);
   }
 
   /**
-   * Applies the replacements; when {@code mask} is given, also fills {@code maskOut[0]} with the
-   * mask moved along with the text: kept characters keep their flag, inserted ones are unprotected.
+   * Applies the replacements; when {@code mask} is given, {@link #movedMask()} then holds the mask
+   * moved along with the text: kept characters keep their flag, inserted ones are unprotected.
    */
-  String apply(boolean[] mask, boolean[][] maskOut) {
+  String apply(boolean[] mask) {
+    sort();
     if (size == 0) {
-      if (maskOut != null) {
-        maskOut[0] = mask;
-      }
+      movedMask = mask;
       return text;
     }
-    Integer[] order = new Integer[size];
-    for (int i = 0; i < size; i++) {
-      order[i] = i;
-    }
-    Arrays.sort(order, (a, b) -> from[a] != from[b] ? Integer.compare(from[a], from[b]) : Integer.compare(to[a], to[b]));
-    StringBuilder s = new StringBuilder(text.length() + 16 * size);
-    int at = 0;
     int growth = 0;
     for (int k = 0; k < size; k++) {
       growth += with[k].length() - (to[k] - from[k]);
     }
+    StringBuilder s = new StringBuilder(text.length() + growth);
     boolean[] out = mask == null ? null : new boolean[text.length() + growth];
+    int at = 0;
     for (int k = 0; k < size; k++) {
       int i = order[k];
       if (from[i] < at) {
@@ -76,8 +74,46 @@ final class Splicer {
     }
     if (out != null) {
       System.arraycopy(mask, at, out, s.length(), text.length() - at);
-      maskOut[0] = out;
     }
+    movedMask = out;
     return s.append(text, at, text.length()).toString();
+  }
+
+  /** The mask moved by the last {@link #apply(boolean[])}. */
+  boolean[] movedMask() {
+    return movedMask;
+  }
+
+  /** The number of replacements. */
+  int size() {
+    return size;
+  }
+
+  /** Start, in the original text, of the {@code k}-th replacement in text order (after apply). */
+  int from(int k) {
+    return from[order[k]];
+  }
+
+  /** End, in the original text, of the {@code k}-th replacement in text order (after apply). */
+  int to(int k) {
+    return to[order[k]];
+  }
+
+  /** Length of the text that replaced the {@code k}-th range in text order (after apply). */
+  int length(int k) {
+    return with[order[k]].length();
+  }
+
+  /** Orders replacements by (start, end); stable insertion sort, linear on the usual sorted input. */
+  private void sort() {
+    order = new int[size];
+    for (int i = 0; i < size; i++) {
+      int j = i;
+      while (j > 0 && (from[order[j - 1]] > from[i] || (from[order[j - 1]] == from[i] && to[order[j - 1]] > to[i]))) {
+        order[j] = order[j - 1];
+        j--;
+      }
+      order[j] = i;
+    }
   }
 }

@@ -86,12 +86,12 @@ public final class Synonyms implements Operator {
       return;
     }
     String text = draft.text();
-    Words words = Words.eligible(text, draft.protectedMask(), false, 1);
-    int[] textCandidates = new int[words.count];
+    Words words = draft.words(1);
+    int[] textCandidates = words.ids();
     int t = 0;
-    for (int k = 0; k < words.count; k++) {
-      if (lexicon.synonyms(text.substring(words.start[k], words.end[k])).isPresent()) {
-        textCandidates[t++] = k;
+    for (int id : textCandidates) {
+      if (lexicon.lookup(text, words.start(id), words.end(id)) != null) {
+        textCandidates[t++] = id;
       }
     }
     List<Slot> slots = new ArrayList<>();
@@ -112,10 +112,10 @@ public final class Synonyms implements Operator {
     Splicer splicer = new Splicer(text);
     for (int i : Levels.sample(t, inText, random)) {
       int k = textCandidates[i];
-      String w = text.substring(words.start[k], words.end[k]);
+      String w = words.word(text, k);
       String alt = choose(w, random);
-      splicer.replace(words.start[k], words.end[k], alt);
-      draft.log(Channel.TEXT, "synonym", words.start[k], w, alt);
+      splicer.replace(words.start(k), words.end(k), alt);
+      draft.log(Channel.TEXT, "synonym", words.start(k), w, alt);
     }
     draft.splice(splicer);
     // Replace schema words from the last to the first so earlier offsets in a shared string stay valid.
@@ -142,10 +142,10 @@ public final class Synonyms implements Operator {
         JsonNode v = e.getValue();
         if ((e.getKey().equals("description") || e.getKey().equals("title")) && v.isTextual()) {
           String s = v.asText();
-          Words w = Words.eligible(s, ProtectedSpans.mask(s), false, 1);
-          for (int k = 0; k < w.count; k++) {
-            if (lexicon.synonyms(s.substring(w.start[k], w.end[k])).isPresent()) {
-              slots.add(new Slot(obj, e.getKey(), p, w.start[k], w.end[k]));
+          Words w = Words.eligible(s, ProtectedSpans.mask(s), 1);
+          for (int id : w.ids()) {
+            if (lexicon.lookup(s, w.start(id), w.end(id)) != null) {
+              slots.add(new Slot(obj, e.getKey(), p, w.start(id), w.end(id)));
             }
           }
         } else {

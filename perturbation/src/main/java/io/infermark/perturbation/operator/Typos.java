@@ -90,10 +90,10 @@ public final class Typos implements Operator {
       return;
     }
     String text = draft.text();
-    Words words = Words.eligible(text, draft.protectedMask(), false, 3);
+    Words words = draft.words(3);
     Splicer splicer = new Splicer(text);
     for (int k : words.sample(budget, random)) {
-      int s = words.start[k];
+      int s = words.start(k);
       String w = words.word(text, k);
       String kind;
       String typo;

@@ -1,70 +1,77 @@
 package io.infermark.perturbation.operator;
 
-import java.util.Arrays;
+import java.util.SplittableRandom;
 
 /**
- * Word boundaries of a text for operators: a word is a maximal run of letters (apostrophes inside
- * count), and it is eligible when no character of it is protected. Package-private helper.
+ * The eligible words of a text for operators: words (maximal runs of letters, apostrophes inside
+ * counting) with no protected character, not glued to a digit or underscore, and at least
+ * {@code minLength} characters long. A view over a {@link WordIndex}: words are addressed by their
+ * id in the index, and nothing is copied. Package-private helper.
  */
 final class Words {
 
-  final int[] start;
-  final int[] end;
+  private final WordIndex index;
+  private final int minLength;
+  /** How many words are eligible. */
   final int count;
 
-  private Words(int[] start, int[] end, int count) {
-    this.start = start;
-    this.end = end;
-    this.count = count;
-  }
-
-  /** Unprotected words (of at least {@code minLength} letters) of {@code text}. */
-  static Words eligible(String text, boolean[] mask, boolean ignoreMask, int minLength) {
-    int[] start = new int[16];
-    int[] end = new int[16];
-    int count = 0;
-    int n = text.length();
-    int i = 0;
-    while (i < n) {
-      if (!Character.isLetter(text.charAt(i))) {
-        i++;
-        continue;
-      }
-      int s = i;
-      boolean prot = false;
-      while (i < n && (Character.isLetter(text.charAt(i))
-          || (text.charAt(i) == '\'' && i + 1 < n && Character.isLetter(text.charAt(i + 1))))) {
-        prot |= mask[i];
-        i++;
-      }
-      // Letters glued to digits or underscores belong to an identifier, not a word.
-      boolean glued = (s > 0 && isIdent(text.charAt(s - 1))) || (i < n && isIdent(text.charAt(i)));
-      if ((ignoreMask || !prot) && !glued && i - s >= minLength) {
-        if (count == start.length) {
-          start = Arrays.copyOf(start, count * 2);
-          end = Arrays.copyOf(end, count * 2);
-        }
-        start[count] = s;
-        end[count] = i;
-        count++;
-      }
-    }
-    return new Words(start, end, count);
-  }
-
-  private static boolean isIdent(char c) {
-    return Character.isDigit(c) || c == '_';
-  }
-
-  String word(String text, int k) {
-    return text.substring(start[k], end[k]);
+  Words(WordIndex index, int minLength) {
+    this.index = index;
+    this.minLength = minLength;
+    this.count = index.eligibleCount(minLength);
   }
 
   /**
-   * {@code k} distinct word indices in increasing order, drawn uniformly without replacement (a
-   * partial Fisher–Yates shuffle of the index range).
+   * Unprotected words (of at least {@code minLength} letters) of {@code text}, by a full scan; a
+   * {@link Draft} keeps its own {@link WordIndex} instead ({@link Draft#words(int)}).
    */
-  int[] sample(int k, java.util.SplittableRandom random) {
-    return Levels.sample(count, Math.min(k, count), random);
+  static Words eligible(String text, boolean[] mask, int minLength) {
+    return new Words(WordIndex.scan(text, mask), minLength);
+  }
+
+  /** Where word {@code id} starts. */
+  int start(int id) {
+    return index.start(id);
+  }
+
+  /** Where word {@code id} ends (exclusive). */
+  int end(int id) {
+    return index.end(id);
+  }
+
+  String word(String text, int id) {
+    return text.substring(index.start(id), index.end(id));
+  }
+
+  /** The ids of all eligible words, in text order. */
+  int[] ids() {
+    int[] out = new int[count];
+    int k = 0;
+    for (int id = 0; id < index.count() && k < count; id++) {
+      if (index.eligible(id, minLength)) {
+        out[k++] = id;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The ids of {@code k} distinct eligible words in text order, drawn uniformly without replacement
+   * (a partial Fisher–Yates shuffle of the eligible words' ranks).
+   */
+  int[] sample(int k, SplittableRandom random) {
+    int[] ranks = Levels.sample(count, Math.min(k, count), random);
+    // Ranks are increasing: one walk over the index turns them into ids.
+    int rank = 0;
+    int r = 0;
+    for (int id = 0; id < index.count() && r < ranks.length; id++) {
+      if (index.eligible(id, minLength)) {
+        if (rank == ranks[r]) {
+          ranks[r++] = id;
+        }
+        rank++;
+      }
+    }
+    return ranks;
   }
 }

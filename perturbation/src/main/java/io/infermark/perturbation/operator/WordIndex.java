@@ -1,0 +1,225 @@
+package io.infermark.perturbation.operator;
+
+/**
+ * Every word of a draft's text (a maximal run of letters, apostrophes inside counting), with
+ * whether any of its characters is protected and whether it is glued to a digit or underscore.
+ * Built by one scan, then moved along with each splice by rescanning only the whitespace-bounded
+ * stretches around the replaced ranges: the result always equals a fresh {@link #scan}.
+ * Package-private helper.
+ */
+final class WordIndex {
+
+  private static final byte PROTECTED = 1;
+  private static final byte GLUED = 2;
+
+  private int[] start;
+  private int[] end;
+  private byte[] flags;
+  private int count;
+  /** Eligible-word counts by minimum length (index 0 unused), computed on first use; 0 = not yet. */
+  private final int[] eligibleCounts = new int[8];
+
+  private WordIndex(int capacity) {
+    start = new int[Math.max(16, capacity)];
+    end = new int[start.length];
+    flags = new byte[start.length];
+  }
+
+  /** The words of {@code text}, protection read from {@code mask}. */
+  static WordIndex scan(String text, boolean[] mask) {
+    WordIndex w = new WordIndex(text.length() / 5);
+    w.scan(text, mask, 0, text.length());
+    return w;
+  }
+
+  /** The number of words. */
+  int count() {
+    return count;
+  }
+
+  /** The words that are neither protected nor glued and have at least {@code minLength} characters. */
+  Words eligible(int minLength) {
+    return new Words(this, minLength);
+  }
+
+  /** Whether word {@code id} is neither protected nor glued and has at least {@code minLength} characters. */
+  boolean eligible(int id, int minLength) {
+    return flags[id] == 0 & end[id] - start[id] >= minLength;
+  }
+
+  /**
+   * How many words are {@linkplain #eligible(int, int) eligible} at {@code minLength}. Cached (an
+   * index may be shared between threads: racing threads compute and store the same value).
+   */
+  int eligibleCount(int minLength) {
+    if (minLength >= 1 && minLength < eligibleCounts.length) {
+      int cached = eligibleCounts[minLength];
+      if (cached != 0) {
+        return cached - 1;
+      }
+    }
+    int n = 0;
+    for (int id = 0; id < count; id++) {
+      n += eligible(id, minLength) ? 1 : 0;
+    }
+    if (minLength >= 1 && minLength < eligibleCounts.length) {
+      eligibleCounts[minLength] = n + 1;
+    }
+    return n;
+  }
+
+  int start(int id) {
+    return start[id];
+  }
+
+  int end(int id) {
+    return end[id];
+  }
+
+  /**
+   * The index of {@code text}, which is this index's text after {@code splicer} was applied
+   * ({@code mask} being the moved mask).
+   */
+  WordIndex update(String text, boolean[] mask, Splicer splicer) {
+    int edits = splicer.size();
+    if (edits == 0) {
+      return this;
+    }
+    // shift[k]: how far kept characters just before replacement k moved (new minus old position).
+    int[] shift = new int[edits + 1];
+    for (int k = 0; k < edits; k++) {
+      shift[k + 1] = shift[k] + splicer.length(k) - (splicer.to(k) - splicer.from(k));
+    }
+    int n = text.length();
+    WordIndex out = new WordIndex(count + 2 * edits);
+    int old = 0;
+    int k = 0;
+    while (k < edits) {
+      // Window [ws, we) of the new text: the replaced ranges k..m and the text around them out to
+      // whitespace on both sides. A word never spans whitespace and the characters at ws - 1 and we
+      // are kept ones, so words outside windows are old words, moved, with unchanged flags.
+      int ws = splicer.from(k) + shift[k];
+      while (ws > 0 && !Chars.isWhitespace(text.charAt(ws - 1))) {
+        ws--;
+      }
+      int m = k;
+      int we = splicer.from(m) + shift[m] + splicer.length(m);
+      while (true) {
+        while (we < n && !Chars.isWhitespace(text.charAt(we)) && !(m + 1 < edits && splicer.from(m + 1) + shift[m + 1] <= we)) {
+          we++;
+        }
+        if (m + 1 < edits && splicer.from(m + 1) + shift[m + 1] <= we) {
+          m++;
+          we = Math.max(we, splicer.from(m) + shift[m] + splicer.length(m));
+          continue;
+        }
+        break;
+      }
+      int oldWs = ws - shift[k];
+      int oldWe = we - shift[m + 1];
+      int before = firstAtOrAfter(oldWs, old);
+      out.copyShifted(this, old, before, shift[k]);
+      old = firstAtOrAfter(oldWe, before);
+      out.scan(text, mask, ws, we);
+      k = m + 1;
+    }
+    out.copyShifted(this, old, count, shift[edits]);
+    return out;
+  }
+
+  /**
+   * Appends the words starting in {@code [from, to)}, where {@code from} is 0 or follows whitespace
+   * and {@code to} is the text's end or at whitespace, so no word crosses either end.
+   */
+  private void scan(String text, boolean[] mask, int from, int to) {
+    int n = text.length();
+    int i = from;
+    // Locals, not fields, in the loop: the JIT keeps them in registers.
+    int c = count;
+    int[] st = start;
+    int[] en = end;
+    byte[] fl = flags;
+    while (i < to) {
+      if (!Chars.isLetter(text.charAt(i))) {
+        i++;
+        continue;
+      }
+      int s = i;
+      boolean prot = false;
+      while (i < n) {
+        char x = text.charAt(i);
+        if (!Chars.isLetter(x) && !(x == '\'' && i + 1 < n && Chars.isLetter(text.charAt(i + 1)))) {
+          break;
+        }
+        prot |= mask[i];
+        i++;
+      }
+      // Letters glued to digits or underscores belong to an identifier, not a word.
+      boolean glued = (s > 0 && isIdent(text.charAt(s - 1))) || (i < n && isIdent(text.charAt(i)));
+      if (c == st.length) {
+        count = c;
+        ensure(c + 1);
+        st = start;
+        en = end;
+        fl = flags;
+      }
+      st[c] = s;
+      en[c] = i;
+      fl[c] = (byte) ((prot ? PROTECTED : 0) | (glued ? GLUED : 0));
+      c++;
+    }
+    count = c;
+  }
+
+  private void ensure(int capacity) {
+    if (capacity > start.length) {
+      int size = Math.max(capacity, start.length * 2);
+      start = java.util.Arrays.copyOf(start, size);
+      end = java.util.Arrays.copyOf(end, size);
+      flags = java.util.Arrays.copyOf(flags, size);
+    }
+  }
+
+  /** The first word at or after {@code from} whose start is at or after {@code position}. */
+  private int firstAtOrAfter(int position, int from) {
+    // Linear: windows follow each other closely, so a predictable scan beats a binary search.
+    int j = from;
+    while (j < count && start[j] < position) {
+      j++;
+    }
+    return j;
+  }
+
+  /** Appends words {@code [from, to)} of {@code source}, moved by {@code shift}. */
+  private void copyShifted(WordIndex source, int from, int to, int shift) {
+    int n = to - from;
+    if (n <= 0) {
+      return;
+    }
+    ensure(count + n);
+    System.arraycopy(source.start, from, start, count, n);
+    System.arraycopy(source.end, from, end, count, n);
+    System.arraycopy(source.flags, from, flags, count, n);
+    if (shift != 0) {
+      for (int j = count; j < count + n; j++) {
+        start[j] += shift;
+        end[j] += shift;
+      }
+    }
+    count += n;
+  }
+
+  static boolean isIdent(char c) {
+    return Chars.isDigit(c) || c == '_';
+  }
+
+  /** Word {@code j} as {@code start-end} plus {@code p} (protected) and {@code g} (glued), for tests. */
+  String describe(int j) {
+    return start[j] + "-" + end[j] + ((flags[j] & PROTECTED) != 0 ? "p" : "") + ((flags[j] & GLUED) != 0 ? "g" : "");
+  }
+
+  @Override
+  public String toString() {
+    return "WordIndex[" + count + " words]";
+  }
+}
