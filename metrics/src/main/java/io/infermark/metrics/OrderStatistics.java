@@ -23,7 +23,7 @@ import java.util.Arrays;
 final class OrderStatistics {
 
   /** Arrays at least this long use the histogram selection. */
-  static final int HISTOGRAM_THRESHOLD = 1 << 20;
+  static final int HISTOGRAM_THRESHOLD = 1 << 17;
   /** log2 of the number of histogram buckets: 2^16 counts fit in the L2 cache. */
   static final int BUCKET_BITS = 16;
   /** The histogram selection gives up when its buckets hold more than this share (1/8) of the values. */
