@@ -49,6 +49,23 @@ final class OrderStatistics {
     }
   }
 
+  /**
+   * {@link #select(double[], int[])} for a caller that already knows the extremes, which saves the
+   * histogram selection a pass over the values.
+   *
+   * @param min the smallest value of {@code a}
+   * @param max the largest value of {@code a}
+   */
+  static void select(double[] a, int[] ranks, double min, double max) {
+    if (a.length < 2 || ranks.length == 0) {
+      return;
+    }
+    int[] k = distinctSorted(a, ranks);
+    if (a.length < HISTOGRAM_THRESHOLD || !histogramSelect(a, k, key(min), key(max))) {
+      quickselect(a, k);
+    }
+  }
+
   /** The ranks ascending without duplicates, after checking that each indexes {@code a}. */
   static int[] distinctSorted(double[] a, int[] ranks) {
     int[] k = ranks.clone();
@@ -81,7 +98,6 @@ final class OrderStatistics {
    * @return false, with {@code a} untouched, when the buckets of the ranks hold too many values
    */
   static boolean histogramSelect(double[] a, int[] k) {
-    int n = a.length;
     long minKey = Long.MAX_VALUE;
     long maxKey = Long.MIN_VALUE;
     for (double v : a) {
@@ -89,6 +105,12 @@ final class OrderStatistics {
       minKey = Math.min(minKey, key);
       maxKey = Math.max(maxKey, key);
     }
+    return histogramSelect(a, k, minKey, maxKey);
+  }
+
+  /** {@link #histogramSelect(double[], int[])} given the smallest and largest {@link #key} of the values. */
+  static boolean histogramSelect(double[] a, int[] k, long minKey, long maxKey) {
+    int n = a.length;
     if (minKey == maxKey) {
       return true; // all values equal: every one is already where a sort would leave an equal one
     }
