@@ -58,7 +58,9 @@ public final class Distribution {
         throw new IllegalArgumentException("value " + i + " is " + values[i]
             + "; a distribution takes finite milliseconds");
       }
-      values[i] = v;
+      if (v == 0) {
+        values[i] = 0.0; // only then: writing back every value would dirty the whole array
+      }
       sum += v;
       if (v < lo) {
         lo = v;
@@ -115,7 +117,7 @@ public final class Distribution {
         ranks[r++] = clamp(nearest + d, n);
       }
     }
-    OrderStatistics.select(values, ranks);
+    OrderStatistics.select(values, ranks, min, max);
   }
 
   private static int clamp(int rank, int n) {
@@ -360,7 +362,7 @@ public final class Distribution {
     if (!sorted && ranks.length > 0) {
       synchronized (sortLock) {
         if (!sorted) {
-          OrderStatistics.select(values, ranks);
+          OrderStatistics.select(values, ranks, min, max);
           return read(ranks);
         }
       }

@@ -36,8 +36,8 @@ final class DoubleArray {
     return size;
   }
 
-  /** A new array holding this one's first {@code n} values, with room to grow. */
-  DoubleArray copyOf(int n) {
+  /** A new array holding the first {@code n} of {@code values}, with room to grow. */
+  static DoubleArray of(double[] values, int n) {
     DoubleArray copy = new DoubleArray(Math.max(n + (n >> 1), 16));
     System.arraycopy(values, 0, copy.values, 0, n);
     copy.size = n;

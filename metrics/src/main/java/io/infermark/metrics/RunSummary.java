@@ -90,13 +90,10 @@ public final class RunSummary {
     }
     DoubleArray[] values = new DoubleArray[METRICS.length];
     for (LatencyMetric m : METRICS) {
-      // ITL has exactly one value per gap; per-token ITL only where servers stated chunk sizes, often
-      // nowhere, so it starts small and grows rather than reserving as much as ITL.
-      // Per-token ITL is collected by the Gaps collector below, which allocates it only if it differs from ITL.
-      int capacity = m == LatencyMetric.ITL ? (int) gaps : m.isPooled() ? 0 : perRequest;
-      values[m.ordinal()] = new DoubleArray(capacity);
+      // ITL and per-token ITL are collected by the Gaps collector below.
+      values[m.ordinal()] = new DoubleArray(m.isPooled() ? 0 : perRequest);
     }
-    Gaps pooled = new Gaps(values[LatencyMetric.ITL.ordinal()]);
+    Gaps pooled = new Gaps((int) gaps);
     int warmup = 0;
     int cooldown = 0;
     int succeeded = 0;
@@ -154,10 +151,11 @@ public final class RunSummary {
 
     EnumMap<LatencyMetric, Distribution> distributions = new EnumMap<>(LatencyMetric.class);
     for (LatencyMetric m : METRICS) {
-      if (m != LatencyMetric.ITL_PER_TOKEN) {
+      if (!m.isPooled()) {
         distributions.put(m, Distribution.ofOwned(values[m.ordinal()].release(), method));
       }
     }
+    distributions.put(LatencyMetric.ITL, Distribution.ofOwned(pooled.releaseItl(), method));
     distributions.put(LatencyMetric.ITL_PER_TOKEN, pooled.mirrorsItl
         ? distributions.get(LatencyMetric.ITL)
         : Distribution.ofOwned(pooled.perToken.release(), method));
@@ -181,45 +179,66 @@ public final class RunSummary {
   }
 
   /**
-   * Collects ITL and per-token ITL in one pass over each record's chunks. While every gap so far
-   * ended at a chunk of exactly one token, per-token ITL equals ITL value for value and is not
-   * stored at all (the summary then shares one distribution for both: half the memory and time for
-   * servers that stream one token per chunk and say so). The first gap that differs materialises it
-   * from the ITL values before that gap.
+   * Collects ITL and per-token ITL in one pass over each record's chunks. ITL has exactly one value
+   * per gap, counted beforehand, so it fills an array of that size directly (this loop runs once per
+   * chunk of the run: 10^8 times for a large one). While every gap so far ended at a chunk of exactly
+   * one token, per-token ITL equals ITL value for value and is not stored at all (the summary then
+   * shares one distribution for both: half the memory and time for servers that stream one token per
+   * chunk and say so). The first gap that differs materialises it from the ITL values before that gap;
+   * it then grows as needed, as servers that state chunk sizes may do so for only some chunks.
    */
   private static final class Gaps {
-    private final DoubleArray itl;
+    private double[] itl;
+    private int size;
     private DoubleArray perToken;
     private boolean mirrorsItl = true;
 
-    Gaps(DoubleArray itl) {
-      this.itl = itl;
+    Gaps(int gaps) {
+      this.itl = new double[gaps];
     }
 
     void collect(RequestRecord r) {
       if (r.chunks().tokenChunkCount() < 2) {
         return;
       }
+      double[] out = itl;
+      int n = size;
       ChunkTimeline.Cursor c = r.chunks().cursor();
       long previous = -1;
       while (c.next()) {
         if (c.kind().isTokenBearing()) {
           long t = c.offsetNanos();
           if (previous >= 0) {
-            itl.addNanosAsMillis(t - previous);
+            // As DoubleArray.addNanosAsMillis: the long nanoseconds as a double, divided (correctly rounded).
+            out[n++] = (double) (t - previous) / 1e6;
             int tokens = c.tokens();
-            if (mirrorsItl && tokens != 1) {
-              perToken = itl.copyOf(itl.size() - 1);
-              mirrorsItl = false;
-            }
-            if (!mirrorsItl && tokens > 0) {
-              // A chunk of unknown (or zero) size cannot be divided, but it still ends the previous gap.
-              perToken.addNanosAsMillis((double) (t - previous) / tokens);
+            if (tokens != 1 || !mirrorsItl) {
+              perToken(t - previous, tokens, out, n);
             }
           }
           previous = t;
         }
       }
+      size = n;
+    }
+
+    private void perToken(long gapNanos, int tokens, double[] itlSoFar, int itlSize) {
+      if (mirrorsItl) {
+        perToken = DoubleArray.of(itlSoFar, itlSize - 1);
+        mirrorsItl = false;
+      }
+      if (tokens > 0) {
+        // A chunk of unknown (or zero) size cannot be divided, but it still ends the previous gap.
+        perToken.addNanosAsMillis((double) gapNanos / tokens);
+      }
+    }
+
+    /** The ITL values, trimmed; this collector must not be used afterwards. */
+    double[] releaseItl() {
+      double[] out = size == itl.length ? itl : java.util.Arrays.copyOf(itl, size);
+      itl = new double[0];
+      size = 0;
+      return out;
     }
   }
 

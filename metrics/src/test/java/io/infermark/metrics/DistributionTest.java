@@ -203,6 +203,38 @@ class DistributionTest {
     }
   }
 
+  @Test
+  void percentilesAndIntervalsOfSamplesLongEnoughForTheHistogramSelectionEqualTheSortedSample() {
+    SplittableRandom random = new SplittableRandom(6);
+    int n = OrderStatistics.HISTOGRAM_THRESHOLD + 12_345;
+    for (String shape : new String[] {"integer-nanos", "heavy-tailed", "with-zeros"}) {
+      double[] v = new double[n];
+      for (int i = 0; i < n; i++) {
+        double u = random.nextDouble();
+        v[i] = switch (shape) {
+          case "integer-nanos" -> (18_000_000L + random.nextInt(4_000_000)) / 1e6;
+          case "heavy-tailed" -> 20 * Math.pow(1 - u, -1 / 1.1);
+          default -> random.nextInt(4) == 0 ? (random.nextBoolean() ? -0.0 : 0.0) : u * 50;
+        };
+      }
+      double[] sorted = v.clone();
+      Arrays.sort(sorted);
+      for (int i = 0; i < n; i++) {
+        sorted[i] += 0.0; // Distribution reports -0.0 as 0.0
+      }
+      for (QuantileMethod m : QuantileMethod.values()) {
+        Distribution d = Distribution.of(v, m);
+        for (Percentile p : Percentile.values()) {
+          assertThat(d.percentile(p.p())).as("%s %s %s", shape, m, p).hasValue(m.quantile(sorted, p.p()));
+        }
+        PercentileInterval interval = d.percentileInterval(0.99, 0.95);
+        assertThat(interval.lowerMillis()).hasValue(sorted[(int) interval.ranks().orElseThrow().lower() - 1]);
+        assertThat(interval.upperMillis()).hasValue(sorted[(int) interval.ranks().orElseThrow().upper() - 1]);
+        assertThat(d.sortedValuesMillis()).as("%s: selection only reordered", shape).isEqualTo(sorted);
+      }
+    }
+  }
+
   /** 1, 2, ..., n. */
   private static double[] ramp(int n) {
     double[] v = new double[n];

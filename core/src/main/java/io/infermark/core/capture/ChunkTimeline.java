@@ -166,11 +166,52 @@ public final class ChunkTimeline {
         return false;
       }
       index++;
-      int header = data[pos++] & 0xFF;
+      // Locals rather than fields in the loops: this runs once per chunk of every record of a run.
+      byte[] d = data;
+      int p = pos;
+      int header = d[p++] & 0xFF;
       kind = ChunkKind.ofOrdinal(header & KIND_MASK);
-      offset += readVarLong();
+      // The gap's varint, unrolled for up to four bytes (gaps below 268 ms), the common case.
+      long gap;
+      int b = d[p++];
+      if (b >= 0) {
+        gap = b;
+      } else {
+        int v = b & 0x7F;
+        b = d[p++];
+        if (b >= 0) {
+          gap = v | b << 7;
+        } else {
+          v |= (b & 0x7F) << 7;
+          b = d[p++];
+          if (b >= 0) {
+            gap = v | b << 14;
+          } else {
+            v |= (b & 0x7F) << 14;
+            b = d[p++];
+            if (b >= 0) {
+              gap = v | b << 21;
+            } else {
+              gap = v | (long) (b & 0x7F) << 21;
+              int shift = 28;
+              do {
+                b = d[p++];
+                gap |= (long) (b & 0x7F) << shift;
+                shift += 7;
+              } while (b < 0);
+            }
+          }
+        }
+      }
+      offset += gap;
       int code = header >>> KIND_BITS;
-      tokens = (code == TOKENS_ESCAPE ? (int) readVarLong() : code) - 1;
+      if (code == TOKENS_ESCAPE) {
+        pos = p;
+        code = (int) readVarLong();
+      } else {
+        pos = p;
+      }
+      tokens = code - 1;
       return true;
     }
 

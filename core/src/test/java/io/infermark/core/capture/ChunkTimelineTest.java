@@ -123,4 +123,24 @@ class ChunkTimelineTest {
     assertThat(ChunkTimeline.builder().build()).isSameAs(ChunkTimeline.empty());
     assertThat(a.toString()).contains("1 chunks").contains("first token 0.000 ms");
   }
+
+  @Test
+  void gapsOfEveryVarintLengthDecodeExactly() {
+    // Each side of every 7-bit boundary up to Long.MAX_VALUE: the decoder unrolls the first four
+    // bytes and loops for the rest.
+    for (int bits = 7; bits <= 63; bits += 7) {
+      for (long gap : new long[] {(1L << Math.min(bits, 63)) - 1, 1L << Math.min(bits, 62)}) {
+        ChunkTimeline.Cursor c = ChunkTimeline.builder().add(0, ChunkKind.ROLE, -1).add(gap, ChunkKind.CONTENT, 40)
+            .add(gap, ChunkKind.USAGE, -1).build().cursor();
+        assertThat(c.next()).isTrue();
+        assertThat(c.next()).isTrue();
+        assertThat(c.offsetNanos()).as("gap of %d ns", gap).isEqualTo(gap);
+        assertThat(c.tokens()).isEqualTo(40);
+        assertThat(c.next()).isTrue();
+        assertThat(c.offsetNanos()).isEqualTo(gap);
+        assertThat(c.kind()).isEqualTo(ChunkKind.USAGE);
+        assertThat(c.next()).isFalse();
+      }
+    }
+  }
 }
