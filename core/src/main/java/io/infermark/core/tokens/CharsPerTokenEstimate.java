@@ -22,11 +22,30 @@ final class CharsPerTokenEstimate implements TokenCounter {
 
   @Override
   public int count(String text) {
+    return countRange(text, 0, text.length());
+  }
+
+  /** Additive: whitespace ends a word and counts nothing, so it splits the count exactly. */
+  @Override
+  public boolean isAdditive() {
+    return true;
+  }
+
+  @Override
+  public int countRange(CharSequence text, int start, int end) {
+    java.util.Objects.checkFromToIndex(start, end, text.length());
     int tokens = 0;
     int word = 0;
-    for (int i = 0; i < text.length(); ) {
-      int cp = text.codePointAt(i);
-      i += Character.charCount(cp);
+    for (int i = start; i < end; ) {
+      char c = text.charAt(i);
+      int cp;
+      if (Character.isHighSurrogate(c) && i + 1 < end && Character.isLowSurrogate(text.charAt(i + 1))) {
+        cp = Character.toCodePoint(c, text.charAt(i + 1));
+        i += 2;
+      } else {
+        cp = c;
+        i++;
+      }
       if (Character.isLetterOrDigit(cp)) {
         word++;
         continue;
