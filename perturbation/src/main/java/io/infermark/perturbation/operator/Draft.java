@@ -1,6 +1,7 @@
 package io.infermark.perturbation.operator;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.infermark.core.tokens.TokenCounter;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -22,6 +23,13 @@ public final class Draft {
   /** A splice applied to the text but not yet to {@link #words} (folded in when next needed). */
   private Splicer pending;
   private final List<Edit> edits = new ArrayList<>();
+  /**
+   * The prepared text this draft started from, while the text is that text changed only by splices
+   * (each recorded in {@link #windows}); null otherwise. Lets {@link #tokens} adjust a cached count.
+   */
+  private Prepared origin;
+  /** The stretches splices changed since {@link #origin}, for {@link #tokens}. */
+  private List<Window> windows;
 
   /**
    * A draft of a text and an optional output schema (which the draft owns: pass a copy).
@@ -47,6 +55,7 @@ public final class Draft {
     this.mask = text.mask;
     this.words = text.words;
     this.schema = schema.orElse(null);
+    this.origin = text;
   }
 
   /** Scans {@code text} once for protected spans and words, so that many drafts can start from it. */
@@ -64,6 +73,8 @@ public final class Draft {
     private final String text;
     private final boolean[] mask;
     private final WordIndex words;
+    /** The last count asked for, with its counter (racing threads store equal values). */
+    private volatile Count count;
 
     private Prepared(String text, boolean[] mask, WordIndex words) {
       this.text = text;
@@ -75,6 +86,17 @@ public final class Draft {
     public String text() {
       return text;
     }
+
+    int tokens(TokenCounter counter) {
+      Count c = count;
+      if (c == null || c.counter != counter) {
+        c = new Count(counter, counter.count(text));
+        count = c;
+      }
+      return c.tokens;
+    }
+
+    private record Count(TokenCounter counter, int tokens) {}
 
     @Override
     public String toString() {
@@ -93,6 +115,8 @@ public final class Draft {
     this.mask = null;
     this.words = null;
     this.pending = null;
+    this.origin = null;
+    this.windows = null;
   }
 
   /**
@@ -106,8 +130,86 @@ public final class Draft {
     if (words != null) {
       pending = splicer;
     }
+    record(text, out, splicer);
     this.text = out;
     this.mask = splicer.movedMask();
+  }
+
+  /**
+   * Applies a splice that may move or change protected characters (a reordering): the protected
+   * mask and word index are recomputed from the new text when next needed.
+   */
+  void replace(Splicer splicer) {
+    String out = splicer.apply();
+    record(text, out, splicer);
+    this.text = out;
+    this.mask = null;
+    this.words = null;
+    this.pending = null;
+  }
+
+  /**
+   * The token count of the current text by {@code counter}, equal to {@code counter.count(text())}.
+   * For an {@linkplain TokenCounter#isAdditive() additive} counter and a draft changed only by
+   * splices since it was prepared, the prepared text's count (counted once per space) is adjusted by
+   * the whitespace-bounded stretches the splices changed, instead of counting the whole text.
+   */
+  int tokens(TokenCounter counter) {
+    if (origin == null || !counter.isAdditive()) {
+      return counter.count(text);
+    }
+    int n = origin.tokens(counter);
+    if (windows != null) {
+      for (Window w : windows) {
+        n += counter.countRange(w.after, w.afterStart, w.afterEnd) - counter.countRange(w.before, w.beforeStart, w.beforeEnd);
+      }
+    }
+    return n;
+  }
+
+  /** A stretch of text a splice changed, bounded by whitespace or the text's ends on both sides. */
+  private record Window(String before, int beforeStart, int beforeEnd, String after, int afterStart, int afterEnd) {}
+
+  /**
+   * Records the stretches {@code splicer} changed from {@code old} to {@code out}: each replaced range
+   * widened to whitespace (or the text's ends) on both sides, overlapping ones merged, so the kept text
+   * between windows starts and ends with whitespace and an additive count splits there exactly.
+   */
+  private void record(String old, String out, Splicer splicer) {
+    if (origin == null) {
+      return;
+    }
+    if (windows == null) {
+      windows = new ArrayList<>();
+    }
+    int edits = splicer.size();
+    int n = old.length();
+    int shift = 0;
+    int k = 0;
+    while (k < edits) {
+      int ws = splicer.from(k);
+      while (ws > 0 && !Chars.isWhitespace(old.charAt(ws - 1))) {
+        ws--;
+      }
+      int m = k;
+      int we = splicer.to(m);
+      int shiftEnd = shift + splicer.length(m) - (splicer.to(m) - splicer.from(m));
+      while (true) {
+        while (we < n && !Chars.isWhitespace(old.charAt(we)) && !(m + 1 < edits && splicer.from(m + 1) <= we)) {
+          we++;
+        }
+        if (m + 1 < edits && splicer.from(m + 1) <= we) {
+          m++;
+          we = Math.max(we, splicer.to(m));
+          shiftEnd += splicer.length(m) - (splicer.to(m) - splicer.from(m));
+          continue;
+        }
+        break;
+      }
+      windows.add(new Window(old, ws, we, out, ws + shift, we + shiftEnd));
+      shift = shiftEnd;
+      k = m + 1;
+    }
   }
 
   /**

@@ -117,7 +117,7 @@ public final class Padding implements Operator {
       return; // any text has at least 0 tokens: no need to count it
     }
     String text = draft.text();
-    int tokens = counter.count(text);
+    int tokens = draft.tokens(counter);
     if (tokens >= target) {
       return;
     }
