@@ -38,25 +38,44 @@ final class CharsPerTokenEstimate implements TokenCounter {
     int word = 0;
     for (int i = start; i < end; ) {
       char c = text.charAt(i);
-      int cp;
-      if (Character.isHighSurrogate(c) && i + 1 < end && Character.isLowSurrogate(text.charAt(i + 1))) {
-        cp = Character.toCodePoint(c, text.charAt(i + 1));
-        i += 2;
-      } else {
-        cp = c;
+      int kind;
+      if (c < 128) {
+        kind = ASCII[c];
         i++;
+      } else {
+        int cp;
+        if (Character.isHighSurrogate(c) && i + 1 < end && Character.isLowSurrogate(text.charAt(i + 1))) {
+          cp = Character.toCodePoint(c, text.charAt(i + 1));
+          i += 2;
+        } else {
+          cp = c;
+          i++;
+        }
+        kind = Character.isLetterOrDigit(cp) ? WORD : Character.isWhitespace(cp) ? SPACE : MARK;
       }
-      if (Character.isLetterOrDigit(cp)) {
+      if (kind == WORD) {
         word++;
         continue;
       }
       tokens += wordTokens(word);
       word = 0;
-      if (!Character.isWhitespace(cp)) {
+      if (kind == MARK) {
         tokens++;
       }
     }
     return tokens + wordTokens(word);
+  }
+
+  private static final byte WORD = 0;
+  private static final byte SPACE = 1;
+  private static final byte MARK = 2;
+  /** The kind of each ASCII character, as {@link Character#isLetterOrDigit} and {@link Character#isWhitespace} say. */
+  private static final byte[] ASCII = new byte[128];
+
+  static {
+    for (char c = 0; c < 128; c++) {
+      ASCII[c] = Character.isLetterOrDigit(c) ? WORD : Character.isWhitespace(c) ? SPACE : MARK;
+    }
   }
 
   private int wordTokens(int chars) {

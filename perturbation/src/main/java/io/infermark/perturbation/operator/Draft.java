@@ -3,6 +3,7 @@ package io.infermark.perturbation.operator;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.infermark.core.tokens.TokenCounter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
@@ -23,6 +24,16 @@ public final class Draft {
   /** A splice applied to the text but not yet to {@link #words} (folded in when next needed). */
   private Splicer pending;
   private final List<Edit> edits = new ArrayList<>();
+  /** Scratch space reused by every splice of this draft (a draft lives for one application). */
+  private final StringBuilder buffer = new StringBuilder();
+  /** A mask array this draft owns and no longer uses, to write the next moved mask into; or null. */
+  private boolean[] spareMask;
+  /** Whether {@link #mask} is this draft's own (else it may be a prepared text's shared one). */
+  private boolean ownsMask;
+  /** A word index this draft owns and no longer uses, to build the next moved index in; or null. */
+  private WordIndex spareWords;
+  /** Whether {@link #words} is this draft's own. */
+  private boolean ownsWords;
   /**
    * The prepared text this draft started from, while the text is that text changed only by splices
    * (each recorded in {@link #windows}); null otherwise. Lets {@link #tokens} adjust a cached count.
@@ -112,11 +123,29 @@ public final class Draft {
   /** Replaces the text. */
   public void text(String text) {
     this.text = Objects.requireNonNull(text, "text");
-    this.mask = null;
-    this.words = null;
+    dropMask();
+    dropWords();
     this.pending = null;
     this.origin = null;
     this.windows = null;
+  }
+
+  /** Drops the word index; an owned one becomes the spare for the next update. */
+  private void dropWords() {
+    if (ownsWords) {
+      spareWords = words;
+    }
+    words = null;
+    ownsWords = false;
+  }
+
+  /** Drops the mask; an owned one becomes the spare for the next splice. */
+  private void dropMask() {
+    if (ownsMask) {
+      spareMask = mask;
+    }
+    mask = null;
+    ownsMask = false;
   }
 
   /**
@@ -126,13 +155,25 @@ public final class Draft {
    */
   void splice(Splicer splicer) {
     foldPending();
-    String out = splicer.apply(mask());
+    boolean[] before = mask();
+    boolean[] spare = spareMask;
+    String out = splicer.apply(before, buffer, spare);
     if (words != null) {
       pending = splicer;
     }
     record(text, out, splicer);
     this.text = out;
-    this.mask = splicer.movedMask();
+    boolean[] moved = splicer.movedMask();
+    if (moved != before) {
+      if (moved == spare) {
+        spareMask = null;
+      }
+      if (ownsMask) {
+        spareMask = before;
+      }
+      this.mask = moved;
+      this.ownsMask = true;
+    }
   }
 
   /**
@@ -140,11 +181,11 @@ public final class Draft {
    * mask and word index are recomputed from the new text when next needed.
    */
   void replace(Splicer splicer) {
-    String out = splicer.apply();
+    String out = splicer.apply(null, buffer, null);
     record(text, out, splicer);
     this.text = out;
-    this.mask = null;
-    this.words = null;
+    dropMask();
+    dropWords();
     this.pending = null;
   }
 
@@ -223,6 +264,7 @@ public final class Draft {
   WordIndex wordIndex() {
     if (words == null) {
       words = WordIndex.scan(text, mask());
+      ownsWords = true;
     }
     foldPending();
     return words;
@@ -230,7 +272,12 @@ public final class Draft {
 
   private void foldPending() {
     if (pending != null) {
-      words = words.update(text, mask, pending);
+      WordIndex moved = words.update(text, mask, pending, spareWords);
+      if (moved != words) {
+        spareWords = ownsWords ? words : null;
+        words = moved;
+        ownsWords = true;
+      }
       pending = null;
     }
   }
@@ -251,13 +298,14 @@ public final class Draft {
    * protected where they moved.
    */
   public boolean[] protectedMask() {
-    return mask().clone();
+    return Arrays.copyOf(mask(), text.length());
   }
 
   /** The protected mask itself, computed once per text; read-only (it may be shared). */
   boolean[] mask() {
     if (mask == null) {
       mask = ProtectedSpans.mask(text);
+      ownsMask = true;
     }
     return mask;
   }

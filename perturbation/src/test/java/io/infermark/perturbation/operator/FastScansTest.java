@@ -71,7 +71,7 @@ class FastScansTest {
   }
 
   @Test
-  void draftTokenCountAdjustedBySplicesEqualsAFullCount() {
+  void draftTokenCountAndRecycledIndexAfterSplicesEqualFreshOnes() {
     SplittableRandom random = new SplittableRandom(3);
     TokenCounter[] counters = {TokenCounter.estimate(), TokenCounter.estimate(2.0)};
     for (int t = 0; t < 2000; t++) {
@@ -97,6 +97,11 @@ class FastScansTest {
           draft.splice(splicer);
         } else {
           draft.replace(splicer);
+        }
+        if (random.nextBoolean()) {
+          // The index built in a recycled spare equals a fresh scan (and the mask is only as long as the text).
+          assertThat(words(draft.wordIndex())).isEqualTo(words(WordIndex.scan(draft.text(), draft.mask())));
+          assertThat(draft.protectedMask()).hasSize(draft.text().length());
         }
         for (TokenCounter counter : counters) {
           assertThat(draft.tokens(counter)).as("'%s' -> '%s'", base, draft.text()).isEqualTo(counter.count(draft.text()));
