@@ -69,7 +69,10 @@ final class Splicer {
     int length = text.length() + growth;
     StringBuilder s = buffer == null ? new StringBuilder(length) : buffer;
     s.setLength(0);
-    boolean[] out = mask == null ? null : spare != null && spare.length >= length ? spare : new boolean[length];
+    s.ensureCapacity(length);
+    // A new mask gets room to grow, so that it can be reused as the spare of later, longer texts.
+    boolean[] out = mask == null ? null
+        : spare != null && spare.length >= length ? spare : new boolean[buffer == null ? length : length + length / 8];
     int at = 0;
     for (int k = 0; k < size; k++) {
       int i = order[k];
@@ -78,6 +81,9 @@ final class Splicer {
       }
       if (out != null) {
         System.arraycopy(mask, at, out, s.length(), from[i] - at);
+        // Inserted characters are unprotected (a reused spare may hold old flags there).
+        int p = s.length() + from[i] - at;
+        Arrays.fill(out, p, p + with[i].length(), false);
       }
       s.append(text, at, from[i]);
       s.append(with[i]);

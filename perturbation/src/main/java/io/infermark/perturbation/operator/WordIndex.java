@@ -106,7 +106,7 @@ final class WordIndex {
       java.util.Arrays.fill(out.eligibleCounts, 0);
       out.ensure(count + 2 * edits);
     } else {
-      out = new WordIndex(count + 2 * edits);
+      out = new WordIndex(count + 2 * edits + count / 8); // room to be reused as a spare later
     }
     int old = 0;
     int k = 0;

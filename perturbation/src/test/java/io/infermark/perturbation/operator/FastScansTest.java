@@ -94,7 +94,11 @@ class FastScansTest {
           splicer.replace(edits[k][0], edits[k][1], randomText(random, random.nextInt(3)));
         }
         if (random.nextBoolean()) {
+          boolean[] before = draft.protectedMask();
           draft.splice(splicer);
+          // The moved mask (maybe written into a recycled array) equals one moved into a fresh array.
+          splicer.apply(before);
+          assertThat(draft.protectedMask()).isEqualTo(splicer.movedMask());
         } else {
           draft.replace(splicer);
         }
