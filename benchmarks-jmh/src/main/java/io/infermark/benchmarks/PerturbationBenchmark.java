@@ -34,9 +34,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * 50 µs), and generating {@value #POINTS}-point Sobol and Latin hypercube designs over six
  * three-level factors.
  *
- * <p>For scale, {@link #countTokensOf2000TokenPrompt()} is the one full {@link TokenCounter} pass that
- * padding has to make over the already-perturbed text (a floor no operator change can remove), and
- * {@link #applyOneOperator(OneOperator)} applies each operator alone at level 1 to the base text.
+ * <p>For scale, {@link #countTokensOf2000TokenPrompt()} is one full {@link TokenCounter} pass over the
+ * prompt: with an additive counter such as the estimate, padding no longer makes it per variant (the
+ * base text is counted once per space and adjusted by the stretches earlier operators changed), but a
+ * BPE counter still does. {@link #applyOneOperator(OneOperator)} applies each operator alone at level 1
+ * to the base text.
  *
  * <p>Run: {@code java -jar benchmarks-jmh/target/benchmarks.jar Perturbation}.
  */

@@ -22,22 +22,60 @@ final class CharsPerTokenEstimate implements TokenCounter {
 
   @Override
   public int count(String text) {
+    return countRange(text, 0, text.length());
+  }
+
+  /** Additive: whitespace ends a word and counts nothing, so it splits the count exactly. */
+  @Override
+  public boolean isAdditive() {
+    return true;
+  }
+
+  @Override
+  public int countRange(CharSequence text, int start, int end) {
+    java.util.Objects.checkFromToIndex(start, end, text.length());
     int tokens = 0;
     int word = 0;
-    for (int i = 0; i < text.length(); ) {
-      int cp = text.codePointAt(i);
-      i += Character.charCount(cp);
-      if (Character.isLetterOrDigit(cp)) {
+    for (int i = start; i < end; ) {
+      char c = text.charAt(i);
+      int kind;
+      if (c < 128) {
+        kind = ASCII[c];
+        i++;
+      } else {
+        int cp;
+        if (Character.isHighSurrogate(c) && i + 1 < end && Character.isLowSurrogate(text.charAt(i + 1))) {
+          cp = Character.toCodePoint(c, text.charAt(i + 1));
+          i += 2;
+        } else {
+          cp = c;
+          i++;
+        }
+        kind = Character.isLetterOrDigit(cp) ? WORD : Character.isWhitespace(cp) ? SPACE : MARK;
+      }
+      if (kind == WORD) {
         word++;
         continue;
       }
       tokens += wordTokens(word);
       word = 0;
-      if (!Character.isWhitespace(cp)) {
+      if (kind == MARK) {
         tokens++;
       }
     }
     return tokens + wordTokens(word);
+  }
+
+  private static final byte WORD = 0;
+  private static final byte SPACE = 1;
+  private static final byte MARK = 2;
+  /** The kind of each ASCII character, as {@link Character#isLetterOrDigit} and {@link Character#isWhitespace} say. */
+  private static final byte[] ASCII = new byte[128];
+
+  static {
+    for (char c = 0; c < 128; c++) {
+      ASCII[c] = Character.isLetterOrDigit(c) ? WORD : Character.isWhitespace(c) ? SPACE : MARK;
+    }
   }
 
   private int wordTokens(int chars) {

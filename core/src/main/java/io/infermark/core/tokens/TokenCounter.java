@@ -19,6 +19,30 @@ public interface TokenCounter {
   String name();
 
   /**
+   * True when counts add up across whitespace: {@code count(a + b) == count(a) + count(b)} for any
+   * texts {@code a} and {@code b} where {@code a} ends or {@code b} starts with a whitespace character
+   * ({@link Character#isWhitespace(int)}). A caller may then count a long text once and, after
+   * editing it, adjust by the whitespace-bounded stretches it changed instead of counting it again.
+   * False by default: BPE vocabularies and calibrated counters are only nearly additive.
+   * {@link #estimate()} is additive.
+   */
+  default boolean isAdditive() {
+    return false;
+  }
+
+  /**
+   * The number of tokens in {@code text.subSequence(start, end)}, always equal to
+   * {@code count(text.subSequence(start, end).toString())} (the default); counters may override it
+   * to count without copying.
+   *
+   * @throws IndexOutOfBoundsException unless {@code 0 <= start <= end <= text.length()}
+   */
+  default int countRange(CharSequence text, int start, int end) {
+    java.util.Objects.checkFromToIndex(start, end, text.length());
+    return count(text.subSequence(start, end).toString());
+  }
+
+  /**
    * Tokens of a prompt's content: the sum over its messages' contents. Chat-template overhead
    * (role markers, separators) is the server's and is not included.
    */

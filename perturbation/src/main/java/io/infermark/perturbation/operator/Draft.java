@@ -1,7 +1,9 @@
 package io.infermark.perturbation.operator;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.infermark.core.tokens.TokenCounter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
@@ -22,6 +24,23 @@ public final class Draft {
   /** A splice applied to the text but not yet to {@link #words} (folded in when next needed). */
   private Splicer pending;
   private final List<Edit> edits = new ArrayList<>();
+  /** Scratch space reused by every splice of this draft (a draft lives for one application). */
+  private final StringBuilder buffer = new StringBuilder();
+  /** A mask array this draft owns and no longer uses, to write the next moved mask into; or null. */
+  private boolean[] spareMask;
+  /** Whether {@link #mask} is this draft's own (else it may be a prepared text's shared one). */
+  private boolean ownsMask;
+  /** A word index this draft owns and no longer uses, to build the next moved index in; or null. */
+  private WordIndex spareWords;
+  /** Whether {@link #words} is this draft's own. */
+  private boolean ownsWords;
+  /**
+   * The prepared text this draft started from, while the text is that text changed only by splices
+   * (each recorded in {@link #windows}); null otherwise. Lets {@link #tokens} adjust a cached count.
+   */
+  private Prepared origin;
+  /** The stretches splices changed since {@link #origin}, for {@link #tokens}. */
+  private List<Window> windows;
 
   /**
    * A draft of a text and an optional output schema (which the draft owns: pass a copy).
@@ -47,6 +66,7 @@ public final class Draft {
     this.mask = text.mask;
     this.words = text.words;
     this.schema = schema.orElse(null);
+    this.origin = text;
   }
 
   /** Scans {@code text} once for protected spans and words, so that many drafts can start from it. */
@@ -64,6 +84,8 @@ public final class Draft {
     private final String text;
     private final boolean[] mask;
     private final WordIndex words;
+    /** The last count asked for, with its counter (racing threads store equal values). */
+    private volatile Count count;
 
     private Prepared(String text, boolean[] mask, WordIndex words) {
       this.text = text;
@@ -75,6 +97,17 @@ public final class Draft {
     public String text() {
       return text;
     }
+
+    int tokens(TokenCounter counter) {
+      Count c = count;
+      if (c == null || c.counter != counter) {
+        c = new Count(counter, counter.count(text));
+        count = c;
+      }
+      return c.tokens;
+    }
+
+    private record Count(TokenCounter counter, int tokens) {}
 
     @Override
     public String toString() {
@@ -90,9 +123,29 @@ public final class Draft {
   /** Replaces the text. */
   public void text(String text) {
     this.text = Objects.requireNonNull(text, "text");
-    this.mask = null;
-    this.words = null;
+    dropMask();
+    dropWords();
     this.pending = null;
+    this.origin = null;
+    this.windows = null;
+  }
+
+  /** Drops the word index; an owned one becomes the spare for the next update. */
+  private void dropWords() {
+    if (ownsWords) {
+      spareWords = words;
+    }
+    words = null;
+    ownsWords = false;
+  }
+
+  /** Drops the mask; an owned one becomes the spare for the next splice. */
+  private void dropMask() {
+    if (ownsMask) {
+      spareMask = mask;
+    }
+    mask = null;
+    ownsMask = false;
   }
 
   /**
@@ -102,12 +155,102 @@ public final class Draft {
    */
   void splice(Splicer splicer) {
     foldPending();
-    String out = splicer.apply(mask());
+    boolean[] before = mask();
+    boolean[] spare = spareMask;
+    String out = splicer.apply(before, buffer, spare);
     if (words != null) {
       pending = splicer;
     }
+    record(text, out, splicer);
     this.text = out;
-    this.mask = splicer.movedMask();
+    boolean[] moved = splicer.movedMask();
+    if (moved != before) {
+      if (moved == spare) {
+        spareMask = null;
+      }
+      if (ownsMask) {
+        spareMask = before;
+      }
+      this.mask = moved;
+      this.ownsMask = true;
+    }
+  }
+
+  /**
+   * Applies a splice that may move or change protected characters (a reordering): the protected
+   * mask and word index are recomputed from the new text when next needed.
+   */
+  void replace(Splicer splicer) {
+    String out = splicer.apply(null, buffer, null);
+    record(text, out, splicer);
+    this.text = out;
+    dropMask();
+    dropWords();
+    this.pending = null;
+  }
+
+  /**
+   * The token count of the current text by {@code counter}, equal to {@code counter.count(text())}.
+   * For an {@linkplain TokenCounter#isAdditive() additive} counter and a draft changed only by
+   * splices since it was prepared, the prepared text's count (counted once per space) is adjusted by
+   * the whitespace-bounded stretches the splices changed, instead of counting the whole text.
+   */
+  int tokens(TokenCounter counter) {
+    if (origin == null || !counter.isAdditive()) {
+      return counter.count(text);
+    }
+    int n = origin.tokens(counter);
+    if (windows != null) {
+      for (Window w : windows) {
+        n += counter.countRange(w.after, w.afterStart, w.afterEnd) - counter.countRange(w.before, w.beforeStart, w.beforeEnd);
+      }
+    }
+    return n;
+  }
+
+  /** A stretch of text a splice changed, bounded by whitespace or the text's ends on both sides. */
+  private record Window(String before, int beforeStart, int beforeEnd, String after, int afterStart, int afterEnd) {}
+
+  /**
+   * Records the stretches {@code splicer} changed from {@code old} to {@code out}: each replaced range
+   * widened to whitespace (or the text's ends) on both sides, overlapping ones merged, so the kept text
+   * between windows starts and ends with whitespace and an additive count splits there exactly.
+   */
+  private void record(String old, String out, Splicer splicer) {
+    if (origin == null) {
+      return;
+    }
+    if (windows == null) {
+      windows = new ArrayList<>();
+    }
+    int edits = splicer.size();
+    int n = old.length();
+    int shift = 0;
+    int k = 0;
+    while (k < edits) {
+      int ws = splicer.from(k);
+      while (ws > 0 && !Chars.isWhitespace(old.charAt(ws - 1))) {
+        ws--;
+      }
+      int m = k;
+      int we = splicer.to(m);
+      int shiftEnd = shift + splicer.length(m) - (splicer.to(m) - splicer.from(m));
+      while (true) {
+        while (we < n && !Chars.isWhitespace(old.charAt(we)) && !(m + 1 < edits && splicer.from(m + 1) <= we)) {
+          we++;
+        }
+        if (m + 1 < edits && splicer.from(m + 1) <= we) {
+          m++;
+          we = Math.max(we, splicer.to(m));
+          shiftEnd += splicer.length(m) - (splicer.to(m) - splicer.from(m));
+          continue;
+        }
+        break;
+      }
+      windows.add(new Window(old, ws, we, out, ws + shift, we + shiftEnd));
+      shift = shiftEnd;
+      k = m + 1;
+    }
   }
 
   /**
@@ -121,6 +264,7 @@ public final class Draft {
   WordIndex wordIndex() {
     if (words == null) {
       words = WordIndex.scan(text, mask());
+      ownsWords = true;
     }
     foldPending();
     return words;
@@ -128,7 +272,12 @@ public final class Draft {
 
   private void foldPending() {
     if (pending != null) {
-      words = words.update(text, mask, pending);
+      WordIndex moved = words.update(text, mask, pending, spareWords);
+      if (moved != words) {
+        spareWords = ownsWords ? words : null;
+        words = moved;
+        ownsWords = true;
+      }
       pending = null;
     }
   }
@@ -149,13 +298,14 @@ public final class Draft {
    * protected where they moved.
    */
   public boolean[] protectedMask() {
-    return mask().clone();
+    return Arrays.copyOf(mask(), text.length());
   }
 
   /** The protected mask itself, computed once per text; read-only (it may be shared). */
   boolean[] mask() {
     if (mask == null) {
       mask = ProtectedSpans.mask(text);
+      ownsMask = true;
     }
     return mask;
   }

@@ -69,11 +69,11 @@ final class Levels {
       Arrays.sort(out);
       return out;
     }
-    // Sparse: slot -> value for the slots moved so far; every other slot i holds i.
+    // Sparse: slot -> value for the slots moved so far; every other slot i holds i. Keys are stored
+    // plus one, so a fresh (zeroed) table is empty without filling it.
     int size = Integer.highestOneBit(Math.max(8, k * 4 - 1)) << 1;
     int[] keys = new int[size];
     int[] values = new int[size];
-    Arrays.fill(keys, -1);
     int[] out = new int[k];
     for (int i = 0; i < k; i++) {
       int j = i + random.nextInt(n - i);
@@ -88,8 +88,8 @@ final class Levels {
 
   private static int get(int[] keys, int[] values, int key) {
     int mask = keys.length - 1;
-    for (int slot = (key * 0x9E3779B9) >>> 7 & mask; keys[slot] >= 0; slot = (slot + 1) & mask) {
-      if (keys[slot] == key) {
+    for (int slot = (key * 0x9E3779B9) >>> 7 & mask; keys[slot] != 0; slot = (slot + 1) & mask) {
+      if (keys[slot] == key + 1) {
         return values[slot];
       }
     }
@@ -99,10 +99,10 @@ final class Levels {
   private static void put(int[] keys, int[] values, int key, int value) {
     int mask = keys.length - 1;
     int slot = (key * 0x9E3779B9) >>> 7 & mask;
-    while (keys[slot] >= 0 && keys[slot] != key) {
+    while (keys[slot] != 0 && keys[slot] != key + 1) {
       slot = (slot + 1) & mask;
     }
-    keys[slot] = key;
+    keys[slot] = key + 1;
     values[slot] = value;
   }
 

@@ -17,7 +17,9 @@ import java.util.SplittableRandom;
  * {@link TokenCounter}; the last sentence is cut at a word, so the result exceeds {@code t} by less
  * than one word's tokens. Counting text and padding apart assumes the counter is additive across
  * the blank line between them, which {@link TokenCounter#estimate()} is exactly and BPE
- * vocabularies are nearly. A text already at or above
+ * vocabularies are nearly. With an {@linkplain TokenCounter#isAdditive() additive} counter the text is
+ * not recounted: the space's base text is counted once and adjusted by the stretches earlier
+ * operators changed (the same number a full count gives). A text already at or above
  * the target is left alone. Sentences come from the bundled, documented {@code distractors.txt}
  * unless others are given; the seed picks where in the list to start.
  *
@@ -117,7 +119,7 @@ public final class Padding implements Operator {
       return; // any text has at least 0 tokens: no need to count it
     }
     String text = draft.text();
-    int tokens = counter.count(text);
+    int tokens = draft.tokens(counter);
     if (tokens >= target) {
       return;
     }

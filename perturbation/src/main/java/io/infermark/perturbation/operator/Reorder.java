@@ -159,7 +159,7 @@ public final class Reorder implements Operator {
         splicer.replace(target[0], target[1], moved);
       }
     }
-    draft.text(splicer.apply());
+    draft.replace(splicer);
   }
 
   private static boolean endsSentence(String s) {

@@ -48,6 +48,15 @@ final class Splicer {
    * moved along with the text: kept characters keep their flag, inserted ones are unprotected.
    */
   String apply(boolean[] mask) {
+    return apply(mask, null, null);
+  }
+
+  /**
+   * {@link #apply(boolean[])}, building the text in {@code buffer} (cleared first; may be null) and
+   * the moved mask in {@code spare} when it is long enough (may be null; its tail past the new text
+   * is left as it was, so the moved mask may be longer than the text).
+   */
+  String apply(boolean[] mask, StringBuilder buffer, boolean[] spare) {
     sort();
     if (size == 0) {
       movedMask = mask;
@@ -57,8 +66,13 @@ final class Splicer {
     for (int k = 0; k < size; k++) {
       growth += with[k].length() - (to[k] - from[k]);
     }
-    StringBuilder s = new StringBuilder(text.length() + growth);
-    boolean[] out = mask == null ? null : new boolean[text.length() + growth];
+    int length = text.length() + growth;
+    StringBuilder s = buffer == null ? new StringBuilder(length) : buffer;
+    s.setLength(0);
+    s.ensureCapacity(length);
+    // A new mask gets room to grow, so that it can be reused as the spare of later, longer texts.
+    boolean[] out = mask == null ? null
+        : spare != null && spare.length >= length ? spare : new boolean[buffer == null ? length : length + length / 8];
     int at = 0;
     for (int k = 0; k < size; k++) {
       int i = order[k];
@@ -67,6 +81,9 @@ final class Splicer {
       }
       if (out != null) {
         System.arraycopy(mask, at, out, s.length(), from[i] - at);
+        // Inserted characters are unprotected (a reused spare may hold old flags there).
+        int p = s.length() + from[i] - at;
+        Arrays.fill(out, p, p + with[i].length(), false);
       }
       s.append(text, at, from[i]);
       s.append(with[i]);

@@ -81,6 +81,14 @@ final class WordIndex {
    * ({@code mask} being the moved mask).
    */
   WordIndex update(String text, boolean[] mask, Splicer splicer) {
+    return update(text, mask, splicer, null);
+  }
+
+  /**
+   * {@link #update(String, boolean[], Splicer)}, building the result in {@code spare} (an index no
+   * longer used, overwritten; not this one) when given, instead of a new index.
+   */
+  WordIndex update(String text, boolean[] mask, Splicer splicer, WordIndex spare) {
     int edits = splicer.size();
     if (edits == 0) {
       return this;
@@ -91,7 +99,15 @@ final class WordIndex {
       shift[k + 1] = shift[k] + splicer.length(k) - (splicer.to(k) - splicer.from(k));
     }
     int n = text.length();
-    WordIndex out = new WordIndex(count + 2 * edits);
+    WordIndex out;
+    if (spare != null && spare != this) {
+      out = spare;
+      out.count = 0;
+      java.util.Arrays.fill(out.eligibleCounts, 0);
+      out.ensure(count + 2 * edits);
+    } else {
+      out = new WordIndex(count + 2 * edits + count / 8); // room to be reused as a spare later
+    }
     int old = 0;
     int k = 0;
     while (k < edits) {

@@ -2,6 +2,7 @@ package io.infermark.perturbation.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.infermark.core.tokens.TokenCounter;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -66,6 +67,52 @@ class FastScansTest {
         text = out;
         mask = moved;
       }
+    }
+  }
+
+  @Test
+  void draftTokenCountAndRecycledIndexAfterSplicesEqualFreshOnes() {
+    SplittableRandom random = new SplittableRandom(3);
+    TokenCounter[] counters = {TokenCounter.estimate(), TokenCounter.estimate(2.0)};
+    for (int t = 0; t < 2000; t++) {
+      String base = randomText(random, random.nextInt(60));
+      Draft.Prepared prepared = Draft.prepare(base);
+      Draft draft = new Draft(prepared, java.util.Optional.empty());
+      for (int round = 0; round < 4; round++) {
+        String text = draft.text();
+        Splicer splicer = new Splicer(text);
+        int at = 0;
+        int[][] edits = new int[random.nextInt(6)][];
+        int e = 0;
+        while (e < edits.length && at <= text.length()) {
+          int from = at + random.nextInt(text.length() - at + 1);
+          int to = Math.min(text.length(), from + random.nextInt(5));
+          edits[e++] = new int[] {from, to};
+          at = to + random.nextInt(2);
+        }
+        for (int k = e - 1; k >= 0; k--) {
+          splicer.replace(edits[k][0], edits[k][1], randomText(random, random.nextInt(3)));
+        }
+        if (random.nextBoolean()) {
+          boolean[] before = draft.protectedMask();
+          draft.splice(splicer);
+          // The moved mask (maybe written into a recycled array) equals one moved into a fresh array.
+          splicer.apply(before);
+          assertThat(draft.protectedMask()).isEqualTo(splicer.movedMask());
+        } else {
+          draft.replace(splicer);
+        }
+        if (random.nextBoolean()) {
+          // The index built in a recycled spare equals a fresh scan (and the mask is only as long as the text).
+          assertThat(words(draft.wordIndex())).isEqualTo(words(WordIndex.scan(draft.text(), draft.mask())));
+          assertThat(draft.protectedMask()).hasSize(draft.text().length());
+        }
+        for (TokenCounter counter : counters) {
+          assertThat(draft.tokens(counter)).as("'%s' -> '%s'", base, draft.text()).isEqualTo(counter.count(draft.text()));
+        }
+      }
+      draft.text(draft.text() + " tail");
+      assertThat(draft.tokens(counters[0])).isEqualTo(counters[0].count(draft.text()));
     }
   }
 
