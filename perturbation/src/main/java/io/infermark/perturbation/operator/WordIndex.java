@@ -58,12 +58,18 @@ final class WordIndex {
         return cached - 1;
       }
     }
-    int n = 0;
-    for (int id = 0; id < count; id++) {
-      n += eligible(id, minLength) ? 1 : 0;
-    }
+    int n = countEligible(0, count, minLength);
     if (minLength >= 1 && minLength < eligibleCounts.length) {
       eligibleCounts[minLength] = n + 1;
+    }
+    return n;
+  }
+
+  /** How many of words {@code [from, to)} are eligible at {@code minLength}. */
+  private int countEligible(int from, int to, int minLength) {
+    int n = 0;
+    for (int id = from; id < to; id++) {
+      n += eligible(id, minLength) ? 1 : 0;
     }
     return n;
   }
@@ -108,6 +114,8 @@ final class WordIndex {
     } else {
       out = new WordIndex(count + 2 * edits + count / 8); // room to be reused as a spare later
     }
+    // Read before out is cleared: a spare is never this index, but be safe about the order anyway.
+    int[] counts = eligibleCounts.clone();
     int old = 0;
     int k = 0;
     while (k < edits) {
@@ -136,10 +144,18 @@ final class WordIndex {
       int before = firstAtOrAfter(oldWs, old);
       out.copyShifted(this, old, before, shift[k]);
       old = firstAtOrAfter(oldWe, before);
+      int scanned = out.count;
       out.scan(text, mask, ws, we);
+      // Cached eligible counts move along: minus the window's old words, plus its rescanned ones.
+      for (int len = 1; len < counts.length; len++) {
+        if (counts[len] != 0) {
+          counts[len] += out.countEligible(scanned, out.count, len) - countEligible(before, old, len);
+        }
+      }
       k = m + 1;
     }
     out.copyShifted(this, old, count, shift[edits]);
+    System.arraycopy(counts, 0, out.eligibleCounts, 0, counts.length);
     return out;
   }
 
