@@ -73,7 +73,7 @@ public final class Draft {
   public static Prepared prepare(String text) {
     Objects.requireNonNull(text, "text");
     boolean[] mask = ProtectedSpans.mask(text);
-    return new Prepared(text, mask, WordIndex.scan(text, mask));
+    return new Prepared(text, mask, WordIndex.scan(text, mask).countAllEligible());
   }
 
   /**

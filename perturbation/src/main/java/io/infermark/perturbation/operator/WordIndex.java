@@ -65,6 +65,25 @@ final class WordIndex {
     return n;
   }
 
+  /**
+   * Caches {@link #eligibleCount(int)} for every cached minimum length in one pass, so that indexes
+   * moved from this one by {@link #update} carry them all along instead of rescanning. Returns this.
+   */
+  WordIndex countAllEligible() {
+    int[] byLength = new int[eligibleCounts.length];
+    for (int id = 0; id < count; id++) {
+      if (flags[id] == 0) {
+        byLength[Math.min(end[id] - start[id], byLength.length - 1)]++;
+      }
+    }
+    int n = 0;
+    for (int len = byLength.length - 1; len >= 1; len--) {
+      n += byLength[len];
+      eligibleCounts[len] = n + 1;
+    }
+    return this;
+  }
+
   /** How many of words {@code [from, to)} are eligible at {@code minLength}. */
   private int countEligible(int from, int to, int minLength) {
     int n = 0;

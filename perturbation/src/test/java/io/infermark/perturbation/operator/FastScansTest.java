@@ -45,6 +45,11 @@ class FastScansTest {
       boolean[] mask = ProtectedSpans.mask(text);
       WordIndex index = WordIndex.scan(text, mask);
       assertThat(words(index)).as("scan of '%s'", text).isEqualTo(referenceWords(text, mask));
+      if (random.nextBoolean()) {
+        index.countAllEligible();
+      } else {
+        index.eligibleCount(1 + random.nextInt(7));
+      }
       for (int round = 0; round < 3; round++) {
         Splicer splicer = new Splicer(text);
         int at = 0;
@@ -64,6 +69,11 @@ class FastScansTest {
         boolean[] moved = splicer.movedMask();
         index = index.update(out, moved, splicer);
         assertThat(words(index)).as("'%s' -> '%s'", text, out).isEqualTo(referenceWords(out, moved));
+        // Eligible counts carried through the update equal those of a fresh scan.
+        WordIndex fresh = WordIndex.scan(out, moved);
+        for (int len = 1; len <= 9; len++) {
+          assertThat(index.eligibleCount(len)).as("eligible at %d in '%s'", len, out).isEqualTo(fresh.eligibleCount(len));
+        }
         text = out;
         mask = moved;
       }
