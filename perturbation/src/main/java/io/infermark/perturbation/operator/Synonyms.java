@@ -87,13 +87,8 @@ public final class Synonyms implements Operator {
     }
     String text = draft.text();
     Words words = draft.words(1);
-    int[] textCandidates = words.ids();
-    int t = 0;
-    for (int id : textCandidates) {
-      if (lexicon.lookup(text, words.start(id), words.end(id)) != null) {
-        textCandidates[t++] = id;
-      }
-    }
+    int[] textCandidates = words.withSynonyms(text, lexicon);
+    int t = textCandidates.length;
     List<Slot> slots = new ArrayList<>();
     draft.schema().ifPresent(s -> collect(s, "", slots));
     int total = t + slots.size();

@@ -56,6 +56,24 @@ final class Words {
   }
 
   /**
+   * The ids, in text order, of the eligible words of {@code text} that have an entry in
+   * {@code lexicon}. One walk over the index: equal to filtering {@link #ids()}.
+   */
+  int[] withSynonyms(String text, Lexicon lexicon) {
+    int[] out = new int[count];
+    int k = 0;
+    for (int id = 0, seen = 0; id < index.count() && seen < count; id++) {
+      if (index.eligible(id, minLength)) {
+        seen++;
+        if (lexicon.lookup(text, index.start(id), index.end(id)) != null) {
+          out[k++] = id;
+        }
+      }
+    }
+    return java.util.Arrays.copyOf(out, k);
+  }
+
+  /**
    * The ids of {@code k} distinct eligible words in text order, drawn uniformly without replacement
    * (a partial Fisher–Yates shuffle of the eligible words' ranks).
    */
