@@ -84,6 +84,23 @@ final class WordIndex {
     return this;
   }
 
+  /**
+   * Adds {@code sign} to each cached count in {@code counts} (by minimum length, 0 = not cached) for
+   * every word of {@code [from, to)} eligible at that length.
+   */
+  private void addEligible(int from, int to, int[] counts, int sign) {
+    for (int id = from; id < to; id++) {
+      if (flags[id] == 0) {
+        int top = Math.min(end[id] - start[id], counts.length - 1);
+        for (int len = 1; len <= top; len++) {
+          if (counts[len] != 0) {
+            counts[len] += sign;
+          }
+        }
+      }
+    }
+  }
+
   /** How many of words {@code [from, to)} are eligible at {@code minLength}. */
   private int countEligible(int from, int to, int minLength) {
     int n = 0;
@@ -166,11 +183,8 @@ final class WordIndex {
       int scanned = out.count;
       out.scan(text, mask, ws, we);
       // Cached eligible counts move along: minus the window's old words, plus its rescanned ones.
-      for (int len = 1; len < counts.length; len++) {
-        if (counts[len] != 0) {
-          counts[len] += out.countEligible(scanned, out.count, len) - countEligible(before, old, len);
-        }
-      }
+      out.addEligible(scanned, out.count, counts, 1);
+      addEligible(before, old, counts, -1);
       k = m + 1;
     }
     out.copyShifted(this, old, count, shift[edits]);
