@@ -197,23 +197,6 @@ class BenchmarkTest {
     });
   }
 
-  /**
-   * The system clock plus an offset the test can jump forward, so a test decides when a run's
-   * deadline has passed instead of racing it; waits still elapse in real time.
-   */
-  private static final class JumpingClock implements Clock {
-    private final java.util.concurrent.atomic.AtomicLong offset = new java.util.concurrent.atomic.AtomicLong();
-
-    @Override
-    public long nanoTime() {
-      return System.nanoTime() + offset.get();
-    }
-
-    void jump(Duration d) {
-      offset.addAndGet(d.toNanos());
-    }
-  }
-
   /** A target that, once {@code n} requests are in, jumps the clock an hour ahead and then delegates. */
   private static Target jumpWhenAllIn(int n, JumpingClock clock, Target then) {
     CountDownLatch allIn = new CountDownLatch(n);

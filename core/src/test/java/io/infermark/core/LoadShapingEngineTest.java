@@ -3,9 +3,7 @@ package io.infermark.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.RequestRecord;
-import io.infermark.core.capture.Usage;
 import io.infermark.core.control.ControlSignal;
 import io.infermark.core.control.ControlStep;
 import io.infermark.core.control.PidController;
@@ -32,14 +30,8 @@ import org.junit.jupiter.api.Test;
 
 class LoadShapingEngineTest {
 
-  private static final Clock CLOCK = Clock.system();
   private static final Prompt PROMPT = Prompt.user("hello");
-  private static final Target INSTANT = (request, observer, cancellation) -> {
-    observer.onResponseHeaders(200, CLOCK.nanoTime());
-    observer.onChunk(CLOCK.nanoTime(), ChunkKind.CONTENT, 1);
-    observer.onUsage(Usage.of(5, 1));
-    observer.onComplete(CLOCK.nanoTime());
-  };
+  private static final Target INSTANT = OneTokenTarget.INSTANCE;
 
   @Test
   void workloadSetsEachRequestsPromptAndParameters() {

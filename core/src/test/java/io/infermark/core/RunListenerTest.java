@@ -3,10 +3,8 @@ package io.infermark.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.RequestRecord;
-import io.infermark.core.capture.Usage;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.InferenceRequest;
 import io.infermark.core.request.Prompt;
@@ -21,14 +19,8 @@ import org.junit.jupiter.api.Test;
 
 class RunListenerTest {
 
-  private static final Clock CLOCK = Clock.system();
   private static final Prompt PROMPT = Prompt.user("hello");
-  private static final Target INSTANT = (request, observer, cancellation) -> {
-    observer.onResponseHeaders(200, CLOCK.nanoTime());
-    observer.onChunk(CLOCK.nanoTime(), ChunkKind.CONTENT, 1);
-    observer.onUsage(Usage.of(5, 1));
-    observer.onComplete(CLOCK.nanoTime());
-  };
+  private static final Target INSTANT = OneTokenTarget.INSTANCE;
 
   /** Records the order of events, and checks that onRecord calls never overlap. */
   private static final class Recording implements RunListener {
@@ -82,7 +74,7 @@ class RunListenerTest {
     Recording listener = new Recording();
     JumpingClock clock = new JumpingClock();
     Target jumpFirst = (request, observer, cancellation) -> {
-      clock.jumpHours(1); // the run's one-minute timeout passes during the first request
+      clock.jump(java.time.Duration.ofHours(1)); // the run's one-minute timeout passes during the first request
       INSTANT.execute(request, observer, cancellation);
     };
 
@@ -190,18 +182,5 @@ class RunListenerTest {
     int n = lags.length;
     int lo = (int) Math.floor(0.99 * (n - 1));
     assertThat(approx.lagP99Nanos()).isBetween(lags[Math.max(0, lo - 1)] * 0.999 - 1, lags[n - 1] * 1.001 + 1);
-  }
-
-  private static final class JumpingClock implements Clock {
-    private final java.util.concurrent.atomic.AtomicLong offset = new java.util.concurrent.atomic.AtomicLong();
-
-    @Override
-    public long nanoTime() {
-      return System.nanoTime() + offset.get();
-    }
-
-    void jumpHours(int h) {
-      offset.addAndGet(h * 3_600_000_000_000L);
-    }
   }
 }
