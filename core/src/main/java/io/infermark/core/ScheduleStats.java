@@ -66,8 +66,12 @@ public record ScheduleStats(OptionalDouble requestedRate, double scheduledRate, 
 
 
   private static double rate(long[] sortedTimes) {
-    int n = sortedTimes.length;
-    long span = sortedTimes[n - 1] - sortedTimes[0];
+    return rate(sortedTimes.length, sortedTimes[0], sortedTimes[sortedTimes.length - 1]);
+  }
+
+  /** Requests/s of {@code n} events from {@code first} to {@code last} ns: (n−1) / span, 0 if n < 2 or no span. */
+  static double rate(int n, long first, long last) {
+    long span = last - first;
     return n < 2 || span <= 0 ? 0 : (n - 1) / (span / 1e9);
   }
 

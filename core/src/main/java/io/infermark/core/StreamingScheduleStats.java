@@ -42,13 +42,8 @@ final class StreamingScheduleStats {
     if (sent == 0) {
       return new ScheduleStats(requestedRate, 0, 0, 0, notSent, 0, 0, 0, 0, 0);
     }
-    return new ScheduleStats(requestedRate, rate(firstIntended, lastIntended), rate(firstSend, lastSend), sent,
-        notSent, lags.getValueAtPercentile(50), lags.getValueAtPercentile(90), lags.getValueAtPercentile(99),
+    return new ScheduleStats(requestedRate, ScheduleStats.rate(sent, firstIntended, lastIntended),
+        ScheduleStats.rate(sent, firstSend, lastSend), sent, notSent, lags.getValueAtPercentile(50), lags.getValueAtPercentile(90), lags.getValueAtPercentile(99),
         lags.getValueAtPercentile(99.9), maxLag);
-  }
-
-  private double rate(long first, long last) {
-    long span = last - first;
-    return sent < 2 || span <= 0 ? 0 : (sent - 1) / (span / 1e9);
   }
 }
