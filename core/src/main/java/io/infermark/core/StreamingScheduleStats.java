@@ -43,7 +43,7 @@ final class StreamingScheduleStats {
       return new ScheduleStats(requestedRate, 0, 0, 0, notSent, 0, 0, 0, 0, 0);
     }
     return new ScheduleStats(requestedRate, ScheduleStats.rate(sent, firstIntended, lastIntended),
-        ScheduleStats.rate(sent, firstSend, lastSend), sent, notSent, lags.getValueAtPercentile(50), lags.getValueAtPercentile(90), lags.getValueAtPercentile(99),
-        lags.getValueAtPercentile(99.9), maxLag);
+        ScheduleStats.rate(sent, firstSend, lastSend), sent, notSent, lags.getValueAtPercentile(50),
+        lags.getValueAtPercentile(90), lags.getValueAtPercentile(99), lags.getValueAtPercentile(99.9), maxLag);
   }
 }
