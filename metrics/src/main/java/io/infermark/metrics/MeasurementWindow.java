@@ -1,6 +1,7 @@
 package io.infermark.metrics;
 
 import java.util.Locale;
+import java.util.OptionalDouble;
 
 /**
  * The span of time a run's throughput is measured over, in nanoseconds from the run's origin: from
@@ -32,6 +33,11 @@ public record MeasurementWindow(long startNanos, long endNanos) {
   /** The window's length in seconds. */
   public double durationSeconds() {
     return durationNanos() / 1e9;
+  }
+
+  /** {@code count} per second of the window; empty when the window has no length. */
+  public OptionalDouble perSecond(long count) {
+    return durationNanos() <= 0 ? OptionalDouble.empty() : OptionalDouble.of(count / durationSeconds());
   }
 
   @Override

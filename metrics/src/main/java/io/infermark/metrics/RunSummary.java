@@ -4,9 +4,7 @@ import io.infermark.core.RunResult;
 import io.infermark.core.ScheduleStats;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
-import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
-import io.infermark.core.capture.TokenCountSource;
 import io.infermark.core.stats.QuantileMethod;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -94,42 +92,10 @@ public final class RunSummary {
       values[m.ordinal()] = new DoubleArray(m.isPooled() ? 0 : perRequest);
     }
     Gaps pooled = new Gaps((int) gaps);
-    int warmup = 0;
-    int cooldown = 0;
-    int succeeded = 0;
-    int failed = 0;
-    int withoutTokens = 0;
-    int[] failures = new int[ErrorCategory.values().length];
-    long windowStart = Long.MAX_VALUE;
-    long windowEnd = Long.MIN_VALUE;
-    long outputTokens = 0;
-    long inputTokens = 0;
-    int withInput = 0;
-    int[] sources = new int[TokenCountSource.values().length];
-    int disagreements = 0;
-
+    RecordTally tally = new RecordTally();
     for (RequestRecord r : records) {
-      if (r.warmup()) {
-        warmup++;
+      if (!tally.add(r)) {
         continue;
-      }
-      if (r.cooldown()) {
-        cooldown++;
-        continue;
-      }
-      Failure failure = r.failure().orElse(null);
-      if (r.wasSent()) {
-        windowStart = Math.min(windowStart, r.intendedNanos());
-        windowEnd = Math.max(windowEnd, r.sendNanos() + r.endOffsetNanos());
-      }
-      if (failure != null) {
-        failed++;
-        failures[failure.category().ordinal()]++;
-        continue;
-      }
-      succeeded++;
-      if (r.chunks().tokenChunkCount() == 0) {
-        withoutTokens++;
       }
       for (LatencyMetric m : METRICS) {
         if (!m.isPooled()) {
@@ -137,16 +103,6 @@ public final class RunSummary {
         }
       }
       pooled.collect(r);
-      outputTokens += r.outputTokens();
-      var prompt = r.usage().promptTokens();
-      if (prompt.isPresent()) {
-        inputTokens += prompt.getAsInt();
-        withInput++;
-      }
-      sources[r.outputTokensSource().ordinal()]++;
-      if (r.tokenCountsDisagree()) {
-        disagreements++;
-      }
     }
 
     EnumMap<LatencyMetric, Distribution> distributions = new EnumMap<>(LatencyMetric.class);
@@ -159,23 +115,9 @@ public final class RunSummary {
     distributions.put(LatencyMetric.ITL_PER_TOKEN, pooled.mirrorsItl
         ? distributions.get(LatencyMetric.ITL)
         : Distribution.ofOwned(pooled.perToken.release(), method));
-    EnumMap<ErrorCategory, Integer> byCategory = new EnumMap<>(ErrorCategory.class);
-    for (ErrorCategory c : ErrorCategory.values()) {
-      if (failures[c.ordinal()] > 0) {
-        byCategory.put(c, failures[c.ordinal()]);
-      }
-    }
-    EnumMap<TokenCountSource, Integer> bySource = new EnumMap<>(TokenCountSource.class);
-    for (TokenCountSource s : TokenCountSource.values()) {
-      bySource.put(s, sources[s.ordinal()]);
-    }
-    int measured = records.size() - warmup - cooldown;
     return new RunSummary(RunInfo.of(result), result.schedule(), method,
-        Collections.unmodifiableMap(distributions),
-        new RequestCounts(records.size(), warmup, cooldown, measured, succeeded, failed, withoutTokens),
-        Collections.unmodifiableMap(byCategory),
-        windowStart == Long.MAX_VALUE ? null : new MeasurementWindow(windowStart, windowEnd),
-        new TokenSummary(succeeded, outputTokens, inputTokens, withInput, bySource, disagreements));
+        Collections.unmodifiableMap(distributions), tally.requests(), tally.failuresByCategory(),
+        tally.window().orElse(null), tally.tokens());
   }
 
   /**
@@ -306,10 +248,7 @@ public final class RunSummary {
   }
 
   private OptionalDouble perSecond(long count) {
-    if (window == null || window.durationNanos() <= 0) {
-      return OptionalDouble.empty();
-    }
-    return OptionalDouble.of(count / window.durationSeconds());
+    return window == null ? OptionalDouble.empty() : window.perSecond(count);
   }
 
   @Override

@@ -4,15 +4,12 @@ import io.infermark.core.RunListener;
 import io.infermark.core.RunStart;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
-import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
-import io.infermark.core.capture.TokenCountSource;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.MeasurementWindow;
+import io.infermark.metrics.RecordTally;
 import io.infermark.metrics.RequestCounts;
 import io.infermark.metrics.TokenSummary;
-import java.util.Collections;
-import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -27,9 +24,10 @@ import org.HdrHistogram.Histogram;
  * by the histograms' value range, not by the run's length (see {@link #footprintBytes()}).
  *
  * <p>It counts what {@link io.infermark.metrics.RunSummary} counts, by the same rules: warmup
- * records only in {@link RequestCounts#warmupExcluded()} (cooldown in {@link RequestCounts#cooldownExcluded()}), failures by category and never in latency,
- * successful measured records in every metric defined for them, throughput over the same
- * {@link MeasurementWindow}. Percentiles are HdrHistogram's (within 0.1 %), not exact.
+ * and cooldown records only in their {@link RequestCounts} counts, failures by category and never in
+ * latency, successful measured records in every metric defined for them, throughput over the same
+ * {@link MeasurementWindow} (the counting is the same {@link RecordTally}). Percentiles are
+ * HdrHistogram's (within 0.1 %), not exact.
  *
  * <p>Thread-safe: the engine serialises {@link #onRecord}, and readers (a progress display, the
  * caller) take the same lock for a consistent view.
@@ -40,19 +38,7 @@ public final class StreamingSummary implements RunListener {
 
   private final Object lock = new Object();
   private final Histogram[] histograms = new Histogram[METRICS.length];
-  private final int[] failures = new int[ErrorCategory.values().length];
-  private final int[] sources = new int[TokenCountSource.values().length];
-  private int warmup;
-  private int cooldown;
-  private int succeeded;
-  private int failed;
-  private int withoutTokens;
-  private long outputTokens;
-  private long inputTokens;
-  private int withInput;
-  private int disagreements;
-  private long windowStart = Long.MAX_VALUE;
-  private long windowEnd = Long.MIN_VALUE;
+  private final RecordTally tally = new RecordTally();
   private Optional<RunStart> start = Optional.empty();
 
   /** An empty summary, ready to be registered as a listener. */
@@ -72,28 +58,8 @@ public final class StreamingSummary implements RunListener {
   @Override
   public void onRecord(RequestRecord r) {
     synchronized (lock) {
-      if (r.warmup()) {
-        warmup++;
+      if (!tally.add(r)) {
         return;
-      }
-      if (r.cooldown()) {
-        cooldown++;
-        return;
-      }
-      if (r.wasSent()) {
-        windowStart = Math.min(windowStart, r.intendedNanos());
-        windowEnd = Math.max(windowEnd, r.sendNanos() + r.endOffsetNanos());
-      }
-      Failure failure = r.failure().orElse(null);
-      if (failure != null) {
-        failed++;
-        failures[failure.category().ordinal()]++;
-        return;
-      }
-      succeeded++;
-      ChunkTimeline c = r.chunks();
-      if (c.tokenChunkCount() == 0) {
-        withoutTokens++;
       }
       for (LatencyMetric m : METRICS) {
         if (m == LatencyMetric.ITL) {
@@ -103,16 +69,6 @@ public final class StreamingSummary implements RunListener {
             histograms[m.ordinal()].recordValue(Math.max(0, Math.round(v * 1e6)));
           }
         }
-      }
-      outputTokens += r.outputTokens();
-      var prompt = r.usage().promptTokens();
-      if (prompt.isPresent()) {
-        inputTokens += prompt.getAsInt();
-        withInput++;
-      }
-      sources[r.outputTokensSource().ordinal()]++;
-      if (r.tokenCountsDisagree()) {
-        disagreements++;
       }
     }
   }
@@ -152,62 +108,47 @@ public final class StreamingSummary implements RunListener {
   /** The request counts so far; {@code scheduled} counts the records seen. */
   public RequestCounts requests() {
     synchronized (lock) {
-      int measured = succeeded + failed;
-      return new RequestCounts(warmup + cooldown + measured, warmup, cooldown, measured, succeeded, failed, withoutTokens);
+      return tally.requests();
     }
   }
 
   /** Failures by category so far; zero categories absent. */
   public Map<ErrorCategory, Integer> failuresByCategory() {
     synchronized (lock) {
-      EnumMap<ErrorCategory, Integer> m = new EnumMap<>(ErrorCategory.class);
-      for (ErrorCategory c : ErrorCategory.values()) {
-        if (failures[c.ordinal()] > 0) {
-          m.put(c, failures[c.ordinal()]);
-        }
-      }
-      return Collections.unmodifiableMap(m);
+      return tally.failuresByCategory();
     }
   }
 
   /** Token totals so far. */
   public TokenSummary tokens() {
     synchronized (lock) {
-      EnumMap<TokenCountSource, Integer> m = new EnumMap<>(TokenCountSource.class);
-      for (TokenCountSource s : TokenCountSource.values()) {
-        m.put(s, sources[s.ordinal()]);
-      }
-      return new TokenSummary(succeeded, outputTokens, inputTokens, withInput, m, disagreements);
+      return tally.tokens();
     }
   }
 
   /** The throughput window so far; empty until a measured request was sent. */
   public Optional<MeasurementWindow> window() {
     synchronized (lock) {
-      return windowStart == Long.MAX_VALUE ? Optional.empty()
-          : Optional.of(new MeasurementWindow(windowStart, windowEnd));
+      return tally.window();
     }
   }
 
   /** Successful measured requests per second of the window. */
   public OptionalDouble requestThroughputRps() {
     synchronized (lock) {
-      return perSecond(succeeded);
+      return perSecond(tally.requests().succeeded());
     }
   }
 
   /** Output tokens per second of the window. */
   public OptionalDouble outputTokenThroughputTps() {
     synchronized (lock) {
-      return perSecond(outputTokens);
+      return perSecond(tally.tokens().outputTokens());
     }
   }
 
   private OptionalDouble perSecond(long count) {
-    if (windowStart == Long.MAX_VALUE || windowEnd <= windowStart) {
-      return OptionalDouble.empty();
-    }
-    return OptionalDouble.of(count / ((windowEnd - windowStart) / 1e9));
+    return tally.window().map(w -> w.perSecond(count)).orElse(OptionalDouble.empty());
   }
 
   /** The bytes all histograms occupy; bounded by their value ranges, not by how many records were seen. */
@@ -225,8 +166,9 @@ public final class StreamingSummary implements RunListener {
   public String toString() {
     synchronized (lock) {
       Histogram ttft = histograms[LatencyMetric.TTFT.ordinal()];
-      return String.format(Locale.ROOT, "StreamingSummary[%d/%d ok, %d failed%s]", succeeded, succeeded + failed,
-          failed, ttft.getTotalCount() == 0 ? "" : String.format(Locale.ROOT, ", TTFT p50 %.3f ms p99 %.3f ms",
+      RequestCounts c = tally.requests();
+      return String.format(Locale.ROOT, "StreamingSummary[%d/%d ok, %d failed%s]", c.succeeded(), c.measured(),
+          c.failed(), ttft.getTotalCount() == 0 ? "" : String.format(Locale.ROOT, ", TTFT p50 %.3f ms p99 %.3f ms",
               ttft.getValueAtPercentile(50) / 1e6, ttft.getValueAtPercentile(99) / 1e6));
     }
   }
