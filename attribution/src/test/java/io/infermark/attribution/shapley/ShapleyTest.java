@@ -1,0 +1,88 @@
+package io.infermark.attribution.shapley;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ShapleyTest {
+
+  @Test
+  void gloveGameHasTheTextbookValues() {
+    // Player 0 holds a left glove, players 1 and 2 right gloves; a pair is worth 1.
+    // Shapley values: left 2/3, each right 1/6.
+    CoalitionGame glove = CoalitionGame.of(List.of("left", "right1", "right2"),
+        s -> (s & 1) != 0 && (s & 6) != 0 ? 1 : 0);
+
+    ShapleyValues phi = Shapley.exact(glove);
+
+    assertThat(phi.value("left")).isCloseTo(2.0 / 3, within(1e-12));
+    assertThat(phi.value("right1")).isCloseTo(1.0 / 6, within(1e-12));
+    assertThat(phi.value("right2")).isCloseTo(1.0 / 6, within(1e-12));
+    assertThat(phi.efficiencyGap()).isCloseTo(0, within(1e-12));
+    assertThat(phi.evaluations()).isEqualTo(8);
+    assertThat(phi.ranking().get(0)).isEqualTo("left");
+  }
+
+  @Test
+  void airportGameSplitsEachRunwaySegmentAmongItsUsers() {
+    // Runway costs 1, 3, 6: the classic airport game. Segment k is shared by players k..n-1:
+    // φ0 = 1/3, φ1 = 1/3 + 2/2 = 4/3, φ2 = 4/3 + 3/1 = 13/3.
+    double[] cost = {1, 3, 6};
+    CoalitionGame airport = CoalitionGame.of(List.of("small", "medium", "large"), s -> {
+      double max = 0;
+      for (int i = 0; i < 3; i++) {
+        if ((s & (1L << i)) != 0) {
+          max = Math.max(max, cost[i]);
+        }
+      }
+      return max;
+    });
+
+    ShapleyValues phi = Shapley.exact(airport);
+
+    assertThat(phi.values()).containsExactly(new double[] {1.0 / 3, 4.0 / 3, 13.0 / 3}, within(1e-12));
+    assertThat(phi.baseValue()).isZero();
+    assertThat(phi.fullValue()).isEqualTo(6);
+  }
+
+  @Test
+  void additiveGameGivesEachPlayerItsOwnContribution() {
+    double[] w = new double[16];
+    for (int i = 0; i < w.length; i++) {
+      w[i] = i * 0.5 - 3;
+    }
+    CoalitionGame additive = CoalitionGame.of(CoalitionGame.defaultNames(16), s -> {
+      double sum = 10;
+      for (int i = 0; i < 16; i++) {
+        if ((s & (1L << i)) != 0) {
+          sum += w[i];
+        }
+      }
+      return sum;
+    });
+
+    ShapleyValues phi = Shapley.exact(additive);
+
+    assertThat(phi.values()).containsExactly(w, within(1e-9));
+    assertThat(phi.baseValue()).isEqualTo(10);
+  }
+
+  @Test
+  void weightsAreTheShapleyKernelCoefficients() {
+    // n = 4: 0!3!/4! = 1/4, 1!2!/4! = 1/12, 2!1!/4! = 1/12, 3!0!/4! = 1/4.
+    assertThat(Shapley.weights(4)).containsExactly(new double[] {0.25, 1.0 / 12, 1.0 / 12, 0.25, 0}, within(1e-15));
+  }
+
+  @Test
+  void rejectsTooManyPlayersAndNonFiniteValues() {
+    assertThatThrownBy(() -> Shapley.exact(CoalitionGame.of(CoalitionGame.defaultNames(21), s -> 0)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 20");
+    assertThatThrownBy(() -> Shapley.exact(CoalitionGame.of(List.of("a"), s -> s == 1 ? Double.NaN : 0)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("coalition 1");
+    assertThatThrownBy(() -> CoalitionGame.of(List.of("a", "a"), s -> 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("distinct");
+  }
+}
