@@ -1,0 +1,203 @@
+package io.infermark.attribution.knee;
+
+import io.infermark.core.sweep.SweepPoint;
+import io.infermark.metrics.LatencyMetric;
+import io.infermark.metrics.report.LoadCurvePoint;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalDouble;
+
+/**
+ * The knees of a sweep's latency–load curve by both rules: {@link Kneedle} (relative bend, as kneed
+ * finds it) and {@link SlopeThreshold} (first segment steeper than an absolute slope), each naming
+ * the load level (rate or concurrency) where it lies.
+ *
+ * <p>The curve's x is each level's offered load ({@link LoadCurvePoint#offeredLoad()}: req/s for open
+ * loops, concurrency for closed ones), sorted ascending; its y is a percentile of one
+ * {@link LatencyMetric} in ms. The default is <b>P99 TTFT</b>: queueing, the thing a knee marks,
+ * lands in time to first token undiluted, while E2E adds decode time that scales with output length.
+ * Levels where the metric has no value (every request failed) are left out and listed in
+ * {@link #skippedLabels()}. The default detectors are {@link Kneedle#latencyCurve()} (convex,
+ * increasing, S = 1, offline) and {@link SlopeThreshold#defaults()} (120 ms per req/s).
+ *
+ * <pre>{@code
+ * List<SweepPoint<Double>> points = Sweep.rates(1, 2, 4, 8, 16).run(rate -> ...);
+ * SweepKnees knees = SweepKnees.ofSweep(points);
+ * knees.kneedleLabel();   // Optional[8 req/s]
+ * knees.slopeLabel();     // Optional[16 req/s]
+ * }</pre>
+ *
+ * <p>Immutable.
+ */
+public final class SweepKnees {
+
+  /** The default metric: time to first token. */
+  public static final LatencyMetric DEFAULT_METRIC = LatencyMetric.TTFT;
+  /** The default percentile: P99. */
+  public static final double DEFAULT_PERCENTILE = 0.99;
+
+  private final LatencyMetric metric;
+  private final double percentile;
+  private final List<String> labels;
+  private final double[] loads;
+  private final double[] latencies;
+  private final List<String> skipped;
+  private final KneedleResult kneedle;
+  private final Optional<SlopeKnee> slope;
+
+  private SweepKnees(LatencyMetric metric, double percentile, List<String> labels, double[] loads,
+      double[] latencies, List<String> skipped, KneedleResult kneedle, Optional<SlopeKnee> slope) {
+    this.metric = metric;
+    this.percentile = percentile;
+    this.labels = labels;
+    this.loads = loads;
+    this.latencies = latencies;
+    this.skipped = skipped;
+    this.kneedle = kneedle;
+    this.slope = slope;
+  }
+
+  /** The knees of a core sweep over rates or concurrencies, with the defaults (P99 TTFT). */
+  public static SweepKnees ofSweep(List<? extends SweepPoint<? extends Number>> points) {
+    return of(LoadCurvePoint.of(points));
+  }
+
+  /** The knees of a core sweep with the given metric, percentile and detectors. */
+  public static SweepKnees ofSweep(List<? extends SweepPoint<? extends Number>> points, LatencyMetric metric,
+      double percentile, Kneedle kneedle, SlopeThreshold slope) {
+    return of(LoadCurvePoint.of(points), metric, percentile, kneedle, slope);
+  }
+
+  /** The knees of a load curve with the defaults (P99 TTFT, convex increasing Kneedle, 120 ms per req/s). */
+  public static SweepKnees of(List<LoadCurvePoint> curve) {
+    return of(curve, DEFAULT_METRIC, DEFAULT_PERCENTILE, Kneedle.latencyCurve(), SlopeThreshold.defaults());
+  }
+
+  /**
+   * The knees of a load curve.
+   *
+   * @param curve the levels, in any order
+   * @param metric the latency metric
+   * @param percentile in (0, 1): 0.99 for P99
+   * @param kneedle the Kneedle settings
+   * @param slope the slope rule
+   * @throws IllegalArgumentException if the percentile is outside (0, 1) or two levels have the same load
+   */
+  public static SweepKnees of(List<LoadCurvePoint> curve, LatencyMetric metric, double percentile, Kneedle kneedle,
+      SlopeThreshold slope) {
+    Objects.requireNonNull(curve, "curve");
+    Objects.requireNonNull(metric, "metric");
+    Objects.requireNonNull(kneedle, "kneedle");
+    Objects.requireNonNull(slope, "slope");
+    if (!(percentile > 0 && percentile < 1)) {
+      throw new IllegalArgumentException("percentile must be in (0, 1) (0.99 for P99), was " + percentile);
+    }
+    List<LoadCurvePoint> sorted = new ArrayList<>(curve);
+    sorted.sort(Comparator.comparingDouble(LoadCurvePoint::offeredLoad));
+    List<String> labels = new ArrayList<>();
+    List<String> skipped = new ArrayList<>();
+    double[] x = new double[sorted.size()];
+    double[] y = new double[sorted.size()];
+    int n = 0;
+    for (int i = 0; i < sorted.size(); i++) {
+      LoadCurvePoint p = sorted.get(i);
+      if (i > 0 && p.offeredLoad() == sorted.get(i - 1).offeredLoad()) {
+        throw new IllegalArgumentException("two levels have the same offered load " + p.offeredLoad() + " ("
+            + sorted.get(i - 1).label() + ", " + p.label() + "); a curve needs one point per load");
+      }
+      OptionalDouble v = p.summary().distribution(metric).percentile(percentile);
+      if (v.isEmpty()) {
+        skipped.add(p.label());
+        continue;
+      }
+      labels.add(p.label());
+      x[n] = p.offeredLoad();
+      y[n] = v.getAsDouble();
+      n++;
+    }
+    double[] loads = java.util.Arrays.copyOf(x, n);
+    double[] lat = java.util.Arrays.copyOf(y, n);
+    KneedleResult k = n == 0 ? KneedleResult.none(kneedle, loads, lat) : kneedle.locate(loads, lat);
+    return new SweepKnees(metric, percentile, List.copyOf(labels), loads, lat, List.copyOf(skipped), k,
+        slope.find(loads, lat));
+  }
+
+  /** The metric whose percentile makes the curve. */
+  public LatencyMetric metric() {
+    return metric;
+  }
+
+  /** The percentile, in (0, 1). */
+  public double percentile() {
+    return percentile;
+  }
+
+  /** The labels of the curve's points, by ascending load. */
+  public List<String> labels() {
+    return labels;
+  }
+
+  /** The curve's x: offered load of each point, ascending (req/s, or concurrency). */
+  public double[] loads() {
+    return loads.clone();
+  }
+
+  /** The curve's y: the percentile of the metric at each point, ms. */
+  public double[] latenciesMillis() {
+    return latencies.clone();
+  }
+
+  /** Labels of levels left out because the metric had no value there. */
+  public List<String> skippedLabels() {
+    return skipped;
+  }
+
+  /** Kneedle's full result on the curve. */
+  public KneedleResult kneedle() {
+    return kneedle;
+  }
+
+  /** The slope rule's segment, if some segment is steeper than its threshold. */
+  public Optional<SlopeKnee> slope() {
+    return slope;
+  }
+
+  /** The label of the level at Kneedle's chosen knee. */
+  public Optional<String> kneedleLabel() {
+    return kneedle.chosen().map(k -> labels.get(k.index()));
+  }
+
+  /** The label of the level that ends the first too-steep segment (the slope rule's knee). */
+  public Optional<String> slopeLabel() {
+    return slope.map(s -> labels.get(s.index()));
+  }
+
+  /** The label of the last level before the first too-steep segment: the highest load at an acceptable slope. */
+  public Optional<String> lastAcceptableLabel() {
+    return slope.map(s -> labels.get(s.index() - 1));
+  }
+
+  /**
+   * One line: {@code SweepKnees[TTFT p99 over 5 levels: kneedle 8 req/s (412.000 ms),
+   * slope 4 req/s -> 8 req/s (190.5 ms per unit > 120)]}.
+   */
+  @Override
+  public String toString() {
+    String k = kneedle.chosen().map(c -> String.format(Locale.ROOT, "%s (%.3f ms)", labels.get(c.index()), c.y()))
+        .orElse("none");
+    String s = slope.map(sk -> String.format(Locale.ROOT, "%s -> %s (%.1f ms per unit > %s)",
+        labels.get(sk.index() - 1), labels.get(sk.index()), sk.slope(), sk.threshold())).orElse("none");
+    String skip = skipped.isEmpty() ? "" : ", skipped " + skipped;
+    return String.format(Locale.ROOT, "SweepKnees[%s p%s over %d levels: kneedle %s, slope %s%s]", metric,
+        formatPercent(percentile), labels.size(), k, s, skip);
+  }
+
+  static String formatPercent(double p) {
+    double pct = p * 100;
+    return pct == Math.rint(pct) ? String.valueOf((long) pct) : String.valueOf(Math.round(pct * 1e6) / 1e6);
+  }
+}
