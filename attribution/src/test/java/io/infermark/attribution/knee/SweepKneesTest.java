@@ -1,0 +1,114 @@
+package io.infermark.attribution.knee;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import io.infermark.core.load.LoadProfile;
+import io.infermark.core.sweep.SweepPoint;
+import io.infermark.metrics.LatencyMetric;
+import io.infermark.metrics.RunSummary;
+import io.infermark.metrics.report.LoadCurvePoint;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class SweepKneesTest {
+
+  // P99 TTFT per rate: slopes 5, 5, 42.5, 100, 550 ms per req/s.
+  private static final double[] RATES = {1, 2, 4, 6, 8, 10};
+  private static final double[] P99_TTFT = {100, 105, 115, 200, 400, 1500};
+
+  private static List<SweepPoint<Double>> rateSweep() {
+    List<SweepPoint<Double>> points = new ArrayList<>();
+    for (int i = 0; i < RATES.length; i++) {
+      points.add(new SweepPoint<>(RATES[i], SweepFixtures.run(LoadProfile.poisson(RATES[i]), P99_TTFT[i])));
+    }
+    return points;
+  }
+
+  @Test
+  void slopeRuleFindsTheFirstSegmentSteeperThan120MsPerRequestPerSecond() {
+    SlopeKnee k = SlopeThreshold.defaults().find(RATES, P99_TTFT).orElseThrow();
+
+    // 8 -> 10 req/s: (1500 - 400) / 2 = 550 ms per req/s, the first above 120 (6 -> 8 is 100).
+    assertThat(k.index()).isEqualTo(5);
+    assertThat(k.fromLoad()).isEqualTo(8);
+    assertThat(k.toLoad()).isEqualTo(10);
+    assertThat(k.slope()).isEqualTo(550);
+    assertThat(SlopeThreshold.of(40).find(RATES, P99_TTFT).orElseThrow().toLoad()).isEqualTo(6);
+    assertThat(SlopeThreshold.of(550).find(RATES, P99_TTFT)).isEmpty();
+    assertThat(k.toString()).isEqualTo("SlopeKnee[8.0 -> 10.0: 400.000 -> 1500.000 ms, 550.000 ms per unit > 120.000]");
+  }
+
+  @Test
+  void slopeRuleRejectsUnsortedLoad() {
+    assertThatThrownBy(() -> SlopeThreshold.defaults().find(new double[] {2, 1}, new double[] {1, 2}))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("strictly increasing");
+    assertThatThrownBy(() -> SlopeThreshold.of(0)).hasMessageContaining("was 0.0");
+  }
+
+  @Test
+  void rateSweepNamesTheRateAtEachKnee() {
+    SweepKnees knees = SweepKnees.ofSweep(rateSweep());
+
+    // kneed (convex, increasing, S=1) on these six points: knee at 8 (checked with the reference code).
+    assertThat(knees.metric()).isEqualTo(LatencyMetric.TTFT);
+    assertThat(knees.latenciesMillis()).containsExactly(P99_TTFT, within(1e-9));
+    assertThat(knees.kneedle().knee()).hasValue(8);
+    assertThat(knees.kneedleLabel()).contains("8.000 req/s");
+    assertThat(knees.slopeLabel()).contains("10.00 req/s");
+    assertThat(knees.lastAcceptableLabel()).contains("8.000 req/s");
+    assertThat(knees.toString()).isEqualTo("SweepKnees[TTFT p99 over 6 levels: kneedle 8.000 req/s (400.000 ms), "
+        + "slope 8.000 req/s -> 10.00 req/s (550.0 ms per unit > 120.0)]");
+  }
+
+  @Test
+  void otherMetricAndThresholdChangeTheCurve() {
+    // E2E is twice TTFT in these runs, so its slopes double (10, 10, 85, 200, 1100): 40 is first exceeded on 4 -> 6.
+    SweepKnees e2e = SweepKnees.ofSweep(rateSweep(), LatencyMetric.E2E, 0.5, Kneedle.latencyCurve(),
+        SlopeThreshold.of(40));
+
+    assertThat(e2e.latenciesMillis()[3]).isCloseTo(400, within(1e-9));
+    assertThat(e2e.slopeLabel()).contains("6.000 req/s");
+    assertThat(e2e.kneedleLabel()).contains("8.000 req/s");
+    assertThat(e2e.toString()).startsWith("SweepKnees[E2E p50 over 6 levels");
+  }
+
+  @Test
+  void concurrencySweepIsSortedAndSkipsLevelsWithoutValues() {
+    // Given out of order, with one level where every request failed.
+    List<SweepPoint<Integer>> points = List.of(
+        new SweepPoint<>(8, SweepFixtures.run(LoadProfile.concurrency(8), 200)),
+        new SweepPoint<>(1, SweepFixtures.run(LoadProfile.concurrency(1), 100)),
+        new SweepPoint<>(32, SweepFixtures.failedRun(LoadProfile.concurrency(32))),
+        new SweepPoint<>(4, SweepFixtures.run(LoadProfile.concurrency(4), 115)),
+        new SweepPoint<>(2, SweepFixtures.run(LoadProfile.concurrency(2), 105)));
+
+    SweepKnees knees = SweepKnees.ofSweep(points);
+
+    assertThat(knees.labels()).containsExactly("concurrency 1", "concurrency 2", "concurrency 4", "concurrency 8");
+    assertThat(knees.skippedLabels()).containsExactly("concurrency 32");
+    // kneed (convex, increasing) on x = [1, 2, 4, 8], y = [100, 105, 115, 200]: knee at 4.
+    assertThat(knees.kneedleLabel()).contains("concurrency 4");
+    assertThat(knees.slope()).isEmpty(); // steepest is (200 - 115) / 4 = 21.25 ms per stream
+    assertThat(knees.toString()).endsWith("slope none, skipped [concurrency 32]]");
+  }
+
+  @Test
+  void duplicateLoadsAndBadPercentilesAreRejected() {
+    RunSummary s = RunSummary.of(SweepFixtures.run(LoadProfile.poisson(1), 10));
+    List<LoadCurvePoint> dup = List.of(new LoadCurvePoint("a", 1, s), new LoadCurvePoint("b", 1, s));
+    assertThatThrownBy(() -> SweepKnees.of(dup)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("same offered load 1.0 (a, b)");
+    assertThatThrownBy(() -> SweepKnees.of(List.of(), LatencyMetric.TTFT, 1.0, Kneedle.latencyCurve(),
+        SlopeThreshold.defaults())).hasMessageContaining("was 1.0");
+  }
+
+  @Test
+  void emptyCurveHasNoKnees() {
+    SweepKnees none = SweepKnees.of(List.of());
+    assertThat(none.kneedleLabel()).isEmpty();
+    assertThat(none.slopeLabel()).isEmpty();
+  }
+}
