@@ -7,7 +7,9 @@ import org.apache.commons.statistics.inference.KolmogorovSmirnovTest;
  * The two-sample Kolmogorov–Smirnov test of a baseline against a current sample, two-sided, computed by
  * Apache Commons Statistics' {@link KolmogorovSmirnovTest} with its default {@code AUTO} p-value method:
  * exact (Viehmann 2021, Hodges 1958) when both samples have fewer than 10,000 values, otherwise
- * Kolmogorov's asymptotic distribution at {@code sqrt(nm/(n+m)) · D}. {@link #exact()} says which.
+ * asymptotic: the two-sided one-sample KS distribution's survival function at D with the effective
+ * sample size {@code nm/(n+m)}, as scipy's {@code ks_2samp(method="asymp")} computes it (our tests agree
+ * with scipy to 1e-6). {@link #exact()} says which.
  *
  * <p>With ties between the samples the library takes the ordering of tied values that changes D
  * least; {@link #significantTies()} says whether another ordering would give a larger D (up to
