@@ -111,7 +111,7 @@ public final class ChangeEstimate {
     return lower > 0 || upper < 0;
   }
 
-  /** The signed-rank statistic W+: the sum of the ranks of |difference| over the positive differences (zeros dropped). */
+  /** The signed-rank statistic W+: the sum of the ranks of |difference| over positive differences (zeros dropped). */
   public double signedRankStatistic() {
     return signedRankStatistic;
   }

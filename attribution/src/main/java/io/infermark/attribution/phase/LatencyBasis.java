@@ -43,7 +43,7 @@ public enum LatencyBasis {
     return phases;
   }
 
-  /** The phases' {@link LatencyPhase#label() labels}, in order: the names of {@link RequestPhases#millis()}'s entries. */
+  /** The phases' {@link LatencyPhase#label() labels} in order: the names of {@link RequestPhases#millis()}'s values. */
   public List<String> labels() {
     return labels;
   }

@@ -64,7 +64,8 @@ class PhaseDecompositionTest {
     }
     assertThat(sum).isEqualTo(mean.totalSumNanos());
     assertThat(mean.share(LatencyPhase.WAITING)).isCloseTo(14.6 / 55, within(1e-15));
-    assertThat(mean.ranking()).startsWith(LatencyPhase.DECODE, LatencyPhase.WAITING, LatencyPhase.FIRST_BYTE_TO_FIRST_TOKEN);
+    assertThat(mean.ranking())
+        .startsWith(LatencyPhase.DECODE, LatencyPhase.WAITING, LatencyPhase.FIRST_BYTE_TO_FIRST_TOKEN);
     double waitingShares = 60.0 / 90 + 70.0 / 100;
     for (int i = 1; i <= 8; i++) {
       waitingShares += 2.0 / (10 * i);

@@ -71,6 +71,7 @@ final class PhaseRecords {
     }
     LoadProfile load = LoadProfile.concurrency(1).requests(Math.max(records.size(), 1));
     return new RunResult(records, true, Instant.parse("2025-03-04T05:06:07Z"), 0, end, "test", load,
-        GenerationParams.defaults(), 1, RunEnvironment.current(false), ScheduleStats.of(records, OptionalDouble.empty()));
+        GenerationParams.defaults(), 1, RunEnvironment.current(false),
+        ScheduleStats.of(records, OptionalDouble.empty()));
   }
 }
