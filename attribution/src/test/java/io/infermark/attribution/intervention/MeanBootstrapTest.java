@@ -8,10 +8,29 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * Known answers from numpy replaying the documented SplitMix64 resampling stream (/tmp script in the
- * report: {@code mix}, {@code state += 0x9E3779B97F4A7C15}, index {@code (next >>> 1) % n}), with
- * {@code np.percentile} (linear) for the interval and scipy's own {@code _bca_interval} on the same
- * resampled means for the BCa levels.
+ * Known answers from numpy replaying the documented resampling stream, and scipy's own BCa levels on
+ * the same resampled means:
+ *
+ * <pre>
+ * M = (1 &lt;&lt; 64) - 1
+ * def mix(z):
+ *     z = ((z ^ (z &gt;&gt; 30)) * 0xBF58476D1CE4E5B9) &amp; M
+ *     z = ((z ^ (z &gt;&gt; 27)) * 0x94D049BB133111EB) &amp; M
+ *     return z ^ (z &gt;&gt; 31)
+ * def means(u, B, seed):               # u: the units, B: resamples
+ *     s, out = seed &amp; M, []
+ *     for b in range(B):
+ *         idx = []
+ *         for i in range(len(u)):
+ *             s = (s + 0x9E3779B97F4A7C15) &amp; M
+ *             idx.append((mix(s) &gt;&gt; 1) % len(u))
+ *         out.append(np.mean(np.array(u)[idx]))
+ *     return np.array(out)
+ * np.percentile(means(u, 2000, 42), [2.5, 97.5])                       # percentile interval
+ * a1, a2, _ = scipy.stats._resampling._bca_interval((np.array(u),), np.mean, -1, 0.025,
+ *                                                  means(u, 2000, 42), None, np)
+ * np.percentile(means(u, 2000, 42), [100 * a1, 100 * a2])              # BCa interval
+ * </pre>
  */
 class MeanBootstrapTest {
 
