@@ -65,13 +65,7 @@ public final class ChangeDecomposition {
    *     or statistic returns a non-finite value
    */
   public PercentileChange decompose(ComponentTable a, ComponentTable b) {
-    Objects.requireNonNull(a, "a");
-    Objects.requireNonNull(b, "b");
-    CoupledRuns.alignedColumns(a, b);
-    Coupling used = coupling.orElse(a.keys().isPresent() && b.keys().isPresent() ? Coupling.PAIRED
-        : Coupling.BY_RANK);
-    CoupledRuns runs = used == Coupling.PAIRED ? CoupledRuns.paired(a, b, dropUnmatched)
-        : CoupledRuns.byRank(a, b, model);
+    CoupledRuns runs = couple(a, b);
     List<String> names = a.components();
     int k = names.size();
     ComponentSwapGame game = new ComponentSwapGame(names, runs, model, statistic);
@@ -86,8 +80,29 @@ public final class ChangeDecomposition {
       values = Shapley.permutation(game, permutations, seed);
       substitutions(game::value, k, forward, reverse);
     }
-    return new PercentileChange(statistic.name(), values, used, runs.size(), runs.droppedA, runs.droppedB, forward,
-        reverse);
+    return new PercentileChange(statistic.name(), values, runs.coupling, runs.size(), runs.droppedA, runs.droppedB,
+        forward, reverse);
+  }
+
+  /**
+   * The coalition game this decomposition solves, for use with another estimator (for example
+   * {@link Shapley#kernel(CoalitionGame, int, long)}): {@code value(S)} is the statistic with the
+   * components in {@code S} taken from run B, the players being run A's components. It keeps the last
+   * coalition's outcomes to move to the next one cheaply, so it is not thread-safe.
+   *
+   * @throws IllegalArgumentException as {@link #decompose(ComponentTable, ComponentTable)}
+   */
+  public CoalitionGame game(ComponentTable a, ComponentTable b) {
+    return new ComponentSwapGame(a.components(), couple(a, b), model, statistic);
+  }
+
+  private CoupledRuns couple(ComponentTable a, ComponentTable b) {
+    Objects.requireNonNull(a, "a");
+    Objects.requireNonNull(b, "b");
+    CoupledRuns.alignedColumns(a, b);
+    Coupling used = coupling.orElse(a.keys().isPresent() && b.keys().isPresent() ? Coupling.PAIRED
+        : Coupling.BY_RANK);
+    return used == Coupling.PAIRED ? CoupledRuns.paired(a, b, dropUnmatched) : CoupledRuns.byRank(a, b, model);
   }
 
   private static void substitutions(LongToDoubleFunction v, int k, double[] forward,

@@ -29,18 +29,38 @@ final class TailSelector {
   private double threshold = Double.NEGATIVE_INFINITY;
   private long fullSelections;
 
+  /** The {@code p}-quantile of samples of {@code n} values. */
   TailSelector(int n, double p) {
-    if (n < 1) {
-      throw new IllegalArgumentException("a quantile needs at least one value, got " + n);
+    this(n, rankBelow(n, p), fraction(n, p));
+  }
+
+  /**
+   * The value {@code sorted[lo] + frac·(sorted[lo+1] − sorted[lo])} of samples of {@code n} values (for a
+   * sample from which values known to lie outside the two ranks were removed).
+   */
+  TailSelector(int n, int lo, double frac) {
+    if (n < 1 || lo < 0 || lo >= n || (frac != 0 && lo + 1 >= n)) {
+      throw new IllegalArgumentException("no ranks " + lo + (frac != 0 ? " and " + (lo + 1) : "") + " among " + n
+          + " values");
     }
     this.n = n;
-    double h = p * (n - 1);
-    int floor = (int) Math.floor(h);
-    this.lo = Math.min(floor, n - 1);
-    this.frac = floor >= n - 1 ? 0 : h - floor;
+    this.lo = lo;
+    this.frac = frac;
     this.needed = n - lo;
     this.margin = Math.max(64, n / 100);
     this.buffer = new double[n + 1];
+  }
+
+  /** {@code ⌊p(n−1)⌋}, capped at {@code n − 1}: the lower rank the linear quantile reads. */
+  static int rankBelow(int n, double p) {
+    return Math.min((int) Math.floor(p * (n - 1)), n - 1);
+  }
+
+  /** The interpolation weight of the upper rank: {@code p(n−1) − ⌊p(n−1)⌋}, zero at the top. */
+  static double fraction(int n, double p) {
+    double h = p * (n - 1);
+    int floor = (int) Math.floor(h);
+    return floor >= n - 1 ? 0 : h - floor;
   }
 
   /** How many evaluations had to select over the whole sample (the threshold was too high). */

@@ -81,31 +81,69 @@ class ChangeDecompositionTest {
 
   @Test
   void percentileGameMatchesSortingEveryCoalition() {
-    // Heavy-tailed components on 5000 paired requests: every coalition's value, from the Gray-code walk
-    // and the thresholded selection, equals the linear percentile of freshly summed outcomes.
+    // Heavy-tailed components on 5000 paired requests: every coalition's value, from the Gray-code walk,
+    // the pruning and the thresholded selection, equals the linear percentile of freshly summed outcomes.
     int k = 7;
-    int n = 5000;
-    double[][] ra = randomRows(n, k, 1);
-    double[][] rb = randomRows(n, k, 2);
-    List<String> names = CoalitionGame.defaultNames(k);
-    ComponentTable a = ComponentTable.of(names, ra);
-    ComponentTable b = ComponentTable.of(names, rb);
+    double[][] ra = randomRows(5000, k, 1);
+    double[][] rb = randomRows(5000, k, 2);
     for (double p : new double[] {0.99, 0.999, 0.5, 0.9, 1.0, 0.0, 0.123}) {
-      ComponentSwapGame game = new ComponentSwapGame(names, CoupledRuns.byRank(a, b, Optional.empty()),
-          Optional.empty(), ChangeStatistic.percentile(p));
-      double[] table = game.valueTable();
-      double[][] ca = CoupledRuns.byRank(a, b, Optional.empty()).a;
-      double[][] cb = CoupledRuns.byRank(a, b, Optional.empty()).b;
-      for (int s = 0; s < table.length; s++) {
-        double[] y = new double[n];
-        for (int r = 0; r < n; r++) {
-          for (int j = 0; j < k; j++) {
-            y[r] += ((s >> j) & 1) != 0 ? cb[j][r] : ca[j][r];
-          }
-        }
-        assertThat(table[s]).as("p=%s coalition %s", p, s)
-            .isCloseTo(Distribution.of(y).percentile(p).getAsDouble(), within(1e-9));
+      assertGameMatchesSorting(ra, rb, p);
+    }
+  }
+
+  @Test
+  void percentileGameMatchesSortingWhenOutcomesTie() {
+    // Whole milliseconds from a small range: many requests share the values at the percentile's ranks.
+    int k = 5;
+    SplittableRandom random = new SplittableRandom(12);
+    double[][] ra = new double[3000][k];
+    double[][] rb = new double[3000][k];
+    for (int r = 0; r < 3000; r++) {
+      for (int j = 0; j < k; j++) {
+        ra[r][j] = random.nextInt(4);
+        rb[r][j] = random.nextInt(5);
       }
+    }
+    for (double p : new double[] {0.99, 0.95, 0.5}) {
+      assertGameMatchesSorting(ra, rb, p);
+    }
+  }
+
+  @Test
+  void requestsThatCannotReachTheTailAreNotEvaluated() {
+    int k = 6;
+    double[][] ra = randomRows(20_000, k, 13);
+    double[][] rb = new double[20_000][];
+    for (int r = 0; r < rb.length; r++) {
+      rb[r] = ra[r].clone();
+      rb[r][2] *= 1.2;
+    }
+    List<String> names = CoalitionGame.defaultNames(k);
+    ComponentSwapGame game = new ComponentSwapGame(names, CoupledRuns.byRank(ComponentTable.of(names, ra),
+        ComponentTable.of(names, rb), Optional.empty()), Optional.empty(), ChangeStatistic.percentile(0.99));
+
+    // Only one component moves (by 20 %), so about a fifth of the requests can ever reach the P99 ranks.
+    assertThat(game.evaluatedRequests()).isLessThan(5_000);
+    assertThat(game.value(0b111111)).isCloseTo(Distribution.of(sums(rb)).p99().getAsDouble(), within(1e-9));
+    assertThat(game.value(0)).isCloseTo(Distribution.of(sums(ra)).p99().getAsDouble(), within(1e-9));
+  }
+
+  private static void assertGameMatchesSorting(double[][] ra, double[][] rb, double p) {
+    int n = ra.length;
+    int k = ra[0].length;
+    List<String> names = CoalitionGame.defaultNames(k);
+    CoupledRuns runs = CoupledRuns.byRank(ComponentTable.of(names, ra), ComponentTable.of(names, rb),
+        Optional.empty());
+    double[] table = new ComponentSwapGame(names, runs, Optional.empty(), ChangeStatistic.percentile(p)).valueTable();
+    for (int s = 0; s < table.length; s++) {
+      double[] y = new double[n];
+      for (int r = 0; r < n; r++) {
+        for (int j = 0; j < k; j++) {
+          y[r] += ((s >> j) & 1) != 0 ? runs.b[j][r] : runs.a[j][r];
+        }
+      }
+      assertThat(table[s]).as("p=%s coalition %s", p, s)
+          .isCloseTo(Distribution.of(y).percentile(p).getAsDouble(), within(1e-9));
     }
   }
 
