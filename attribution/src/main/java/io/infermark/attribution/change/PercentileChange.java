@@ -1,6 +1,7 @@
 package io.infermark.attribution.change;
 
 import io.infermark.attribution.shapley.ShapleyValues;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.StringJoiner;
@@ -151,6 +152,18 @@ public final class PercentileChange {
       max = Math.max(max, Math.abs(forward[i] - reverse[i]));
     }
     return max;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof PercentileChange c && c.statistic.equals(statistic) && c.shapley.equals(shapley)
+        && c.coupling == coupling && c.coupledRequests == coupledRequests && c.droppedA == droppedA
+        && c.droppedB == droppedB && Arrays.equals(c.forward, forward) && Arrays.equals(c.reverse, reverse);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * shapley.hashCode() + coupling.hashCode();
   }
 
   @Override

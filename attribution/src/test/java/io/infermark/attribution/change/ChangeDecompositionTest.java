@@ -277,6 +277,8 @@ class ChangeDecompositionTest {
           .isLessThanOrEqualTo(4 * sampled.standardError(j));
     }
     assertThat(sampled.toString()).contains("±");
+    assertThat(ChangeDecomposition.builder().exactUpTo(8).permutations(400).seed(3).build().decompose(a, b))
+        .isEqualTo(sampled);
   }
 
   @Test
