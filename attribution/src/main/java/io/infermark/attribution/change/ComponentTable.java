@@ -166,8 +166,16 @@ public final class ComponentTable {
     return rows;
   }
 
-  /** The value in ms of component {@code component} for request {@code row}. */
+  /**
+   * The value in ms of component {@code component} for request {@code row}.
+   *
+   * @throws IllegalArgumentException if either index is out of range
+   */
   public double value(int row, int component) {
+    if (row < 0 || row >= rows || component < 0 || component >= names.size()) {
+      throw new IllegalArgumentException("no value at row " + row + ", component " + component + " in a table of "
+          + rows + " rows and " + names.size() + " components");
+    }
     return columns[component][row];
   }
 
