@@ -7,7 +7,12 @@ import java.util.List;
  *
  * <p>{@link #exact(CoalitionGame)} evaluates every one of the {@code 2^n} coalitions once and is the
  * reference the sampling estimators are tested against; it takes up to {@value #MAX_EXACT_PLAYERS}
- * players.
+ * players. Beyond that (or when a value is expensive) two seeded estimators sample:
+ * {@link #permutation(CoalitionGame, int, long)} walks random orderings and their reverses, and
+ * {@link #kernel(CoalitionGame, int, long)} fits Kernel SHAP's weighted regression to sampled
+ * coalitions. Both report a standard error per player and satisfy efficiency exactly (the values sum
+ * to {@code v(N) − v(∅)} up to rounding), so {@link ShapleyValues#efficiencyGap()} stays at rounding
+ * level for every method.
  */
 public final class Shapley {
 
@@ -51,6 +56,49 @@ public final class Shapley {
       }
     }
     return ShapleyValues.of(players, phi, new double[n], v[0], v[size - 1], "exact", size);
+  }
+
+  /**
+   * Shapley values estimated by antithetic permutation sampling: {@code permutations / 2} orderings
+   * drawn uniformly, each walked forwards and backwards, a player's value being the mean of its
+   * marginal contributions {@code v(P ∪ {i}) − v(P)} over the walks.
+   *
+   * <p>Standard errors treat the forward–reverse pairs as the independent units:
+   * {@code se_i = sd(pair means_i) / √(permutations / 2)}. For games whose marginal contributions rise
+   * or fall with the coalition the two walks of a pair are negatively correlated, and the error is
+   * smaller than that of as many independent orderings. Efficiency is exact: along any ordering the
+   * marginal contributions telescope to {@code v(N) − v(∅)}, so each walk's contributions, and hence
+   * their mean, sum to it; {@code v(∅)} and {@code v(N)} are evaluated once and shared by all walks.
+   * Evaluates the game {@code 2 + permutations·(n − 1)} times; the same seed gives the same values.
+   *
+   * @param permutations orderings walked, an even number of at least 4 (two pairs, for an error)
+   * @param seed the seed of the orderings
+   * @throws IllegalArgumentException if {@code permutations} is odd or below 4, or a value is not finite
+   */
+  public static ShapleyValues permutation(CoalitionGame game, int permutations, long seed) {
+    return PermutationShapley.estimate(game, permutations, seed, true);
+  }
+
+  /**
+   * Shapley values estimated by Kernel SHAP: the efficiency-constrained weighted least-squares fit of
+   * an additive model to coalition values under the Shapley kernel
+   * {@code π(S) = (n−1) / (C(n,|S|)·|S|·(n−|S|))}.
+   *
+   * <p>When {@code samples ≥ 2^n − 2} every proper non-empty coalition is enumerated with its kernel
+   * weight and the result is the exact Shapley value (standard errors zero). Otherwise {@code samples / 2}
+   * coalitions are drawn with probability proportional to their kernel weight and each is paired with
+   * its complement; the standard error is the robust (sandwich) one of the least-squares fit, with the
+   * independent pairs as units. Efficiency is imposed exactly by eliminating one player's value. Coalition
+   * values are cached, so a repeated draw is not re-evaluated; the same seed gives the same values.
+   *
+   * @param samples coalitions in the fit: even, and at least {@code min(2^n − 2, 8n)}
+   * @param seed the seed of the coalition draws
+   * @throws IllegalArgumentException if {@code samples} is odd or too small, or a value is not finite
+   * @throws IllegalStateException if the sampled coalitions happen not to determine the values (a
+   *     singular regression: sample more)
+   */
+  public static ShapleyValues kernel(CoalitionGame game, int samples, long seed) {
+    return KernelShap.estimate(game, samples, seed);
   }
 
   /**

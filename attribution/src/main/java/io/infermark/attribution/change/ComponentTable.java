@@ -1,0 +1,217 @@
+package io.infermark.attribution.change;
+
+import io.infermark.core.capture.RequestRecord;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Per-request component values of one run, in milliseconds: one row per request, one named column per
+ * component (a phase of the latency, or a factor a model reads), optionally with a key per request
+ * that identifies it across runs (the trace line or request index when the same trace was replayed).
+ *
+ * <p>Build one from records with {@link #fromRecords(List, List, Function)} and a function that gives
+ * each request's components (for phases, the phase helper's per-request split), or from arrays with
+ * {@link #of(List, double[][])}. Values are copied; the table is immutable.
+ */
+public final class ComponentTable {
+
+  private final List<String> names;
+  private final double[][] columns;
+  private final int rows;
+  private final Optional<List<String>> keys;
+
+  private ComponentTable(List<String> names, double[][] columns, int rows, Optional<List<String>> keys) {
+    this.names = names;
+    this.columns = columns;
+    this.rows = rows;
+    this.keys = keys;
+  }
+
+  /**
+   * A table without keys (requests can then only be coupled by rank).
+   *
+   * @param names the components, in column order
+   * @param rowsMillis one row per request, each with one finite value per component
+   * @throws IllegalArgumentException if names are blank or repeated, there are no rows or no components,
+   *     a row has the wrong width, or a value is not finite
+   */
+  public static ComponentTable of(List<String> names, double[][] rowsMillis) {
+    return build(names, rowsMillis, Optional.empty());
+  }
+
+  /**
+   * A table whose requests carry keys, so that two runs of the same trace can be paired request by
+   * request.
+   *
+   * @param keys one per row
+   * @throws IllegalArgumentException as {@link #of(List, double[][])}, or if the keys do not match the
+   *     rows in number, or one is blank or repeated
+   */
+  public static ComponentTable of(List<String> names, double[][] rowsMillis, List<String> keys) {
+    return build(names, rowsMillis, Optional.of(keys));
+  }
+
+  /**
+   * The components of every successful, measured request (failed, warmup and cooldown requests are
+   * skipped, as they are by latency statistics).
+   *
+   * @param componentsMillis a request's component values in ms, in {@code names} order
+   * @throws IllegalArgumentException as {@link #of(List, double[][])}, naming the request
+   */
+  public static ComponentTable fromRecords(List<RequestRecord> records, List<String> names,
+      Function<RequestRecord, double[]> componentsMillis) {
+    return fromRecords(records, names, componentsMillis, Optional.empty());
+  }
+
+  /**
+   * As {@link #fromRecords(List, List, Function)}, each request keyed by {@code key} (for example
+   * {@code r -> r.tags().get("trace_line")} or {@code r -> Long.toString(r.index())}).
+   *
+   * @throws IllegalArgumentException also if a key is null, blank or repeated
+   */
+  public static ComponentTable fromRecords(List<RequestRecord> records, List<String> names,
+      Function<RequestRecord, double[]> componentsMillis, Function<RequestRecord, String> key) {
+    return fromRecords(records, names, componentsMillis, Optional.of(key));
+  }
+
+  private static ComponentTable fromRecords(List<RequestRecord> records, List<String> names,
+      Function<RequestRecord, double[]> componentsMillis, Optional<Function<RequestRecord, String>> key) {
+    Objects.requireNonNull(componentsMillis, "componentsMillis");
+    List<double[]> rows = new ArrayList<>(records.size());
+    List<String> keys = new ArrayList<>(records.size());
+    for (RequestRecord r : records) {
+      if (!r.succeeded() || !r.measured()) {
+        continue;
+      }
+      double[] row = componentsMillis.apply(r);
+      if (row == null || row.length != names.size()) {
+        throw new IllegalArgumentException("request " + r.index() + " has " + (row == null ? "no" : row.length)
+            + " component values; expected " + names.size() + " for " + names);
+      }
+      rows.add(row);
+      if (key.isPresent()) {
+        String k = key.get().apply(r);
+        if (k == null) {
+          throw new IllegalArgumentException("request " + r.index() + " has no key");
+        }
+        keys.add(k);
+      }
+    }
+    return build(names, rows.toArray(new double[0][]), key.isPresent() ? Optional.of(keys) : Optional.empty());
+  }
+
+  private static ComponentTable build(List<String> names, double[][] rowsMillis, Optional<List<String>> keys) {
+    List<String> components = List.copyOf(names);
+    if (components.isEmpty()) {
+      throw new IllegalArgumentException("a component table needs at least one component");
+    }
+    if (components.stream().anyMatch(String::isBlank) || components.stream().distinct().count() != components.size()) {
+      throw new IllegalArgumentException("component names must be distinct and not blank: " + components);
+    }
+    int n = rowsMillis.length;
+    if (n == 0) {
+      throw new IllegalArgumentException("a component table needs at least one request");
+    }
+    int k = components.size();
+    double[][] columns = new double[k][n];
+    for (int r = 0; r < n; r++) {
+      double[] row = rowsMillis[r];
+      if (row.length != k) {
+        throw new IllegalArgumentException("row " + r + " has " + row.length + " values; expected " + k + " for "
+            + components);
+      }
+      for (int j = 0; j < k; j++) {
+        if (!Double.isFinite(row[j])) {
+          throw new IllegalArgumentException("row " + r + " component " + components.get(j) + " is " + row[j]
+              + "; values must be finite milliseconds");
+        }
+        columns[j][r] = row[j];
+      }
+    }
+    Optional<List<String>> copiedKeys = keys.map(List::copyOf);
+    if (copiedKeys.isPresent()) {
+      List<String> ks = copiedKeys.get();
+      if (ks.size() != n) {
+        throw new IllegalArgumentException(ks.size() + " keys for " + n + " rows; give one key per row");
+      }
+      Set<String> seen = new HashSet<>();
+      for (int r = 0; r < n; r++) {
+        String key = ks.get(r);
+        if (key.isBlank()) {
+          throw new IllegalArgumentException("row " + r + " has a blank key");
+        }
+        if (!seen.add(key)) {
+          throw new IllegalArgumentException("key '" + key + "' is repeated (row " + r + "); keys must identify one"
+              + " request each");
+        }
+      }
+    }
+    return new ComponentTable(components, columns, n, copiedKeys);
+  }
+
+  /** The component names, in column order. */
+  public List<String> components() {
+    return names;
+  }
+
+  /** The number of requests (rows). */
+  public int size() {
+    return rows;
+  }
+
+  /**
+   * The value in ms of component {@code component} for request {@code row}.
+   *
+   * @throws IllegalArgumentException if either index is out of range
+   */
+  public double value(int row, int component) {
+    if (row < 0 || row >= rows || component < 0 || component >= names.size()) {
+      throw new IllegalArgumentException("no value at row " + row + ", component " + component + " in a table of "
+          + rows + " rows and " + names.size() + " components");
+    }
+    return columns[component][row];
+  }
+
+  /** One component's values in ms for every request; a copy. */
+  public double[] column(String component) {
+    int j = names.indexOf(component);
+    if (j < 0) {
+      throw new IllegalArgumentException("no component named '" + component + "'; components are " + names);
+    }
+    return columns[j].clone();
+  }
+
+  /** The requests' keys, when the table has them. */
+  public Optional<List<String>> keys() {
+    return keys;
+  }
+
+  /** The column of component {@code j}, not copied: for the decomposition only. */
+  double[] columnView(int j) {
+    return columns[j];
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ComponentTable t && t.names.equals(names) && Arrays.deepEquals(t.columns, columns)
+        && t.keys.equals(keys);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * names.hashCode() + Arrays.deepHashCode(columns);
+  }
+
+  @Override
+  public String toString() {
+    return String.format(Locale.ROOT, "ComponentTable[%d requests × %s%s]", rows, names,
+        keys.isPresent() ? ", keyed" : "");
+  }
+}
