@@ -1,5 +1,7 @@
 package io.infermark.attribution.change;
 
+import io.infermark.attribution.phase.LatencyBasis;
+import io.infermark.attribution.phase.RequestPhases;
 import io.infermark.core.capture.RequestRecord;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -79,6 +81,31 @@ public final class ComponentTable {
   public static ComponentTable fromRecords(List<RequestRecord> records, List<String> names,
       Function<RequestRecord, double[]> componentsMillis, Function<RequestRecord, String> key) {
     return fromRecords(records, names, componentsMillis, Optional.of(key));
+  }
+
+  /**
+   * The latency phases ({@link RequestPhases}) of every measured request that has an E2E to split,
+   * named by {@link LatencyBasis#labels()}; the components of each row add up exactly to its latency
+   * on that basis, so the default additive outcome is the request's E2E (or E2E from intended).
+   */
+  public static ComponentTable phases(List<RequestRecord> records, LatencyBasis basis) {
+    return fromRecords(decomposable(records), basis.labels(), RequestPhases.extractor(basis));
+  }
+
+  /** As {@link #phases(List, LatencyBasis)}, each request keyed by {@code key}, for paired coupling. */
+  public static ComponentTable phases(List<RequestRecord> records, LatencyBasis basis,
+      Function<RequestRecord, String> key) {
+    return fromRecords(decomposable(records), basis.labels(), RequestPhases.extractor(basis), key);
+  }
+
+  private static List<RequestRecord> decomposable(List<RequestRecord> records) {
+    List<RequestRecord> out = new ArrayList<>(records.size());
+    for (RequestRecord r : records) {
+      if (RequestPhases.isDecomposable(r)) {
+        out.add(r);
+      }
+    }
+    return out;
   }
 
   private static ComponentTable fromRecords(List<RequestRecord> records, List<String> names,
