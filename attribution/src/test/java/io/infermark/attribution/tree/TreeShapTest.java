@@ -71,11 +71,13 @@ class TreeShapTest {
   void pathDependentEqualsBruteForceShapleyOfTheCoverWeightedGame() {
     TreeEnsemble model = handModel();
     TreeShapValues shap = TreeShap.pathDependent(model).explain(ROWS);
+    TreeShapValues algorithm2 = TreeShap.pathDependentAlgorithm2(model).explain(ROWS);
 
     for (int r = 0; r < ROWS.length; r++) {
       double[] x = ROWS[r];
       var exact = Shapley.exact(CoalitionGame.of(XYZ, s -> pathGame(model, x, s)));
       assertThat(shap.row(r)).as("row %d", r).containsExactly(exact.values(), within(1e-12));
+      assertThat(algorithm2.row(r)).as("row %d", r).containsExactly(exact.values(), within(1e-12));
       assertThat(shap.baseValue()).isCloseTo(exact.baseValue(), within(1e-12));
       assertThat(shap.prediction(r)).isCloseTo(exact.fullValue(), within(1e-12));
     }
@@ -114,6 +116,7 @@ class TreeShapTest {
     double[][] background = randomRows(random, 6, features);
 
     TreeShapValues path = TreeShap.pathDependent(model).explain(rows);
+    TreeShapValues algorithm2 = TreeShap.pathDependentAlgorithm2(model).explain(rows);
     TreeShapValues interventional = TreeShap.interventional(model, background).explain(rows);
 
     for (int r = 0; r < rows.length; r++) {
@@ -121,10 +124,84 @@ class TreeShapTest {
       var p = Shapley.exact(CoalitionGame.of(names, s -> pathGame(model, x, s)));
       var i = Shapley.exact(CoalitionGame.of(names, s -> interventionalGame(model, x, background, s)));
       assertThat(path.row(r)).as("path row %d", r).containsExactly(p.values(), within(1e-9));
+      assertThat(algorithm2.row(r)).as("algorithm 2 row %d", r).containsExactly(p.values(), within(1e-9));
       assertThat(interventional.row(r)).as("interventional row %d", r).containsExactly(i.values(), within(1e-9));
     }
     assertThat(path.maxEfficiencyGap()).isLessThan(1e-9);
     assertThat(interventional.maxEfficiencyGap()).isLessThan(1e-9);
+  }
+
+  @Test
+  void leafTablesAndAlgorithm2AgreeOnDeepAndShallowTrees() {
+    SplittableRandom random = new SplittableRandom(3);
+    int features = 12;
+    TreeEnsemble.Builder b = TreeEnsemble.builder(features).baseScore(0.5);
+    for (int t = 0; t < 20; t++) {
+      b.addTree(randomTree(random, features, 3 + t % 8, t % 2 == 0));
+    }
+    b.addTree(randomTree(random, features, 12, true)); // too big to tabulate: Algorithm 2 inside pathDependent
+    TreeEnsemble model = b.build();
+    double[][] rows = randomRows(random, 200, features);
+
+    TreeShapValues tables = TreeShap.pathDependent(model).explain(rows);
+    TreeShapValues algorithm2 = TreeShap.pathDependentAlgorithm2(model).explain(rows);
+
+    for (int r = 0; r < rows.length; r++) {
+      assertThat(tables.row(r)).as("row %d", r).containsExactly(algorithm2.row(r), within(1e-9));
+    }
+    assertThat(tables.maxEfficiencyGap()).isLessThan(1e-9);
+    assertThat(algorithm2.maxEfficiencyGap()).isLessThan(1e-9);
+    assertThat(new LeafGameTables(model).isTabulated(0)).isTrue();
+    assertThat(new LeafGameTables(model).isTabulated(20)).isFalse();
+  }
+
+  @Test
+  void zeroCoverBranchesAreExplainedExactly() {
+    // A leaf no training row reached (cover 0): z = 0 on the way to it, so the table's ratio form
+    // (1 − z)/z cannot be used for its sibling paths; the plain form must give the same values.
+    TreeEnsemble model = TreeEnsemble.builder(XYZ)
+        .addTree(split(0, 0, true, 10, split(1, 0, true, 10, leaf(5, 10), leaf(-7, 0)), leaf(3, 0)))
+        .addTree(split(2, 1, true, 4, leaf(1, 4), split(0, 2, true, 1e-9, leaf(9, 0), leaf(2, 0))))
+        .build();
+    for (double[] x : ROWS) {
+      var exact = Shapley.exact(CoalitionGame.of(XYZ, s -> pathGame(model, x, s)));
+      assertThat(TreeShap.pathDependent(model).explain(x).row(0)).containsExactly(exact.values(), within(1e-12));
+      assertThat(TreeShap.pathDependentAlgorithm2(model).explain(x).row(0))
+          .containsExactly(exact.values(), within(1e-12));
+    }
+  }
+
+  @Test
+  void threadsGiveIdenticalValues() {
+    SplittableRandom random = new SplittableRandom(5);
+    TreeEnsemble.Builder b = TreeEnsemble.builder(6);
+    for (int t = 0; t < 10; t++) {
+      b.addTree(randomTree(random, 6, 6, true));
+    }
+    TreeEnsemble model = b.build();
+    double[][] rows = randomRows(random, 1000, 6);
+    double[][] background = randomRows(random, 3, 6);
+
+    for (TreeShap shap : List.of(TreeShap.pathDependent(model), TreeShap.interventional(model, background))) {
+      TreeShapValues one = shap.explain(rows);
+      TreeShapValues three = shap.withThreads(3).explain(rows);
+      for (int r = 0; r < rows.length; r++) {
+        assertThat(three.row(r)).isEqualTo(one.row(r));
+      }
+      assertThat(three.predictions()).isEqualTo(one.predictions());
+    }
+    assertThatThrownBy(() -> TreeShap.pathDependent(model).withThreads(0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("threads");
+  }
+
+  @Test
+  void leafTableOfOneFeatureIsTheTwoPlayerFormula() {
+    // k = 1: T({}) = v·w(0) = v, T({0}) = v·(w(1)·1 + w(0)·z) = v·z (w(1) = 0 for the grand coalition).
+    assertThat(LeafGameTables.tabulate(6, new double[] {0.25})).containsExactly(6, 1.5);
+    // k = 2, z = (a, b), w(0) = w(1) = 1/2, w(2) = 0: T({}) = v/2, T({0}) = v(1 + a)/2, T({1}) = v(1 + b)/2,
+    // T({0,1}) = v(w(0)·ab + w(1)·(a + b) + w(2)) = v(ab + a + b)/2.
+    assertThat(LeafGameTables.tabulate(2, new double[] {0.5, 0.25}))
+        .containsExactly(new double[] {1, 1.5, 1.25, 0.875}, within(1e-15));
   }
 
   @Test
@@ -138,6 +215,8 @@ class TreeShapTest {
       var exact = Shapley.exact(CoalitionGame.of(names, s -> pathGame(model, x, s)));
       TreeShapValues shap = TreeShap.pathDependent(model).explain(x);
       assertThat(shap.row(0)).containsExactly(exact.values(), within(1e-9));
+      assertThat(TreeShap.pathDependentAlgorithm2(model).explain(x).row(0)).containsExactly(exact.values(),
+          within(1e-9));
       assertThat(shap.maxEfficiencyGap()).isLessThan(1e-9);
     }
   }
