@@ -139,9 +139,9 @@ class TreeShapTest {
     for (int t = 0; t < 20; t++) {
       b.addTree(randomTree(random, features, 3 + t % 8, t % 2 == 0));
     }
-    b.addTree(randomTree(random, features, 12, true)); // too big to tabulate: Algorithm 2 inside pathDependent
+    b.addTree(randomTree(random, features, 10, true)); // too big to tabulate: Algorithm 2 inside pathDependent
     TreeEnsemble model = b.build();
-    double[][] rows = randomRows(random, 200, features);
+    double[][] rows = randomRows(random, 100, features);
 
     TreeShapValues tables = TreeShap.pathDependent(model).explain(rows);
     TreeShapValues algorithm2 = TreeShap.pathDependentAlgorithm2(model).explain(rows);
@@ -151,8 +151,9 @@ class TreeShapTest {
     }
     assertThat(tables.maxEfficiencyGap()).isLessThan(1e-9);
     assertThat(algorithm2.maxEfficiencyGap()).isLessThan(1e-9);
-    assertThat(new LeafGameTables(model).isTabulated(0)).isTrue();
-    assertThat(new LeafGameTables(model).isTabulated(20)).isFalse();
+    LeafGameTables tableInfo = new LeafGameTables(model);
+    assertThat(tableInfo.isTabulated(0)).isTrue();
+    assertThat(tableInfo.isTabulated(20)).isFalse();
   }
 
   @Test
