@@ -72,19 +72,11 @@ public final class Surrogate {
     double[][] x = new double[rows.length][];
     long[] requestIndexes = new long[rows.length];
     for (int i = 0; i < rows.length; i++) {
-      x[i] = model.float32Features() ? roundToFloat(all[rows[i]]) : all[rows[i]];
+      x[i] = all[rows[i]];
       requestIndexes[i] = table.records().get(rows[i]).index();
     }
     TreeShapValues values = TreeShap.pathDependent(model).explain(x);
     return new SurrogateExplanation(values, requestIndexes, target, fit);
-  }
-
-  private static double[] roundToFloat(double[] row) {
-    double[] out = new double[row.length];
-    for (int c = 0; c < row.length; c++) {
-      out[c] = (float) row[c];
-    }
-    return out;
   }
 
   @Override

@@ -67,7 +67,10 @@ public final class XgboostSurrogate {
     this.heldOutFraction = b.heldOutFraction;
   }
 
-  /** A builder with the defaults: 100 trees of depth 4, eta 0.1, min child weight 1, seed 0, 1 thread, 20 % held out. */
+  /**
+   * A builder with the defaults: 100 trees of depth 4, eta 0.1, min child weight 1, seed 0, 1 thread,
+   * 20 % held out.
+   */
   public static Builder builder() {
     return new Builder();
   }

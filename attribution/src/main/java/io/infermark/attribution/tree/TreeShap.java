@@ -160,9 +160,13 @@ public final class TreeShap {
     for (int r = 0; r < rows.length; r++) {
       model.checkRow(rows[r], "row " + r);
     }
+    if ((long) rows.length * m > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException(rows.length + " rows x " + m + " features do not fit one array; explain"
+          + " fewer rows at a time");
+    }
     double[] phi = new double[rows.length * m];
     double[] predictions = new double[rows.length];
-    int parts = (int) Math.min(threads, Math.max(1, rows.length / MIN_ROWS_PER_THREAD));
+    int parts = Math.min(threads, Math.max(1, rows.length / MIN_ROWS_PER_THREAD));
     if (parts <= 1) {
       explain(rows, 0, rows.length, phi, predictions);
     } else {
