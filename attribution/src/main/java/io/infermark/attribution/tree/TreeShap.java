@@ -17,7 +17,8 @@ import java.util.stream.IntStream;
  *       Needs no data besides the model; the base value is {@link TreeEnsemble#expectedValue()}.
  *       Algorithm 2 costs O(T·L·D²) per row for T trees of L leaves and depth D; for trees up to
  *       depth ~8 the explainer instead precomputes each leaf's Shapley values for every pattern of
- *       followed/not-followed splits and needs O(T·L·D) per row (see {@code LeafGameTables}), with
+ *       followed/not-followed splits and needs O(T·L·D) per row (a leaf's game depends on the row only
+ *       through which of its path's splits the row follows), with
  *       {@link #pathDependentAlgorithm2(TreeEnsemble)} as the reference. This is the game xgboost's
  *       {@code predictContrib} and shap's {@code TreeExplainer(feature_perturbation="tree_path_dependent")}
  *       explain.
@@ -66,8 +67,9 @@ public final class TreeShap {
 
   /**
    * A path-dependent explainer of {@code model}. Trees up to depth 8 or so are explained from per-leaf
-   * tables precomputed here (O(L·D) per tree and row, up to 32 MiB of tables for the ensemble; see
-   * the package's README); deeper ones by Algorithm 2. Both give the same values up to rounding.
+   * tables precomputed here (O(L·D) per tree and row; a tree is tabulated when Σ over its leaves of
+   * 2^(distinct features on the leaf's path) is at most 65,536 and the ensemble's tables stay within
+   * 32 MiB); deeper ones by Algorithm 2. Both give the same values up to rounding.
    */
   public static TreeShap pathDependent(TreeEnsemble model) {
     return new TreeShap(Objects.requireNonNull(model, "model"), null, Double.NaN, new LeafGameTables(model), 1);

@@ -55,7 +55,7 @@ class XgboostCrossCheckTest {
     float[] x = data(r);
     float[] y = regressionLabels(x, r);
     checkAgainstXgboost(x, y, Map.of("objective", "reg:squarederror", "max_depth", 5, "eta", 0.3, "seed", 0,
-        "nthread", 1, "verbosity", 0), 30, 1e-3);
+        "nthread", 1, "verbosity", 0), 30, 1e-5);
   }
 
   @Test
@@ -68,7 +68,7 @@ class XgboostCrossCheckTest {
       tail[i] = y[i] > 130 ? 1 : 0;
     }
     TreeEnsemble model = checkAgainstXgboost(x, tail, Map.of("objective", "binary:logistic", "max_depth", 4, "eta",
-        0.3, "seed", 0, "nthread", 1, "verbosity", 0), 25, 1e-4);
+        0.3, "seed", 0, "nthread", 1, "verbosity", 0), 25, 1e-5);
     // The logistic base margin is logit(base_score), not base_score.
     assertThat(model.baseScore()).isNotCloseTo(0.5, within(1e-3));
   }
