@@ -1,0 +1,334 @@
+package io.infermark.attribution.surrogate;
+
+import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.capture.TokenCountSource;
+import io.infermark.core.workload.WorkloadTags;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.function.Function;
+
+/**
+ * Per-request features, one row per measured, successful request and one named column per factor,
+ * built from what the records already hold: the inputs a surrogate latency model learns from.
+ *
+ * <p>Rows: only records that are {@link RequestRecord#measured() measured} (not warmup or cooldown)
+ * and {@link RequestRecord#succeeded() succeeded} become rows — the requests latency statistics
+ * count — in the order given; {@link #skippedRecords()} says how many others there were. Load
+ * features (in-flight count, arrivals) are computed from <em>every</em> record that was sent, warmup
+ * and failures included, because those loaded the server too.
+ *
+ * <p>Columns, in this order (a NaN means "not known for this request"; tree models send it down the
+ * split's learned default branch):
+ * <dl>
+ *   <dt>{@value #INPUT_TOKENS}</dt><dd>prompt tokens: the server's {@code usage.prompt_tokens} when
+ *       reported, else tag {@code input_tokens_achieved}, else {@code input_tokens_requested}; NaN
+ *       when none is known.</dd>
+ *   <dt>{@value #OUTPUT_TOKENS}</dt><dd>N, {@link RequestRecord#outputTokens()} (server usage, else the
+ *       client's count); NaN when no token count exists.</dd>
+ *   <dt>{@value #CACHED_PROMPT_TOKENS}</dt><dd>prompt tokens the server served from its prefix cache,
+ *       when it reported them; NaN otherwise.</dd>
+ *   <dt>{@value #IN_FLIGHT}</dt><dd>how many other requests were in flight when this one was sent:
+ *       sent at or before its send time and not yet ended ({@code send + endOffset}) at it. Never
+ *       NaN.</dd>
+ *   <dt>{@code arrivals_prev_<window>}</dt><dd>requests sent in the window before this one's send,
+ *       {@code [send − window, send)}; default window 1 s ({@value #ARRIVALS_PREVIOUS_SECOND}). Never
+ *       NaN.</dd>
+ *   <dt>{@value #BURST}, {@value #RANK}</dt><dd>the workload's burst factor and Zipf popularity rank
+ *       ({@link WorkloadTags#BURST}, {@link WorkloadTags#RANK}); NaN when the tag is absent.</dd>
+ *   <dt>tag columns</dt><dd>each tag the caller names ({@link Builder#tagColumns(String...)}), e.g.
+ *       perturbation levels, parsed as a number; NaN when absent.</dd>
+ *   <dt>extra columns</dt><dd>whatever the caller computes per record
+ *       ({@link Builder#extraColumns(List, Function)}), e.g. per-request phase durations.</dd>
+ * </dl>
+ * Of the built-in columns, those that are NaN for every row are dropped (no information); the
+ * caller's tag and extra columns are always kept.
+ *
+ * <pre>{@code
+ * FeatureTable table = FeatureTable.builder()
+ *     .tagColumns("temperature")                        // a numeric perturbation level
+ *     .extraColumns(List.of("queue_ms"), r -> new double[] {queueMillis(r)})
+ *     .build(run.records());
+ * }</pre>
+ */
+public final class FeatureTable {
+
+  /** Column: prompt tokens. */
+  public static final String INPUT_TOKENS = "input_tokens";
+  /** Column: output tokens N. */
+  public static final String OUTPUT_TOKENS = "output_tokens";
+  /** Column: prompt tokens served from the server's prefix cache. */
+  public static final String CACHED_PROMPT_TOKENS = "cached_prompt_tokens";
+  /** Column: other requests in flight at send. */
+  public static final String IN_FLIGHT = "in_flight_at_send";
+  /** Column: requests sent in the second before this one (with the default window). */
+  public static final String ARRIVALS_PREVIOUS_SECOND = "arrivals_prev_1000ms";
+  /** Column: the workload's burst factor. */
+  public static final String BURST = "burst";
+  /** Column: the workload's popularity rank. */
+  public static final String RANK = "rank";
+
+  private final List<String> columns;
+  private final double[][] rows;
+  private final List<RequestRecord> records;
+  private final int skipped;
+
+  private FeatureTable(List<String> columns, double[][] rows, List<RequestRecord> records, int skipped) {
+    this.columns = columns;
+    this.rows = rows;
+    this.records = records;
+    this.skipped = skipped;
+  }
+
+  /** A builder with no tag or extra columns and a 1 s arrival window. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The columns' names, in order. */
+  public List<String> columns() {
+    return columns;
+  }
+
+  /** The number of rows: measured, successful requests. */
+  public int rowCount() {
+    return rows.length;
+  }
+
+  /** The record behind each row, in row order. */
+  public List<RequestRecord> records() {
+    return records;
+  }
+
+  /** Records that did not become rows: warmup, cooldown or failed ones. */
+  public int skippedRecords() {
+    return skipped;
+  }
+
+  /** Row {@code row}'s values, one per column (a copy). */
+  public double[] row(int row) {
+    return rows[row].clone();
+  }
+
+  /** Every row (a deep copy). */
+  public double[][] rows() {
+    double[][] out = new double[rows.length][];
+    for (int r = 0; r < rows.length; r++) {
+      out[r] = rows[r].clone();
+    }
+    return out;
+  }
+
+  /**
+   * One column's values, in row order.
+   *
+   * @throws IllegalArgumentException if there is no such column
+   */
+  public double[] column(String name) {
+    int c = columns.indexOf(name);
+    if (c < 0) {
+      throw new IllegalArgumentException("no column '" + name + "'; columns are " + columns);
+    }
+    double[] out = new double[rows.length];
+    for (int r = 0; r < rows.length; r++) {
+      out[r] = rows[r][c];
+    }
+    return out;
+  }
+
+  double[][] rowsView() {
+    return rows;
+  }
+
+  @Override
+  public String toString() {
+    return String.format(Locale.ROOT, "FeatureTable[%d rows (%d records skipped), columns %s]", rows.length, skipped,
+        columns);
+  }
+
+  /** Builds a {@link FeatureTable} from records. */
+  public static final class Builder {
+    private final List<String> tags = new ArrayList<>();
+    private final List<String> extraNames = new ArrayList<>();
+    private Function<RequestRecord, double[]> extra;
+    private Duration window = Duration.ofSeconds(1);
+
+    private Builder() {}
+
+    /**
+     * Adds a numeric column for each named tag (perturbation levels, a server knob the workload
+     * tagged, …), named as the tag.
+     *
+     * @throws IllegalArgumentException if a tag is blank or named twice
+     */
+    public Builder tagColumns(String... tags) {
+      for (String tag : tags) {
+        Objects.requireNonNull(tag, "tag");
+        if (tag.isBlank() || this.tags.contains(tag)) {
+          throw new IllegalArgumentException("tag columns must be non-blank and distinct, got '" + tag + "' in "
+              + this.tags);
+        }
+        this.tags.add(tag);
+      }
+      return this;
+    }
+
+    /**
+     * Adds columns computed by {@code values} for each row's record, which must return one value per
+     * name (NaN for unknown). Replaces earlier extra columns. Per-request phase durations plug in here.
+     *
+     * @throws IllegalArgumentException if a name is blank or repeated
+     */
+    public Builder extraColumns(List<String> names, Function<RequestRecord, double[]> values) {
+      List<String> copy = List.copyOf(names);
+      if (copy.stream().anyMatch(String::isBlank) || copy.stream().distinct().count() != copy.size()) {
+        throw new IllegalArgumentException("extra column names must be non-blank and distinct: " + copy);
+      }
+      this.extraNames.clear();
+      this.extraNames.addAll(copy);
+      this.extra = Objects.requireNonNull(values, "values");
+      return this;
+    }
+
+    /**
+     * The window of the arrivals column, which is named {@code arrivals_prev_<millis>ms}; default 1 s.
+     *
+     * @throws IllegalArgumentException if it is not positive
+     */
+    public Builder arrivalWindow(Duration window) {
+      if (window.isNegative() || window.isZero()) {
+        throw new IllegalArgumentException("arrival window must be positive, was " + window);
+      }
+      this.window = window;
+      return this;
+    }
+
+    /**
+     * The table of {@code records}' measured, successful requests.
+     *
+     * @throws IllegalArgumentException if a named tag holds something that is not a number, an extra
+     *     column function returns the wrong number of values or an infinite one, or a column name is
+     *     used twice
+     */
+    public FeatureTable build(List<RequestRecord> records) {
+      List<RequestRecord> all = List.copyOf(records);
+      LoadFeatures load = LoadFeatures.of(all, window.toNanos());
+      List<RequestRecord> kept = new ArrayList<>();
+      List<Integer> keptAt = new ArrayList<>();
+      for (int i = 0; i < all.size(); i++) {
+        RequestRecord r = all.get(i);
+        if (r.measured() && r.succeeded()) {
+          kept.add(r);
+          keptAt.add(i);
+        }
+      }
+      int n = kept.size();
+      Map<String, double[]> builtIn = new LinkedHashMap<>();
+      builtIn.put(INPUT_TOKENS, new double[n]);
+      builtIn.put(OUTPUT_TOKENS, new double[n]);
+      builtIn.put(CACHED_PROMPT_TOKENS, new double[n]);
+      builtIn.put(IN_FLIGHT, new double[n]);
+      String arrivals = "arrivals_prev_" + formatMillis(window) + "ms";
+      builtIn.put(arrivals, new double[n]);
+      builtIn.put(BURST, new double[n]);
+      builtIn.put(RANK, new double[n]);
+      double[][] tagValues = new double[tags.size()][n];
+      double[][] extraValues = new double[extraNames.size()][n];
+      for (int row = 0; row < n; row++) {
+        RequestRecord r = kept.get(row);
+        int at = keptAt.get(row);
+        builtIn.get(INPUT_TOKENS)[row] = inputTokens(r);
+        builtIn.get(OUTPUT_TOKENS)[row] =
+            r.outputTokensSource() == TokenCountSource.NONE ? Double.NaN : r.outputTokens();
+        OptionalInt cached = r.usage().cachedPromptTokens();
+        builtIn.get(CACHED_PROMPT_TOKENS)[row] = cached.isPresent() ? cached.getAsInt() : Double.NaN;
+        builtIn.get(IN_FLIGHT)[row] = load.inFlightAtSend(at);
+        builtIn.get(arrivals)[row] = load.arrivalsBefore(at);
+        builtIn.get(BURST)[row] = tag(r, WorkloadTags.BURST);
+        builtIn.get(RANK)[row] = tag(r, WorkloadTags.RANK);
+        for (int t = 0; t < tags.size(); t++) {
+          tagValues[t][row] = tag(r, tags.get(t));
+        }
+        if (extra != null) {
+          double[] v = extra.apply(r);
+          if (v == null || v.length != extraNames.size()) {
+            throw new IllegalArgumentException("extra columns " + extraNames + " need " + extraNames.size()
+                + " values per record, got " + (v == null ? "null" : v.length) + " for record " + r.index());
+          }
+          for (int c = 0; c < v.length; c++) {
+            if (Double.isInfinite(v[c])) {
+              throw new IllegalArgumentException("extra column " + extraNames.get(c) + " is " + v[c] + " for record "
+                  + r.index() + "; use NaN for unknown");
+            }
+            extraValues[c][row] = v[c];
+          }
+        }
+      }
+      List<String> names = new ArrayList<>();
+      List<double[]> columns = new ArrayList<>();
+      builtIn.forEach((name, values) -> {
+        if (Arrays.stream(values).anyMatch(v -> !Double.isNaN(v))) {
+          names.add(name);
+          columns.add(values);
+        }
+      });
+      for (int t = 0; t < tags.size(); t++) {
+        names.add(tags.get(t));
+        columns.add(tagValues[t]);
+      }
+      for (int c = 0; c < extraNames.size(); c++) {
+        names.add(extraNames.get(c));
+        columns.add(extraValues[c]);
+      }
+      if (names.stream().distinct().count() != names.size()) {
+        throw new IllegalArgumentException("column names must be distinct: " + names);
+      }
+      double[][] rows = new double[n][names.size()];
+      for (int c = 0; c < names.size(); c++) {
+        double[] values = columns.get(c);
+        for (int row = 0; row < n; row++) {
+          rows[row][c] = values[row];
+        }
+      }
+      return new FeatureTable(List.copyOf(names), rows, List.copyOf(kept), all.size() - n);
+    }
+
+    private static String formatMillis(Duration d) {
+      long nanos = d.toNanos();
+      return nanos % 1_000_000 == 0 ? Long.toString(nanos / 1_000_000)
+          : String.format(Locale.ROOT, "%.3f", nanos / 1e6);
+    }
+
+    private static double inputTokens(RequestRecord r) {
+      OptionalInt prompt = r.usage().promptTokens();
+      if (prompt.isPresent()) {
+        return prompt.getAsInt();
+      }
+      double achieved = tag(r, WorkloadTags.INPUT_TOKENS_ACHIEVED);
+      return Double.isNaN(achieved) ? tag(r, WorkloadTags.INPUT_TOKENS_REQUESTED) : achieved;
+    }
+
+    private static double tag(RequestRecord r, String tag) {
+      String value = r.tags().get(tag);
+      if (value == null) {
+        return Double.NaN;
+      }
+      try {
+        double v = Double.parseDouble(value.trim());
+        if (!Double.isFinite(v)) {
+          throw new NumberFormatException();
+        }
+        return v;
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("tag '" + tag + "' of record " + r.index() + " is '" + value
+            + "', not a finite number; only numeric tags can be feature columns", e);
+      }
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package io.infermark.attribution.surrogate;
+
+import io.infermark.attribution.tree.TreeEnsemble;
+import io.infermark.attribution.tree.TreeShap;
+import io.infermark.attribution.tree.TreeShapValues;
+import java.util.Locale;
+
+/**
+ * A trained surrogate model of per-request latency: the tree ensemble, the table and target it was
+ * trained on, how well it predicts held-out requests, and how faithfully it was converted from the
+ * training library. {@link #explain()} attributes each request's prediction to its features.
+ */
+public final class Surrogate {
+
+  private final TreeEnsemble model;
+  private final FeatureTable table;
+  private final SurrogateTarget target;
+  private final int[] rows;
+  private final FitQuality fit;
+  private final double conversionGap;
+  private final String trainer;
+
+  Surrogate(TreeEnsemble model, FeatureTable table, SurrogateTarget target, int[] rows, FitQuality fit,
+      double conversionGap, String trainer) {
+    this.model = model;
+    this.table = table;
+    this.target = target;
+    this.rows = rows;
+    this.fit = fit;
+    this.conversionGap = conversionGap;
+    this.trainer = trainer;
+  }
+
+  /** The trees; predictions are in {@link SurrogateTarget#unit()} (ms, or log-odds for a tail target). */
+  public TreeEnsemble model() {
+    return model;
+  }
+
+  /** The table the model was trained on. */
+  public FeatureTable table() {
+    return table;
+  }
+
+  /** What the model predicts. */
+  public SurrogateTarget target() {
+    return target;
+  }
+
+  /** Held-out quality. */
+  public FitQuality fit() {
+    return fit;
+  }
+
+  /** The number of table rows with a defined target: the rows trained on, held out and explained. */
+  public int rowCount() {
+    return rows.length;
+  }
+
+  /**
+   * The largest |difference| between this model's predictions and the training library's own, over
+   * all rows: the cost of converting the model (float32 rounding), reported rather than assumed zero.
+   */
+  public double conversionGap() {
+    return conversionGap;
+  }
+
+  /**
+   * Path-dependent TreeSHAP of every row with a defined target, in the target's unit.
+   */
+  public SurrogateExplanation explain() {
+    double[][] all = table.rowsView();
+    double[][] x = new double[rows.length][];
+    long[] requestIndexes = new long[rows.length];
+    for (int i = 0; i < rows.length; i++) {
+      x[i] = all[rows[i]];
+      requestIndexes[i] = table.records().get(rows[i]).index();
+    }
+    TreeShapValues values = TreeShap.pathDependent(model).explain(x);
+    return new SurrogateExplanation(values, requestIndexes, target, fit);
+  }
+
+  @Override
+  public String toString() {
+    return String.format(Locale.ROOT, "Surrogate[%s of %s over %d rows, %s, conversion gap %.3g]", trainer,
+        target.name(), rows.length, fit, conversionGap);
+  }
+}
