@@ -1,5 +1,7 @@
 package io.infermark.attribution.surrogate;
 
+import io.infermark.attribution.phase.LatencyBasis;
+import io.infermark.attribution.phase.RequestPhases;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.capture.TokenCountSource;
 import io.infermark.core.workload.WorkloadTags;
@@ -45,7 +47,8 @@ import java.util.function.Function;
  *   <dt>tag columns</dt><dd>each tag the caller names ({@link Builder#tagColumns(String...)}), e.g.
  *       perturbation levels, parsed as a number; NaN when absent.</dd>
  *   <dt>extra columns</dt><dd>whatever the caller computes per record
- *       ({@link Builder#extraColumns(List, Function)}), e.g. per-request phase durations.</dd>
+ *       ({@link Builder#extraColumns(List, Function)}), and per-request phase durations
+ *       ({@link Builder#phaseColumns(LatencyBasis)}).</dd>
  * </dl>
  * Of the built-in columns, those that are NaN for every row are dropped (no information); the
  * caller's tag and extra columns are always kept.
@@ -54,6 +57,7 @@ import java.util.function.Function;
  * FeatureTable table = FeatureTable.builder()
  *     .tagColumns("temperature")                        // a numeric perturbation level
  *     .extraColumns(List.of("queue_ms"), r -> new double[] {queueMillis(r)})
+ *     .phaseColumns(LatencyBasis.SERVICE_TIME)          // connect, tls, …, decode in ms
  *     .build(run.records());
  * }</pre>
  */
@@ -156,7 +160,8 @@ public final class FeatureTable {
   public static final class Builder {
     private final List<String> tags = new ArrayList<>();
     private final List<String> extraNames = new ArrayList<>();
-    private Function<RequestRecord, double[]> extra;
+    private final List<Function<RequestRecord, double[]>> extras = new ArrayList<>();
+    private final List<Integer> extraWidths = new ArrayList<>();
     private Duration window = Duration.ofSeconds(1);
 
     private Builder() {}
@@ -181,19 +186,39 @@ public final class FeatureTable {
 
     /**
      * Adds columns computed by {@code values} for each row's record, which must return one value per
-     * name (NaN for unknown). Replaces earlier extra columns. Per-request phase durations plug in here.
+     * name (NaN for unknown), after any extra columns added before.
      *
      * @throws IllegalArgumentException if a name is blank or repeated
      */
     public Builder extraColumns(List<String> names, Function<RequestRecord, double[]> values) {
       List<String> copy = List.copyOf(names);
-      if (copy.stream().anyMatch(String::isBlank) || copy.stream().distinct().count() != copy.size()) {
-        throw new IllegalArgumentException("extra column names must be non-blank and distinct: " + copy);
+      if (copy.isEmpty() || copy.stream().anyMatch(String::isBlank) || copy.stream().distinct().count() != copy.size()
+          || copy.stream().anyMatch(extraNames::contains)) {
+        throw new IllegalArgumentException("extra column names must be non-blank and distinct, got " + copy
+            + " after " + extraNames);
       }
-      this.extraNames.clear();
+      this.extras.add(Objects.requireNonNull(values, "values"));
+      this.extraWidths.add(copy.size());
       this.extraNames.addAll(copy);
-      this.extra = Objects.requireNonNull(values, "values");
       return this;
+    }
+
+    /**
+     * Adds one column per latency phase of {@code basis} ({@link LatencyBasis#labels()}), in ms, from
+     * {@link RequestPhases}; NaN for a request without a token-bearing chunk. The phases add up to the
+     * request's latency on that basis, so use them to explain a target other than that latency (a
+     * tail indicator of TTFT, say), or expect them to explain it perfectly.
+     */
+    public Builder phaseColumns(LatencyBasis basis) {
+      int width = basis.labels().size();
+      return extraColumns(basis.labels(), r -> RequestPhases.tryOf(r, basis).map(RequestPhases::millis)
+          .orElseGet(() -> nanArray(width)));
+    }
+
+    private static double[] nanArray(int width) {
+      double[] a = new double[width];
+      Arrays.fill(a, Double.NaN);
+      return a;
     }
 
     /**
@@ -255,19 +280,23 @@ public final class FeatureTable {
         for (int t = 0; t < tags.size(); t++) {
           tagValues[t][row] = tag(r, tags.get(t));
         }
-        if (extra != null) {
-          double[] v = extra.apply(r);
-          if (v == null || v.length != extraNames.size()) {
-            throw new IllegalArgumentException("extra columns " + extraNames + " need " + extraNames.size()
+        int first = 0;
+        for (int g = 0; g < extras.size(); g++) {
+          int width = extraWidths.get(g);
+          List<String> group = extraNames.subList(first, first + width);
+          double[] v = extras.get(g).apply(r);
+          if (v == null || v.length != width) {
+            throw new IllegalArgumentException("extra columns " + group + " need " + width
                 + " values per record, got " + (v == null ? "null" : v.length) + " for record " + r.index());
           }
-          for (int c = 0; c < v.length; c++) {
+          for (int c = 0; c < width; c++) {
             if (Double.isInfinite(v[c])) {
-              throw new IllegalArgumentException("extra column " + extraNames.get(c) + " is " + v[c] + " for record "
+              throw new IllegalArgumentException("extra column " + group.get(c) + " is " + v[c] + " for record "
                   + r.index() + "; use NaN for unknown");
             }
-            extraValues[c][row] = v[c];
+            extraValues[first + c][row] = v[c];
           }
+          first += width;
         }
       }
       List<String> names = new ArrayList<>();

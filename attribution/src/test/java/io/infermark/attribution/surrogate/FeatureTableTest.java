@@ -3,15 +3,19 @@ package io.infermark.attribution.surrogate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.infermark.attribution.phase.LatencyBasis;
 import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
+import io.infermark.core.capture.ConnectionPhases;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
+import io.infermark.core.capture.Phase;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.capture.Usage;
 import io.infermark.core.workload.WorkloadTags;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -130,6 +134,48 @@ class FeatureTableTest {
 
     assertThat(table.column("end_ms")).containsExactly(10, 20);
     assertThat(table.column("half_end_ms")).containsExactly(Double.NaN, 10);
+  }
+
+  @Test
+  void phaseColumnsFollowExtraColumnsAndAddUpToEachRequestsE2e() {
+    // #0: pooled connection, request written at 1 ms, first header byte at 4 ms, tokens at 6 and 10 ms.
+    long[] offsets = new long[Phase.values().length];
+    Arrays.fill(offsets, -1);
+    offsets[Phase.CONNECTION_ACQUIRED.ordinal()] = 0;
+    offsets[Phase.REQUEST_SENT.ordinal()] = 1 * MS;
+    offsets[Phase.RESPONSE_HEADERS_START.ordinal()] = 4 * MS;
+    RequestRecord streamed = record(0, 0, 10, Map.of()).toBuilder().phases(ConnectionPhases.of(offsets))
+        .chunks(ChunkTimeline.builder().add(6 * MS, ChunkKind.CONTENT, 1).add(10 * MS, ChunkKind.CONTENT, 1).build())
+        .build();
+    // #1 succeeded without a token-bearing chunk: no E2E, so its phases are unknown.
+    RequestRecord empty = record(1, 1, 10, Map.of()).toBuilder().chunks(ChunkTimeline.builder().build()).build();
+
+    FeatureTable table = FeatureTable.builder()
+        .extraColumns(List.of("one"), r -> new double[] {1})
+        .phaseColumns(LatencyBasis.SERVICE_TIME)
+        .build(List.of(streamed, empty));
+
+    List<String> phases = LatencyBasis.SERVICE_TIME.labels();
+    assertThat(table.columns().subList(table.columns().size() - phases.size() - 1, table.columns().size()))
+        .containsExactlyElementsOf(concat(List.of("one"), phases));
+    assertThat(table.column("request_write")).containsExactly(1, Double.NaN);
+    assertThat(table.column("waiting")).containsExactly(3, Double.NaN);
+    assertThat(table.column("first_byte_to_first_token")).containsExactly(2, Double.NaN);
+    assertThat(table.column("decode")).containsExactly(4, Double.NaN);
+    double sum = 0;
+    for (String phase : phases) {
+      sum += table.column(phase)[0];
+    }
+    assertThat(sum).isEqualTo(10.0);
+    assertThatThrownBy(() -> FeatureTable.builder().extraColumns(List.of("decode"), r -> new double[1])
+        .phaseColumns(LatencyBasis.SERVICE_TIME)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("distinct");
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> out = new ArrayList<>(a);
+    out.addAll(b);
+    return out;
   }
 
   @Test
