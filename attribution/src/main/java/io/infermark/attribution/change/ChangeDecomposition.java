@@ -61,8 +61,8 @@ public final class ChangeDecomposition {
    * Why the statistic moved from run A to run B.
    *
    * @throws IllegalArgumentException if the tables do not have the same components, or cannot be coupled
-   *     as asked (no keys, or unmatched keys without {@link Builder#dropUnmatched(boolean)}), or a model
-   *     or statistic returns a non-finite value
+   *     as asked (no keys, or unmatched keys without {@link Builder#dropUnmatched(boolean)}), or hold
+   *     NaN values without a row model, or a model or statistic returns a non-finite value
    */
   public PercentileChange decompose(ComponentTable a, ComponentTable b) {
     CoupledRuns runs = couple(a, b);
@@ -100,6 +100,10 @@ public final class ChangeDecomposition {
     Objects.requireNonNull(a, "a");
     Objects.requireNonNull(b, "b");
     CoupledRuns.alignedColumns(a, b);
+    if (model.isEmpty() && (a.hasMissingValues() || b.hasMissingValues())) {
+      throw new IllegalArgumentException("run " + (a.hasMissingValues() ? "A" : "B") + " has unknown (NaN) component "
+          + "values, which an additive decomposition cannot sum; give a row model that reads them, or fill them");
+    }
     Coupling used = coupling.orElse(a.keys().isPresent() && b.keys().isPresent() ? Coupling.PAIRED
         : Coupling.BY_RANK);
     return used == Coupling.PAIRED ? CoupledRuns.paired(a, b, dropUnmatched) : CoupledRuns.byRank(a, b, model);

@@ -20,7 +20,9 @@ import java.util.function.Function;
  *
  * <p>Build one from records with {@link #fromRecords(List, List, Function)} and a function that gives
  * each request's components (for phases, the phase helper's per-request split), or from arrays with
- * {@link #of(List, double[][])}. Values are copied; the table is immutable.
+ * {@link #of(List, double[][])}. Values are copied; the table is immutable. A value may be NaN
+ * ("unknown", as in a surrogate's {@code FeatureTable}) only when a {@link RowModel} reads the rows:
+ * an additive decomposition rejects it.
  */
 public final class ComponentTable {
 
@@ -28,8 +30,11 @@ public final class ComponentTable {
   private final double[][] columns;
   private final int rows;
   private final Optional<List<String>> keys;
+  private final boolean hasMissing;
 
-  private ComponentTable(List<String> names, double[][] columns, int rows, Optional<List<String>> keys) {
+  private ComponentTable(List<String> names, double[][] columns, int rows, Optional<List<String>> keys,
+      boolean hasMissing) {
+    this.hasMissing = hasMissing;
     this.names = names;
     this.columns = columns;
     this.rows = rows;
@@ -148,6 +153,7 @@ public final class ComponentTable {
     }
     int k = components.size();
     double[][] columns = new double[k][n];
+    boolean missing = false;
     for (int r = 0; r < n; r++) {
       double[] row = rowsMillis[r];
       if (row.length != k) {
@@ -155,10 +161,11 @@ public final class ComponentTable {
             + components);
       }
       for (int j = 0; j < k; j++) {
-        if (!Double.isFinite(row[j])) {
+        if (Double.isInfinite(row[j])) {
           throw new IllegalArgumentException("row " + r + " component " + components.get(j) + " is " + row[j]
-              + "; values must be finite milliseconds");
+              + "; values must be finite, or NaN for unknown (which only a row model can read)");
         }
+        missing |= Double.isNaN(row[j]);
         columns[j][r] = row[j];
       }
     }
@@ -180,7 +187,7 @@ public final class ComponentTable {
         }
       }
     }
-    return new ComponentTable(components, columns, n, copiedKeys);
+    return new ComponentTable(components, columns, n, copiedKeys, missing);
   }
 
   /** The component names, in column order. */
@@ -218,6 +225,11 @@ public final class ComponentTable {
   /** The requests' keys, when the table has them. */
   public Optional<List<String>> keys() {
     return keys;
+  }
+
+  /** True when some value is NaN (unknown), which only a {@link RowModel} can read. */
+  public boolean hasMissingValues() {
+    return hasMissing;
   }
 
   /** The column of component {@code j}, not copied: for the decomposition only. */

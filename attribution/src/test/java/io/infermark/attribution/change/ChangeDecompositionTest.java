@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.infermark.attribution.shapley.CoalitionGame;
 import io.infermark.attribution.shapley.Shapley;
+import io.infermark.attribution.tree.TreeEnsemble;
+import io.infermark.attribution.tree.TreeNode;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
@@ -306,10 +308,43 @@ class ChangeDecompositionTest {
   }
 
   @Test
+  void unknownFactorValuesNeedARowModelThatReadsThem() {
+    // A tree-like model of latency from two factors: a missing (NaN) input length counts as a short prompt.
+    TreeEnsemble model = TreeEnsemble.builder(List.of("input_tokens", "in_flight"))
+        .addTree(TreeNode.split(0, 1000, TreeNode.leaf(100, 1), TreeNode.leaf(400, 1)))
+        .addTree(TreeNode.split(1, 8, TreeNode.leaf(0, 1), TreeNode.leaf(50, 1)))
+        .build();
+    double[][] a = new double[100][];
+    double[][] b = new double[100][];
+    for (int i = 0; i < 100; i++) {
+      a[i] = new double[] {i % 2 == 0 ? Double.NaN : 200, 4};
+      // Run B: the two slowest-to-be requests get long prompts, and every request sees a busier server.
+      b[i] = new double[] {i < 2 ? 4000 : Double.NaN, 16};
+    }
+    ComponentTable tableA = ComponentTable.of(List.of("input_tokens", "in_flight"), a);
+    ComponentTable tableB = ComponentTable.of(List.of("input_tokens", "in_flight"), b);
+    assertThat(tableA.hasMissingValues()).isTrue();
+
+    assertThatThrownBy(() -> ChangeDecomposition.builder().coupling(Coupling.BY_RANK).build()
+        .decompose(tableA, tableB)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown (NaN)").hasMessageContaining("row model");
+
+    PercentileChange change = ChangeDecomposition.builder().coupling(Coupling.BY_RANK).model(model::predict).build()
+        .decompose(tableA, tableB);
+    // A: every prediction 100 -> P99 100. B: two of 100 predict 450, the rest 150 -> P99 = 450 (rank 98.01).
+    // Only long prompts: 2 x 400 -> P99 400; only the busier server: 150. Shapley: input (300 + 300) / 2 = 300,
+    // in_flight (50 + 50) / 2 = 50.
+    assertThat(change.statisticA()).isEqualTo(100.0);
+    assertThat(change.statisticB()).isEqualTo(450.0);
+    assertThat(change.contribution("input_tokens")).isCloseTo(300, within(1e-9));
+    assertThat(change.contribution("in_flight")).isCloseTo(50, within(1e-9));
+  }
+
+  @Test
   void rejectsBadInputWithSpecificMessages() {
     double[][] rows = {{1, 2}};
-    assertThatThrownBy(() -> ComponentTable.of(TWO, new double[][] {{1, Double.NaN}}))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("row 0 component phase2 is NaN");
+    assertThatThrownBy(() -> ComponentTable.of(TWO, new double[][] {{1, Double.POSITIVE_INFINITY}}))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("row 0 component phase2 is Infinity");
     assertThatThrownBy(() -> ComponentTable.of(TWO, new double[0][]))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least one request");
     assertThatThrownBy(() -> ChangeDecomposition.builder().build()
