@@ -1,6 +1,7 @@
 package io.infermark.attribution.change;
 
 import io.infermark.attribution.phase.LatencyBasis;
+import io.infermark.attribution.shapley.CoalitionGame;
 import io.infermark.attribution.phase.RequestPhases;
 import io.infermark.core.capture.RequestRecord;
 import java.util.ArrayList;
@@ -46,8 +47,8 @@ public final class ComponentTable {
    *
    * @param names the components, in column order
    * @param rowsMillis one row per request, each with one finite value per component
-   * @throws IllegalArgumentException if names are blank or repeated, there are no rows or no components,
-   *     a row has the wrong width, or a value is not finite
+   * @throws IllegalArgumentException if names are blank or repeated, there are no rows, no components or
+   *     more than {@link CoalitionGame#MAX_PLAYERS}, a row has the wrong width, or a value is not finite
    */
   public static ComponentTable of(List<String> names, double[][] rowsMillis) {
     return build(names, rowsMillis, Optional.empty());
@@ -143,6 +144,10 @@ public final class ComponentTable {
     List<String> components = List.copyOf(names);
     if (components.isEmpty()) {
       throw new IllegalArgumentException("a component table needs at least one component");
+    }
+    if (components.size() > CoalitionGame.MAX_PLAYERS) {
+      throw new IllegalArgumentException("a component table has at most " + CoalitionGame.MAX_PLAYERS
+          + " components (the players of a Shapley coalition bit set), was " + components.size());
     }
     if (components.stream().anyMatch(String::isBlank) || components.stream().distinct().count() != components.size()) {
       throw new IllegalArgumentException("component names must be distinct and not blank: " + components);

@@ -32,9 +32,17 @@ public interface CoalitionGame {
     return players().size();
   }
 
-  /** The coalition of all players. */
+  /**
+   * The coalition of all players.
+   *
+   * @throws IllegalArgumentException if the game has more than {@link #MAX_PLAYERS} players (their
+   *     coalitions do not fit in a {@code long})
+   */
   default long fullCoalition() {
     int n = playerCount();
+    if (n > MAX_PLAYERS) {
+      throw new IllegalArgumentException(tooManyPlayers(n));
+    }
     return n == 0 ? 0 : -1L >>> (64 - n);
   }
 
@@ -77,10 +85,15 @@ public interface CoalitionGame {
     return List.copyOf(names);
   }
 
+  /** The message for a game of {@code n > MAX_PLAYERS} players. */
+  private static String tooManyPlayers(int n) {
+    return "a game has at most " + MAX_PLAYERS + " players (a coalition is a bit set in a long), was " + n;
+  }
+
   private static List<String> checkedNames(List<String> players) {
     List<String> names = List.copyOf(players);
     if (names.size() > MAX_PLAYERS) {
-      throw new IllegalArgumentException("a game has at most " + MAX_PLAYERS + " players, got " + names.size());
+      throw new IllegalArgumentException(tooManyPlayers(names.size()));
     }
     if (names.stream().anyMatch(String::isBlank)) {
       throw new IllegalArgumentException("player names must not be blank: " + names);

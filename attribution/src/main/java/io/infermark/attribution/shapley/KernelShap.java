@@ -40,7 +40,7 @@ final class KernelShap {
   }
 
   static ShapleyValues estimate(CoalitionGame game, int samples, long seed) {
-    List<String> players = game.players();
+    List<String> players = Shapley.players(game);
     int n = players.size();
     long minimum = minimumSamples(n);
     if (samples < minimum || samples % 2 != 0) {

@@ -33,7 +33,7 @@ final class PermutationShapley {
    *     walk {@code permutations} independent orderings
    */
   static ShapleyValues estimate(CoalitionGame game, int permutations, long seed, boolean antithetic) {
-    List<String> players = game.players();
+    List<String> players = Shapley.players(game);
     int n = players.size();
     int unitSize = antithetic ? 2 : 1;
     if (permutations < 2 * unitSize) {

@@ -1,6 +1,7 @@
 package io.infermark.attribution.shapley;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Computes Shapley values of a {@link CoalitionGame}.
@@ -30,7 +31,7 @@ public final class Shapley {
    *     a coalition's value is not finite
    */
   public static ShapleyValues exact(CoalitionGame game) {
-    List<String> players = game.players();
+    List<String> players = players(game);
     int n = players.size();
     if (n > MAX_EXACT_PLAYERS) {
       throw new IllegalArgumentException("exact Shapley takes at most " + MAX_EXACT_PLAYERS + " players, got " + n
@@ -73,7 +74,8 @@ public final class Shapley {
    *
    * @param permutations orderings walked, an even number of at least 4 (two pairs, for an error)
    * @param seed the seed of the orderings
-   * @throws IllegalArgumentException if {@code permutations} is odd or below 4, or a value is not finite
+   * @throws IllegalArgumentException if {@code permutations} is odd or below 4, the game has more than
+   *     {@link CoalitionGame#MAX_PLAYERS} players, or a value is not finite
    */
   public static ShapleyValues permutation(CoalitionGame game, int permutations, long seed) {
     return PermutationShapley.estimate(game, permutations, seed, true);
@@ -93,12 +95,31 @@ public final class Shapley {
    *
    * @param samples coalitions in the fit: even, and at least {@code min(2^n − 2, 8n)}
    * @param seed the seed of the coalition draws
-   * @throws IllegalArgumentException if {@code samples} is odd or too small, or a value is not finite
+   * @throws IllegalArgumentException if {@code samples} is odd or too small, the game has more than
+   *     {@link CoalitionGame#MAX_PLAYERS} players, or a value is not finite
    * @throws IllegalStateException if the sampled coalitions happen not to determine the values (a
    *     singular regression: sample more)
    */
   public static ShapleyValues kernel(CoalitionGame game, int samples, long seed) {
     return KernelShap.estimate(game, samples, seed);
+  }
+
+  /**
+   * The game's players, checked to fit a coalition bit set: a custom {@link CoalitionGame} can name more
+   * than {@link CoalitionGame#MAX_PLAYERS}, and {@code 1L << player} would then silently wrap around.
+   *
+   * @throws IllegalArgumentException if there are more than {@link CoalitionGame#MAX_PLAYERS} players
+   */
+  static List<String> players(CoalitionGame game) {
+    Objects.requireNonNull(game, "game");
+    List<String> players = game.players();
+    int n = players.size();
+    if (n > CoalitionGame.MAX_PLAYERS || game.playerCount() != n) {
+      throw new IllegalArgumentException("a game has at most " + CoalitionGame.MAX_PLAYERS + " players (a coalition"
+          + " is a bit set in a long), was " + n + (game.playerCount() != n ? " (playerCount() says "
+          + game.playerCount() + ")" : ""));
+    }
+    return players;
   }
 
   /**

@@ -363,6 +363,23 @@ class ChangeDecompositionTest {
     assertThat(ChangeStatistic.percentile(0.5).name()).isEqualTo("p50");
   }
 
+  @Test
+  void tablesWithMoreComponentsThanACoalitionHoldsAreRejected() {
+    List<String> names = new ArrayList<>();
+    for (int j = 0; j < 65; j++) {
+      names.add("c" + j);
+    }
+    double[][] rows = {new double[65]};
+
+    assertThatThrownBy(() -> ComponentTable.of(names, rows)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at most 63 components").hasMessageContaining("was 65");
+    double[][] narrower = {new double[63]};
+    PercentileChange most = ChangeDecomposition.builder().permutations(4).build()
+        .decompose(ComponentTable.of(names.subList(0, 63), narrower), ComponentTable.of(names.subList(0, 63), narrower));
+    assertThat(most.components()).hasSize(63);
+    assertThat(most.change()).isZero();
+  }
+
   /** 99 requests of 1 + 1 ms and two tail requests, in shuffled row order when {@code shuffle}. */
   private static ComponentTable twoPhaseRun(double[] tail1, double[] tail2, boolean shuffle) {
     List<Integer> order = new ArrayList<>();

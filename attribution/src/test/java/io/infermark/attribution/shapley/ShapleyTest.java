@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import java.util.List;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class ShapleyTest {
@@ -84,5 +85,43 @@ class ShapleyTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("coalition 1");
     assertThatThrownBy(() -> CoalitionGame.of(List.of("a", "a"), s -> 0))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("distinct");
+  }
+
+  @Test
+  void gamesWithMorePlayersThanACoalitionHoldsAreRejectedByEveryMethod() {
+    // A custom game is not checked by CoalitionGame.of; with 66 players 1L << 64 wraps to bit 0, and
+    // permutation sampling used to return 0.5 per player of this additive game with an efficiency gap of 0.
+    List<String> names = IntStream.range(0, 66).mapToObj(i -> "p" + i).toList();
+    CoalitionGame wide = new CoalitionGame() {
+      @Override
+      public List<String> players() {
+        return names;
+      }
+
+      @Override
+      public double value(long coalition) {
+        return Long.bitCount(coalition);
+      }
+    };
+
+    assertThatThrownBy(wide::fullCoalition).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at most 63 players").hasMessageContaining("was 66");
+    assertThatThrownBy(() -> Shapley.exact(wide)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at most 63 players").hasMessageContaining("was 66");
+    assertThatThrownBy(() -> Shapley.permutation(wide, 4, 1)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at most 63 players").hasMessageContaining("was 66");
+    assertThatThrownBy(() -> Shapley.kernel(wide, 1000, 1)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at most 63 players").hasMessageContaining("was 66");
+  }
+
+  @Test
+  void sixtyThreePlayersStillWork() {
+    CoalitionGame additive = CoalitionGame.of(CoalitionGame.defaultNames(63), s -> Long.bitCount(s));
+
+    assertThat(additive.fullCoalition()).isEqualTo(Long.MAX_VALUE);
+    ShapleyValues phi = Shapley.permutation(additive, 4, 1);
+    for (int i = 0; i < 63; i++) {
+      assertThat(phi.value(i)).isCloseTo(1, within(1e-12));
+    }
   }
 }
