@@ -3,7 +3,6 @@ package io.infermark.attribution.intervention;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Objects;
-import org.apache.commons.statistics.inference.WilcoxonSignedRankTest;
 
 /**
  * The estimated change of a statistic, B − A, from one difference per repetition of an intervention
@@ -12,10 +11,12 @@ import org.apache.commons.statistics.inference.WilcoxonSignedRankTest;
  *
  * <p>Repetitions are the resampling unit because each holds the same mirror-ordered blocks (A B B A
  * for one factor), so a slow drift of the system under test cancels within a repetition and the
- * differences are independent of it. The signed-rank p-value is exact for fewer than 50
- * differences without ties or zeros (commons-statistics-inference's default, otherwise normal
- * approximation with tie and continuity correction); with fewer than six differences it cannot fall
- * below 0.05 (two-sided, {@code 2/2^n}), so read the interval first on small experiments.
+ * differences are independent of it. The signed-rank test drops zero differences (Wilcoxon's
+ * {@code zero_method="wilcox"}, scipy's default) and gives tied ones their mid-ranks; its two-sided
+ * p-value is exact for up to 100 non-zero differences, ties or not (the permutation distribution of
+ * W+ given the ranks), and from the normal approximation with tie and continuity correction beyond.
+ * With fewer than six non-zero differences it cannot fall below 0.05 (its smallest value is
+ * {@code 2/2^n}, all differences of one sign), so read the interval first on small experiments.
  */
 public final class ChangeEstimate {
 
@@ -58,19 +59,12 @@ public final class ChangeEstimate {
     double[] d = differences.clone();
     MeanBootstrap.Interval ci = MeanBootstrap.interval(d, confidence, resamples, seed, method);
     double sum = 0;
-    boolean allZero = true;
     for (double v : d) {
       sum += v;
-      allZero &= v == 0;
     }
-    double w = 0;
-    double p = 1;
-    if (!allZero) {
-      WilcoxonSignedRankTest.Result r = WilcoxonSignedRankTest.withDefaults().test(d);
-      w = r.getStatistic();
-      p = r.getPValue();
-    }
-    return new ChangeEstimate(sum / d.length, ci.lower(), ci.upper(), confidence, ci.method(), resamples, w, p, d);
+    SignedRankTest.Result signedRank = SignedRankTest.test(d);
+    return new ChangeEstimate(sum / d.length, ci.lower(), ci.upper(), confidence, ci.method(), resamples,
+        signedRank.statistic(), signedRank.pValue(), d);
   }
 
   /** The mean of the differences: the estimated change B − A. */
@@ -111,12 +105,19 @@ public final class ChangeEstimate {
     return lower > 0 || upper < 0;
   }
 
-  /** The signed-rank statistic W+: the sum of the ranks of |difference| over positive differences (zeros dropped). */
+  /**
+   * The signed-rank statistic W+: the sum of the (mid-)ranks of |difference| over the positive differences,
+   * zeros dropped before ranking.
+   */
   public double signedRankStatistic() {
     return signedRankStatistic;
   }
 
-  /** The two-sided signed-rank p-value for "the differences are centred on zero"; 1 when every difference is zero. */
+  /**
+   * The two-sided signed-rank p-value for "the differences are symmetric about zero": exact up to 100
+   * non-zero differences (with ties, conditional on them), normal approximation beyond; 1 when every
+   * difference is zero.
+   */
   public double signedRankPValue() {
     return signedRankPValue;
   }

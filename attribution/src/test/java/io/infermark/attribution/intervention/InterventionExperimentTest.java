@@ -224,15 +224,15 @@ class InterventionExperimentTest {
     InterventionResult r = InterventionExperiment.builder(new Knobs(8, 10)).factor(TTFT).factor(BATCH)
         .repetitions(2).runner(b -> cell.get(b.cell().levels())).build().run();
 
-    // Two tied differences: commons-statistics uses the normal approximation, p = 0.3458 (exact would be 0.5).
+    // Two tied differences (60, 60): the exact conditional p-value is 2 * P(W+ >= 3) = 2 * 1/4 = 0.5.
     assertThat(r.toString()).isEqualTo("InterventionResult[block statistic [ttft, batch] 2 repetitions x 8 blocks, "
-        + "all-A 100.0 -> all-B 160.0, change +60.00 [60.00, 60.00] p=0.346, ttft +40.00, batch +20.00]");
+        + "all-A 100.0 -> all-B 160.0, change +60.00 [60.00, 60.00] p=0.500, ttft +40.00, batch +20.00]");
     assertThat(r.toMarkdown()).isEqualTo(String.join("\n",
         "|                   | block statistic change | CI low | CI high | signed-rank p |",
         "|-------------------|-----------------------:|-------:|--------:|--------------:|",
-        "| all A -> all B    |                +60.000 | 60.000 |  60.000 |        0.3458 |",
-        "|   ttft (Shapley)  |                +40.000 | 40.000 |  40.000 |        0.3458 |",
-        "|   batch (Shapley) |                +20.000 | 20.000 |  20.000 |        0.3458 |",
+        "| all A -> all B    |                +60.000 | 60.000 |  60.000 |        0.5000 |",
+        "|   ttft (Shapley)  |                +40.000 | 40.000 |  40.000 |        0.5000 |",
+        "|   batch (Shapley) |                +20.000 | 20.000 |  20.000 |        0.5000 |",
         ""));
   }
 }
