@@ -34,6 +34,8 @@ final class ComponentSwapGame implements CoalitionGame {
   private final double[] base;
   /** Model: the current coalition's component rows. */
   private final double[][] rows;
+  /** Model: the row handed to the model, a copy, so that a model writing into it cannot corrupt {@link #rows}. */
+  private final double[] scratch;
   private final double[] y;
   private long current;
   private double currentValue;
@@ -54,6 +56,7 @@ final class ComponentSwapGame implements CoalitionGame {
       this.delta = null;
       this.base = null;
       this.rows = new double[n][k];
+      this.scratch = new double[k];
       for (int r = 0; r < n; r++) {
         for (int j = 0; j < k; j++) {
           rows[r][j] = a[j][r];
@@ -61,6 +64,7 @@ final class ComponentSwapGame implements CoalitionGame {
       }
     } else {
       this.rows = null;
+      this.scratch = null;
       double[][] d = new double[k][n];
       for (int j = 0; j < k; j++) {
         for (int r = 0; r < n; r++) {
@@ -170,7 +174,8 @@ final class ComponentSwapGame implements CoalitionGame {
         }
       }
       if (changed) {
-        y[r] = CoupledRuns.checkedPrediction(m, row, r);
+        System.arraycopy(row, 0, scratch, 0, k);
+        y[r] = CoupledRuns.checkedPrediction(m, scratch, r);
       }
     }
     return statistic(y);

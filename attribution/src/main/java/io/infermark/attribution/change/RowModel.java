@@ -12,7 +12,8 @@ public interface RowModel {
 
   /**
    * The outcome (ms) of a request whose components take the values in {@code row}, in the component
-   * order of run A's table. The array is reused between calls: read it, do not modify or keep it.
+   * order of run A's table. The array is a scratch copy reused between calls: read it, do not keep it
+   * (writing into it does not affect the decomposition).
    */
   double predict(double[] row);
 }

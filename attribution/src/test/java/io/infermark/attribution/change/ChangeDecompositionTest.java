@@ -364,6 +364,32 @@ class ChangeDecompositionTest {
   }
 
   @Test
+  void aRowModelThatWritesIntoItsRowDoesNotCorruptLaterCoalitions() {
+    double[][] rowsA = randomRows(300, 3, 11);
+    double[][] rowsB = randomRows(300, 3, 12);
+    List<String> names = List.of("c0", "c1", "c2");
+    List<String> keys = new ArrayList<>();
+    for (int r = 0; r < 300; r++) {
+      keys.add("k" + r);
+    }
+    ComponentTable a = ComponentTable.of(names, rowsA, keys);
+    ComponentTable b = ComponentTable.of(names, rowsB, keys);
+    RowModel model = row -> row[0] + 2 * row[1] + row[2] * row[2] / 100;
+    RowModel scribbler = row -> {
+      double y = model.predict(row);
+      java.util.Arrays.fill(row, -1e6);
+      return y;
+    };
+
+    PercentileChange clean = ChangeDecomposition.builder().model(model).build().decompose(a, b);
+    PercentileChange scribbled = ChangeDecomposition.builder().model(scribbler).build().decompose(a, b);
+
+    assertThat(scribbled.contributions()).containsExactly(clean.contributions());
+    assertThat(scribbled.forwardSubstitution()).containsExactly(clean.forwardSubstitution());
+    assertThat(scribbled.statisticB()).isEqualTo(clean.statisticB());
+  }
+
+  @Test
   void tablesWithMoreComponentsThanACoalitionHoldsAreRejected() {
     List<String> names = new ArrayList<>();
     for (int j = 0; j < 65; j++) {
