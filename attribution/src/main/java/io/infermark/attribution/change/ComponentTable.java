@@ -46,9 +46,10 @@ public final class ComponentTable {
    * A table without keys (requests can then only be coupled by rank).
    *
    * @param names the components, in column order
-   * @param rowsMillis one row per request, each with one finite value per component
+   * @param rowsMillis one row per request, each with one value per component: finite, or NaN for unknown
+   *     (accepted here; only a decomposition with a {@link RowModel} can then use the table)
    * @throws IllegalArgumentException if names are blank or repeated, there are no rows, no components or
-   *     more than {@link CoalitionGame#MAX_PLAYERS}, a row has the wrong width, or a value is not finite
+   *     more than {@link CoalitionGame#MAX_PLAYERS}, a row has the wrong width, or a value is infinite
    */
   public static ComponentTable of(List<String> names, double[][] rowsMillis) {
     return build(names, rowsMillis, Optional.empty());
