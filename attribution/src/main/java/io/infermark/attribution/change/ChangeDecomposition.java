@@ -197,7 +197,7 @@ public final class ChangeDecomposition {
      */
     public Builder exactUpTo(int components) {
       if (components < 0 || components > Shapley.MAX_EXACT_PLAYERS) {
-        throw new IllegalArgumentException("exactUpTo must be in [0, " + Shapley.MAX_EXACT_PLAYERS + "], got "
+        throw new IllegalArgumentException("exactUpTo must be in [0, " + Shapley.MAX_EXACT_PLAYERS + "], was "
             + components);
       }
       this.exactUpTo = components;
@@ -212,7 +212,7 @@ public final class ChangeDecomposition {
      */
     public Builder permutations(int permutations) {
       if (permutations < 4 || permutations % 2 != 0) {
-        throw new IllegalArgumentException("permutations must be even and at least 4, got " + permutations);
+        throw new IllegalArgumentException("permutations must be even and at least 4, was " + permutations);
       }
       this.permutations = permutations;
       return this;

@@ -50,8 +50,8 @@ final class ComponentSwapGame implements CoalitionGame {
     this.statistic = statistic;
     double[] outcomes = CoupledRuns.outcomes(a, model);
     if (model.isPresent()) {
-      this.selector = statistic.quantile().isPresent() ? new TailSelector(n, statistic.quantile().getAsDouble())
-          : null;
+      this.selector = statistic.quantile().isPresent()
+          ? new TailSelector(n, statistic.quantile().getAsDouble(), statistic.quantileMethod().orElseThrow()) : null;
       this.y = outcomes;
       this.delta = null;
       this.base = null;
@@ -72,7 +72,8 @@ final class ComponentSwapGame implements CoalitionGame {
         }
       }
       if (statistic.quantile().isPresent()) {
-        Pruned pruned = Pruned.of(outcomes, d, statistic.quantile().getAsDouble());
+        Pruned pruned = Pruned.of(outcomes, d, TailSelector.position(n, statistic.quantile().getAsDouble(),
+            statistic.quantileMethod().orElseThrow()));
         this.selector = new TailSelector(pruned.base.length, pruned.lo, pruned.frac);
         this.base = pruned.base;
         this.delta = pruned.delta;
@@ -192,8 +193,8 @@ final class ComponentSwapGame implements CoalitionGame {
 
   /**
    * The requests of an additive percentile game that can matter. A request's outcome lies, over all
-   * coalitions, in {@code [L_r, U_r] = base_r + [Σ min(0, δ_jr), Σ max(0, δ_jr)]}. The linear quantile
-   * reads ranks {@code lo} and {@code lo + 1}; in every coalition the value at rank {@code lo} is at
+   * coalitions, in {@code [L_r, U_r] = base_r + [Σ min(0, δ_jr), Σ max(0, δ_jr)]}. The quantile reads
+   * ranks {@code lo} and {@code lo + 1} (see {@link TailSelector#position}); in every coalition the value at rank {@code lo} is at
    * least {@code tLow}, rank {@code lo} of the {@code L}s (each order statistic is at least that of the
    * lower bounds), and the value at rank {@code lo + 1} at most {@code tHigh}, rank {@code lo + 1} of the
    * {@code U}s. A request with {@code U_r < tLow} is therefore below both ranks in every coalition and one
@@ -215,10 +216,11 @@ final class ComponentSwapGame implements CoalitionGame {
       this.frac = frac;
     }
 
-    static Pruned of(double[] base, double[][] delta, double p) {
+    /** The requests that can matter to the quantile read at fractional rank {@code position}. */
+    static Pruned of(double[] base, double[][] delta, double position) {
       int n = base.length;
-      int lo = TailSelector.rankBelow(n, p);
-      double frac = TailSelector.fraction(n, p);
+      int lo = TailSelector.lowerRank(position);
+      double frac = TailSelector.weight(position);
       double[] lower = base.clone();
       double[] upper = base.clone();
       double scale = 0;

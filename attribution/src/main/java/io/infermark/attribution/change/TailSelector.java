@@ -3,20 +3,23 @@ package io.infermark.attribution.change;
 import io.infermark.core.stats.QuantileMethod;
 
 /**
- * The {@code p}-quantile, by {@link QuantileMethod#LINEAR} (numpy's default), of a sample that is
- * re-evaluated many times after small changes, without sorting it.
+ * The {@code p}-quantile, by a {@link QuantileMethod} ({@link QuantileMethod#LINEAR}, numpy's default,
+ * unless asked otherwise), of a sample that is re-evaluated many times after small changes, without
+ * sorting it.
  *
- * <p>The linear quantile reads the order statistics at ranks {@code lo = ⌊p(n−1)⌋} and {@code lo + 1}.
- * Both are among the {@code n − lo} largest values, a small set for a tail percentile (about 1 % of the
- * sample for P99). Each evaluation copies only the values at or above a threshold into a buffer while
- * it passes over the sample (the additive game fuses that with the update of every value by one
- * component's delta), then selects the two ranks in the buffer. If fewer than {@code n − lo} values
- * passed, the threshold was too high and the evaluation falls back to a selection over the whole sample.
- * After each evaluation the threshold is reset to the value {@code margin} ranks below {@code lo}, so
- * the next, slightly different sample usually passes about {@code n − lo + margin} values.
+ * <p>Every method reads the order statistics at ranks {@code lo} and {@code lo + 1} and interpolates with
+ * weight {@code frac} ({@link #position}): the linear quantile at {@code p(n−1)}, the nearest rank at
+ * {@code ⌈pn⌉ − 1} with weight 0. Both ranks are among the {@code n − lo} largest values, a small set for a
+ * tail percentile (about 1 % of the sample for P99). Each evaluation copies only the values at or above a
+ * threshold into a buffer while it passes over the sample (the additive game fuses that with the update of
+ * every value by one component's delta), then selects the two ranks in the buffer. If fewer than
+ * {@code n − lo} values passed, the threshold was too high and the evaluation falls back to a selection
+ * over the whole sample. After each evaluation the threshold is reset to the value {@code margin} ranks
+ * below {@code lo}, so the next, slightly different sample usually passes about {@code n − lo + margin}
+ * values.
  *
- * <p>The result is exact, identical to sorting the sample and applying the linear formula; only the
- * work differs. Not thread-safe: one selector per game.
+ * <p>The result is exact, identical to sorting the sample and applying the method; only the work differs.
+ * Not thread-safe: one selector per game.
  */
 final class TailSelector {
 
@@ -29,9 +32,9 @@ final class TailSelector {
   private double threshold = Double.NEGATIVE_INFINITY;
   private long fullSelections;
 
-  /** The {@code p}-quantile of samples of {@code n} values. */
-  TailSelector(int n, double p) {
-    this(n, rankBelow(n, p), fraction(n, p));
+  /** The {@code p}-quantile by {@code method} of samples of {@code n} values. */
+  TailSelector(int n, double p, QuantileMethod method) {
+    this(n, lowerRank(position(n, p, method)), weight(position(n, p, method)));
   }
 
   /**
@@ -51,16 +54,28 @@ final class TailSelector {
     this.buffer = new double[n + 1];
   }
 
-  /** {@code ⌊p(n−1)⌋}, capped at {@code n − 1}: the lower rank the linear quantile reads. */
-  static int rankBelow(int n, double p) {
-    return Math.min((int) Math.floor(p * (n - 1)), n - 1);
+  /**
+   * Where {@code method} reads the {@code p}-quantile of {@code n} sorted values, as a fractional rank
+   * {@code h}: the value is {@code sorted[⌊h⌋] + (h − ⌊h⌋)·(sorted[⌊h⌋+1] − sorted[⌊h⌋])}. Found by applying
+   * the method to the ranks {@code 0 … n−1} themselves, so it agrees with the method by construction
+   * (for the linear one {@code h = p(n−1)} exactly, for the nearest rank {@code ⌈pn⌉ − 1}).
+   */
+  static double position(int n, double p, QuantileMethod method) {
+    double[] ranks = new double[n];
+    for (int i = 0; i < n; i++) {
+      ranks[i] = i;
+    }
+    return method.quantile(ranks, p);
   }
 
-  /** The interpolation weight of the upper rank: {@code p(n−1) − ⌊p(n−1)⌋}, zero at the top. */
-  static double fraction(int n, double p) {
-    double h = p * (n - 1);
-    int floor = (int) Math.floor(h);
-    return floor >= n - 1 ? 0 : h - floor;
+  /** {@code ⌊h⌋}: the lower rank a quantile at fractional rank {@code h} reads. */
+  static int lowerRank(double h) {
+    return (int) Math.floor(h);
+  }
+
+  /** {@code h − ⌊h⌋}: the interpolation weight of the upper rank. */
+  static double weight(double h) {
+    return h - Math.floor(h);
   }
 
   /** How many evaluations had to select over the whole sample (the threshold was too high). */

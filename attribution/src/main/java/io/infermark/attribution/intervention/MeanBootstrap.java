@@ -32,11 +32,11 @@ final class MeanBootstrap {
   static Interval interval(double[] units, double confidence, int resamples, long seed, IntervalMethod method) {
     int n = units.length;
     if (n < 2) {
-      throw new IllegalArgumentException("a bootstrap interval needs at least 2 units, got " + n);
+      throw new IllegalArgumentException("a bootstrap interval needs at least 2 units, was " + n);
     }
     for (double u : units) {
       if (!Double.isFinite(u)) {
-        throw new IllegalArgumentException("bootstrap units must be finite, got " + Arrays.toString(units));
+        throw new IllegalArgumentException("bootstrap units must be finite, was " + Arrays.toString(units));
       }
     }
     if (!(confidence > 0 && confidence < 1)) {

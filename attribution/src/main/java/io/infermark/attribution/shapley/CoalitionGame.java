@@ -76,7 +76,7 @@ public interface CoalitionGame {
   /** Players named {@code p0 … p(n−1)}. */
   static List<String> defaultNames(int players) {
     if (players < 0 || players > MAX_PLAYERS) {
-      throw new IllegalArgumentException("players must be in [0, " + MAX_PLAYERS + "], got " + players);
+      throw new IllegalArgumentException("players must be in [0, " + MAX_PLAYERS + "], was " + players);
     }
     List<String> names = new ArrayList<>(players);
     for (int i = 0; i < players; i++) {

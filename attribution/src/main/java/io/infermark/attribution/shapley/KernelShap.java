@@ -45,7 +45,7 @@ final class KernelShap {
     long minimum = minimumSamples(n);
     if (samples < minimum || samples % 2 != 0) {
       throw new IllegalArgumentException("samples must be even (coalitions are sampled with their complements)"
-          + " and at least min(2^n − 2, 8n) = " + minimum + " for n = " + n + " players, got " + samples);
+          + " and at least min(2^n − 2, 8n) = " + minimum + " for n = " + n + " players, was " + samples);
     }
     double empty = PermutationShapley.finiteValue(game, 0);
     double full = PermutationShapley.finiteValue(game, game.fullCoalition());

@@ -38,12 +38,12 @@ final class PermutationShapley {
     int unitSize = antithetic ? 2 : 1;
     if (permutations < 2 * unitSize) {
       throw new IllegalArgumentException("permutations must be at least " + 2 * unitSize
-          + " (two independent " + (antithetic ? "antithetic pairs" : "orderings") + " for a standard error), got "
+          + " (two independent " + (antithetic ? "antithetic pairs" : "orderings") + " for a standard error), was "
           + permutations);
     }
     if (antithetic && permutations % 2 != 0) {
       throw new IllegalArgumentException("permutations must be even (each sampled ordering is walked with its"
-          + " reverse), got " + permutations);
+          + " reverse), was " + permutations);
     }
     double empty = finiteValue(game, 0);
     double full = finiteValue(game, game.fullCoalition());

@@ -34,7 +34,7 @@ public final class Shapley {
     List<String> players = players(game);
     int n = players.size();
     if (n > MAX_EXACT_PLAYERS) {
-      throw new IllegalArgumentException("exact Shapley takes at most " + MAX_EXACT_PLAYERS + " players, got " + n
+      throw new IllegalArgumentException("exact Shapley takes at most " + MAX_EXACT_PLAYERS + " players, was " + n
           + "; sample instead");
     }
     int size = 1 << n;

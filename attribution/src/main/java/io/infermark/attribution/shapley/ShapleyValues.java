@@ -48,7 +48,7 @@ public final class ShapleyValues {
       double fullValue, String method, long evaluations) {
     List<String> names = List.copyOf(players);
     if (values.length != names.size() || standardErrors.length != names.size()) {
-      throw new IllegalArgumentException("expected " + names.size() + " values and standard errors, got "
+      throw new IllegalArgumentException("expected " + names.size() + " values and standard errors, was "
           + values.length + " and " + standardErrors.length);
     }
     for (int i = 0; i < values.length; i++) {
@@ -58,10 +58,10 @@ public final class ShapleyValues {
       }
     }
     if (!Double.isFinite(baseValue) || !Double.isFinite(fullValue)) {
-      throw new IllegalArgumentException("base and full values must be finite, got " + baseValue + " and " + fullValue);
+      throw new IllegalArgumentException("base and full values must be finite, was " + baseValue + " and " + fullValue);
     }
     if (evaluations < 0) {
-      throw new IllegalArgumentException("evaluations must be >= 0, got " + evaluations);
+      throw new IllegalArgumentException("evaluations must be >= 0, was " + evaluations);
     }
     return new ShapleyValues(names, values.clone(), standardErrors.clone(), baseValue, fullValue, method, evaluations);
   }

@@ -6,11 +6,13 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.infermark.attribution.shapley.CoalitionGame;
 import io.infermark.attribution.shapley.Shapley;
+import io.infermark.attribution.shapley.ShapleyValues;
 import io.infermark.attribution.tree.TreeEnsemble;
 import io.infermark.attribution.tree.TreeNode;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.stats.QuantileMethod;
 import io.infermark.metrics.Distribution;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -354,13 +356,54 @@ class ChangeDecompositionTest {
         .decompose(ComponentTable.of(TWO, rows), ComponentTable.of(TWO, rows)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("row model returned NaN");
     assertThatThrownBy(() -> ChangeDecomposition.builder().permutations(5))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("got 5");
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("was 5");
     assertThatThrownBy(() -> ChangeDecomposition.builder().exactUpTo(21))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("got 21");
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("was 21");
     assertThatThrownBy(() -> ChangeStatistic.percentile(99))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("got 99");
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("was 99");
     assertThat(ChangeStatistic.percentile(0.999).name()).isEqualTo("p99.9");
     assertThat(ChangeStatistic.percentile(0.5).name()).isEqualTo("p50");
+  }
+
+  @Test
+  void percentileNamesHaveAtMostFourDecimalsLikeBlockStatistics() {
+    assertThat(ChangeStatistic.percentile(1.0 / 3).name()).isEqualTo("p33.3333");
+    assertThat(ChangeStatistic.percentile(0.99999).name()).isEqualTo("p99.999");
+    assertThat(ChangeStatistic.percentile(0).name()).isEqualTo("p0");
+    assertThat(ChangeStatistic.percentile(1).name()).isEqualTo("p100");
+    assertThat(ChangeStatistic.percentile(0.99, QuantileMethod.NEAREST_RANK).name()).isEqualTo("p99");
+    assertThat(ChangeStatistic.percentile(0.99).quantileMethod()).contains(QuantileMethod.LINEAR);
+    assertThat(ChangeStatistic.mean().quantileMethod()).isEmpty();
+  }
+
+  @Test
+  void nearestRankPercentilesTakeTheFastPathAndMatchSortingEveryCoalition() {
+    // 250 requests: P90 by nearest rank is order statistic 225 (index 224), the linear one interpolates at
+    // 224.1, so the two methods differ and the fast path must honour the one asked for.
+    List<String> names = List.of("c0", "c1", "c2", "c3");
+    double[][] rowsA = randomRows(250, 4, 21);
+    double[][] rowsB = randomRows(250, 4, 22);
+    ChangeStatistic p90 = ChangeStatistic.percentile(0.9, QuantileMethod.NEAREST_RANK);
+    List<String> keys = new ArrayList<>();
+    for (int r = 0; r < 250; r++) {
+      keys.add("k" + r);
+    }
+    ComponentTable a = ComponentTable.of(names, rowsA, keys);
+    ComponentTable b = ComponentTable.of(names, rowsB, keys);
+    RowModel model = row -> row[0] * row[1] / 10 + row[2] + row[3];
+
+    for (Optional<RowModel> m : List.of(Optional.<RowModel>empty(), Optional.of(model))) {
+      ChangeDecomposition.Builder builder = ChangeDecomposition.builder().statistic(p90);
+      m.ifPresent(builder::model);
+      PercentileChange why = builder.build().decompose(a, b);
+      ShapleyValues reference = Shapley.exact(CoalitionGame.of(names,
+          s -> sortedStatistic(rowsA, rowsB, s, m, p90)));
+
+      assertThat(why.statistic()).isEqualTo("p90");
+      assertThat(why.statisticA()).isEqualTo(QuantileMethod.NEAREST_RANK.quantile(sorted(outcomes(rowsA, m)), 0.9));
+      assertThat(why.statisticA()).isNotEqualTo(QuantileMethod.LINEAR.quantile(sorted(outcomes(rowsA, m)), 0.9));
+      assertThat(why.contributions()).containsExactly(reference.values(), within(1e-9));
+    }
   }
 
   @Test
@@ -447,6 +490,41 @@ class ChangeDecompositionTest {
 
   private static double gaussian(SplittableRandom random) {
     return Math.sqrt(-2 * Math.log(1 - random.nextDouble())) * Math.cos(2 * Math.PI * random.nextDouble());
+  }
+
+  /**
+   * The statistic of the outcomes when the components in {@code coalition} take run B's values, computed from
+   * scratch: rows built afresh, outcomes summed (or predicted) afresh, sorted by the statistic itself.
+   */
+  private static double sortedStatistic(double[][] rowsA, double[][] rowsB, long coalition, Optional<RowModel> model,
+      ChangeStatistic statistic) {
+    double[][] mixed = new double[rowsA.length][];
+    for (int r = 0; r < rowsA.length; r++) {
+      mixed[r] = rowsA[r].clone();
+      for (int j = 0; j < mixed[r].length; j++) {
+        if ((coalition & (1L << j)) != 0) {
+          mixed[r][j] = rowsB[r][j];
+        }
+      }
+    }
+    return statistic.of(outcomes(mixed, model));
+  }
+
+  private static double[] outcomes(double[][] rows, Optional<RowModel> model) {
+    if (model.isEmpty()) {
+      return sums(rows);
+    }
+    double[] y = new double[rows.length];
+    for (int r = 0; r < rows.length; r++) {
+      y[r] = model.get().predict(rows[r].clone());
+    }
+    return y;
+  }
+
+  private static double[] sorted(double[] values) {
+    double[] s = values.clone();
+    java.util.Arrays.sort(s);
+    return s;
   }
 
   private static double[] sums(double[][] rows) {

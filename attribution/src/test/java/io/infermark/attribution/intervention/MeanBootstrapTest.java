@@ -104,7 +104,7 @@ class MeanBootstrapTest {
   @Test
   void badInputIsRejectedWithTheParameterNamed() {
     assertThatThrownBy(() -> MeanBootstrap.interval(new double[] {1}, 0.95, 1000, 0, IntervalMethod.BCA))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 2 units, got 1");
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 2 units, was 1");
     assertThatThrownBy(() -> MeanBootstrap.interval(UNITS, 1.0, 1000, 0, IntervalMethod.BCA))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("confidence must be in (0, 1), was 1.0");
     assertThatThrownBy(() -> MeanBootstrap.interval(UNITS, 0.95, 10, 0, IntervalMethod.BCA))
