@@ -182,7 +182,9 @@ public final class ChangeDecomposition {
     /**
      * With paired coupling, leave out requests whose key is missing from the other run (counted in
      * {@link PercentileChange#droppedA()} and {@link PercentileChange#droppedB()}) instead of failing.
-     * Default false.
+     * Default false. Coupling by rank drops nothing, so {@link #build()} rejects this together with an
+     * explicit {@link Coupling#BY_RANK}; with the coupling left unset it applies when the tables have keys
+     * (and are therefore paired).
      */
     public Builder dropUnmatched(boolean drop) {
       this.dropUnmatched = drop;
@@ -224,8 +226,18 @@ public final class ChangeDecomposition {
       return this;
     }
 
-    /** The configured decomposition. */
+    /**
+     * The configured decomposition.
+     *
+     * @throws IllegalStateException if {@code dropUnmatched(true)} was combined with {@link Coupling#BY_RANK},
+     *     which would silently ignore it
+     */
     public ChangeDecomposition build() {
+      if (dropUnmatched && coupling.equals(Optional.of(Coupling.BY_RANK))) {
+        throw new IllegalStateException("dropUnmatched(true) leaves out requests without a partner of the same key,"
+            + " which only PAIRED coupling has; BY_RANK couples every request and drops none. Couple PAIRED (or leave"
+            + " the coupling unset) to drop unmatched keys, or remove dropUnmatched(true)");
+      }
       return new ChangeDecomposition(this);
     }
   }

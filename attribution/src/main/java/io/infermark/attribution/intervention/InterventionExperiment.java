@@ -52,6 +52,8 @@ public final class InterventionExperiment<C> {
 
   /** The most factors an experiment takes (2^10 cells, 2048 blocks per repetition). */
   public static final int MAX_FACTORS = 10;
+  /** How results name the statistic of a {@link Builder#runner(BlockRunner) runner} that was not given a name. */
+  public static final String DEFAULT_RUNNER_STATISTIC = "block statistic";
 
   private static final Logger LOG = LoggerFactory.getLogger(InterventionExperiment.class);
 
@@ -169,6 +171,8 @@ public final class InterventionExperiment<C> {
     private BlockRunner<C> runner;
     private Function<? super C, RunResult> runs;
     private BlockStatistic statistic = BlockStatistic.p99E2e();
+    private boolean statisticSet;
+    private String runnerStatistic = DEFAULT_RUNNER_STATISTIC;
     private int repetitions = 6;
     private double confidence = 0.95;
     private int resamples = 10_000;
@@ -208,18 +212,38 @@ public final class InterventionExperiment<C> {
       return this;
     }
 
-    /** What each block's run is measured by (default P99 of E2E in ms); used with {@link #runs}. */
+    /**
+     * What each block's run is measured by (default P99 of E2E in ms); used with {@link #runs}. A
+     * {@link #runner runner} computes its own value, so {@link #build()} rejects a statistic set together
+     * with one; name a runner's statistic with {@link #runner(String, BlockRunner)}.
+     */
     public Builder<C> statistic(BlockStatistic statistic) {
       this.statistic = Objects.requireNonNull(statistic, "statistic");
+      this.statisticSet = true;
       return this;
     }
 
     /**
      * Computes each block's statistic directly (a synthetic system, a model, virtual time); replaces
-     * {@link #runs runs}.
+     * {@link #runs runs}. Results label the statistic {@value #DEFAULT_RUNNER_STATISTIC}.
      */
     public Builder<C> runner(BlockRunner<C> runner) {
+      return runner(DEFAULT_RUNNER_STATISTIC, runner);
+    }
+
+    /**
+     * As {@link #runner(BlockRunner)}, with the name results give the runner's statistic (e.g.
+     * {@code "p99 e2e_ms"}).
+     *
+     * @throws IllegalArgumentException if the name is blank
+     */
+    public Builder<C> runner(String statisticName, BlockRunner<C> runner) {
+      Objects.requireNonNull(statisticName, "statisticName");
+      if (statisticName.isBlank()) {
+        throw new IllegalArgumentException("a runner's statistic name must not be blank");
+      }
       this.runner = Objects.requireNonNull(runner, "runner");
+      this.runnerStatistic = statisticName;
       this.runs = null;
       return this;
     }
@@ -280,14 +304,20 @@ public final class InterventionExperiment<C> {
     /**
      * The experiment.
      *
-     * @throws IllegalStateException if no factor or no way to run a block was given
+     * @throws IllegalStateException if no factor or no way to run a block was given, or a
+     *     {@link #statistic statistic} was set together with a {@link #runner runner}, which would ignore it
      */
     public InterventionExperiment<C> build() {
       if (factors.isEmpty()) {
         throw new IllegalStateException("an intervention experiment needs at least one factor: call factor(...)");
       }
       if (runner != null) {
-        return new InterventionExperiment<>(this, runner, "block statistic");
+        if (statisticSet) {
+          throw new IllegalStateException("statistic(" + statistic.name() + ") measures the RunResult of runs(...),"
+              + " but runner(...) computes each block's value itself and would ignore it; use runs(...) with the"
+              + " statistic, or name the runner's statistic with runner(name, runner)");
+        }
+        return new InterventionExperiment<>(this, runner, runnerStatistic);
       }
       if (runs == null) {
         throw new IllegalStateException("no way to run a block: call runs(...) with a statistic, or runner(...)");

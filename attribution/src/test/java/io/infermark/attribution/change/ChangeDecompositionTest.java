@@ -433,6 +433,14 @@ class ChangeDecompositionTest {
   }
 
   @Test
+  void droppingUnmatchedKeysWhileCouplingByRankIsRejectedRatherThanIgnored() {
+    assertThatThrownBy(() -> ChangeDecomposition.builder().coupling(Coupling.BY_RANK).dropUnmatched(true).build())
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("BY_RANK couples every request");
+    assertThat(ChangeDecomposition.builder().coupling(Coupling.PAIRED).dropUnmatched(true).build()).isNotNull();
+    assertThat(ChangeDecomposition.builder().coupling(Coupling.BY_RANK).dropUnmatched(false).build()).isNotNull();
+  }
+
+  @Test
   void tablesWithMoreComponentsThanACoalitionHoldsAreRejected() {
     List<String> names = new ArrayList<>();
     for (int j = 0; j < 65; j++) {

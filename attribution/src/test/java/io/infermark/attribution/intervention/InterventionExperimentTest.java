@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.within;
 import io.infermark.attribution.shapley.CoalitionGame;
 import io.infermark.attribution.shapley.Shapley;
 import io.infermark.attribution.shapley.ShapleyValues;
+import io.infermark.metrics.LatencyMetric;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -216,6 +217,32 @@ class InterventionExperimentTest {
         .hasMessageContaining("must not be blank");
     assertThatThrownBy(() -> InterventionExperiment.builder(1).confidence(95))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("confidence must be in (0, 1), was 95.0");
+  }
+
+  @Test
+  void aStatisticSetTogetherWithARunnerIsRejectedRatherThanIgnored() {
+    // Before, the statistic was silently dropped and the result labelled "block statistic".
+    assertThatThrownBy(() -> InterventionExperiment.builder(new Knobs(8, 10)).factor(TTFT)
+        .statistic(BlockStatistic.mean(LatencyMetric.TTFT)).runner(b -> 1).build())
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("statistic(mean ttft_ms)")
+        .hasMessageContaining("runner(name, runner)");
+    assertThatThrownBy(() -> InterventionExperiment.builder(new Knobs(8, 10)).factor(TTFT).runner(b -> 1)
+        .statistic(BlockStatistic.p99E2e()).build())
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("would ignore it");
+    assertThatThrownBy(() -> InterventionExperiment.builder(1).runner(" ", b -> 1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not be blank");
+  }
+
+  @Test
+  void aNamedRunnerLabelsTheResultWithItsStatistic() {
+    InterventionResult named = InterventionExperiment.builder(new Knobs(8, 10)).factor(TTFT).repetitions(2)
+        .runner("p99 e2e_ms (model)", b -> b.configuration().ttftMs()).build().run();
+    InterventionResult unnamed = InterventionExperiment.builder(new Knobs(8, 10)).factor(TTFT).repetitions(2)
+        .runner(b -> b.configuration().ttftMs()).build().run();
+
+    assertThat(named.statistic()).isEqualTo("p99 e2e_ms (model)");
+    assertThat(named.toMarkdown()).contains("p99 e2e_ms (model) change");
+    assertThat(unnamed.statistic()).isEqualTo(InterventionExperiment.DEFAULT_RUNNER_STATISTIC);
   }
 
   @Test
