@@ -123,7 +123,9 @@ public final class InterventionExperiment<C> {
   /**
    * Runs every block in {@link #order()} and analyses them.
    *
-   * @throws IllegalStateException if a block's statistic is not finite or could not be computed
+   * @throws IllegalStateException if a block's statistic is not finite, or applying a factor or running
+   *     the block threw (any unchecked exception, then the cause), the message naming the block's position,
+   *     cell and repetition
    */
   public InterventionResult run() {
     List<Cell> order = order();
@@ -132,16 +134,16 @@ public final class InterventionExperiment<C> {
     for (int position = 0; position < order.size(); position++) {
       Cell cell = order.get(position);
       int repetition = position / perRepetition;
-      C configuration = base;
-      for (int i = 0; i < factors.size(); i++) {
-        configuration = factors.get(i).apply(configuration, cell.level(i));
-      }
       double value;
       try {
+        C configuration = base;
+        for (int i = 0; i < factors.size(); i++) {
+          configuration = factors.get(i).apply(configuration, cell.level(i));
+        }
         value = runner.run(new Block<>(position, repetition, cell, configuration));
-      } catch (IllegalStateException e) {
+      } catch (RuntimeException e) {
         throw new IllegalStateException("block " + position + " (" + cell + ", repetition " + repetition
-            + ") failed: " + e.getMessage(), e);
+            + ") failed: " + describe(e), e);
       }
       if (!Double.isFinite(value)) {
         throw new IllegalStateException("block " + position + " (" + cell + ", repetition " + repetition
@@ -152,6 +154,14 @@ public final class InterventionExperiment<C> {
       results.add(new BlockResult(position, repetition, cell, value));
     }
     return new InterventionResult(names, statistic, repetitions, results, confidence, resamples, seed, interval);
+  }
+
+  /** An exception's message, prefixed by its type unless it is the usual IllegalStateException of a block. */
+  private static String describe(RuntimeException e) {
+    if (e instanceof IllegalStateException && e.getMessage() != null) {
+      return e.getMessage();
+    }
+    return e.getClass().getSimpleName() + (e.getMessage() != null ? ": " + e.getMessage() : "");
   }
 
   @Override

@@ -203,6 +203,29 @@ class InterventionExperimentTest {
   }
 
   @Test
+  void anyExceptionFromABlockIsReportedWithItsBlockAndKeptAsTheCause() {
+    IllegalArgumentException boom = new IllegalArgumentException("no such model 'x'");
+    InterventionExperiment<Knobs> e = InterventionExperiment.builder(new Knobs(8, 10)).factor(TTFT)
+        .runner(b -> {
+          if (b.position() == 5) {
+            throw boom;
+          }
+          return 1;
+        }).build();
+
+    assertThatThrownBy(e::run).isInstanceOf(IllegalStateException.class).hasCause(boom)
+        .hasMessage("block 5 (Cell[ttft=B], repetition 1) failed: IllegalArgumentException: no such model 'x'");
+
+    InterventionExperiment<Knobs> failingFactor = InterventionExperiment.builder(new Knobs(8, 10))
+        .factor(Factor.of("broken", k -> k, k -> {
+          throw new UnsupportedOperationException();
+        })).runner(b -> 1).build();
+    assertThatThrownBy(failingFactor::run).isInstanceOf(IllegalStateException.class)
+        .hasCauseInstanceOf(UnsupportedOperationException.class)
+        .hasMessage("block 1 (Cell[broken=B], repetition 0) failed: UnsupportedOperationException");
+  }
+
+  @Test
   void badConfigurationIsRejected() {
     assertThatThrownBy(() -> InterventionExperiment.builder(1).runner(b -> 0).build())
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("needs at least one factor");
