@@ -82,6 +82,7 @@ public final class ChangeStatistic {
    * @throws IllegalArgumentException if the name is blank
    */
   public static ChangeStatistic of(String name, ToDoubleFunction<double[]> function) {
+    Objects.requireNonNull(name, "name");
     Objects.requireNonNull(function, "function");
     if (name.isBlank()) {
       throw new IllegalArgumentException("a statistic needs a name, got a blank one");

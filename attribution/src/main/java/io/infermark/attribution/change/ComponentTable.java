@@ -64,7 +64,7 @@ public final class ComponentTable {
    *     rows in number, or one is blank or repeated
    */
   public static ComponentTable of(List<String> names, double[][] rowsMillis, List<String> keys) {
-    return build(names, rowsMillis, Optional.of(keys));
+    return build(names, rowsMillis, Optional.of(Objects.requireNonNull(keys, "keys")));
   }
 
   /**
@@ -87,7 +87,7 @@ public final class ComponentTable {
    */
   public static ComponentTable fromRecords(List<RequestRecord> records, List<String> names,
       Function<RequestRecord, double[]> componentsMillis, Function<RequestRecord, String> key) {
-    return fromRecords(records, names, componentsMillis, Optional.of(key));
+    return fromRecords(records, names, componentsMillis, Optional.of(Objects.requireNonNull(key, "key")));
   }
 
   /**
@@ -117,6 +117,8 @@ public final class ComponentTable {
 
   private static ComponentTable fromRecords(List<RequestRecord> records, List<String> names,
       Function<RequestRecord, double[]> componentsMillis, Optional<Function<RequestRecord, String>> key) {
+    Objects.requireNonNull(records, "records");
+    Objects.requireNonNull(names, "names");
     Objects.requireNonNull(componentsMillis, "componentsMillis");
     List<double[]> rows = new ArrayList<>(records.size());
     List<String> keys = new ArrayList<>(records.size());
@@ -142,7 +144,8 @@ public final class ComponentTable {
   }
 
   private static ComponentTable build(List<String> names, double[][] rowsMillis, Optional<List<String>> keys) {
-    List<String> components = List.copyOf(names);
+    List<String> components = copyOfNonNull(names, "names", "component name");
+    Objects.requireNonNull(rowsMillis, "rowsMillis");
     if (components.isEmpty()) {
       throw new IllegalArgumentException("a component table needs at least one component");
     }
@@ -162,6 +165,9 @@ public final class ComponentTable {
     boolean missing = false;
     for (int r = 0; r < n; r++) {
       double[] row = rowsMillis[r];
+      if (row == null) {
+        throw new NullPointerException("row " + r + " is null");
+      }
       if (row.length != k) {
         throw new IllegalArgumentException("row " + r + " has " + row.length + " values; expected " + k + " for "
             + components);
@@ -175,7 +181,7 @@ public final class ComponentTable {
         columns[j][r] = row[j];
       }
     }
-    Optional<List<String>> copiedKeys = keys.map(List::copyOf);
+    Optional<List<String>> copiedKeys = keys.map(ks -> copyOfNonNull(ks, "keys", "key of row"));
     if (copiedKeys.isPresent()) {
       List<String> ks = copiedKeys.get();
       if (ks.size() != n) {
@@ -194,6 +200,19 @@ public final class ComponentTable {
       }
     }
     return new ComponentTable(components, columns, n, copiedKeys, missing);
+  }
+
+  /** An immutable copy of {@code list}, failing with a message that names a null list or element. */
+  private static List<String> copyOfNonNull(List<String> list, String name, String element) {
+    Objects.requireNonNull(list, name);
+    int index = 0;
+    for (String s : list) {
+      if (s == null) {
+        throw new NullPointerException(element + " " + index + " is null");
+      }
+      index++;
+    }
+    return List.copyOf(list);
   }
 
   /** The component names, in column order. */

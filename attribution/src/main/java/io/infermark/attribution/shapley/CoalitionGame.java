@@ -91,6 +91,12 @@ public interface CoalitionGame {
   }
 
   private static List<String> checkedNames(List<String> players) {
+    Objects.requireNonNull(players, "players");
+    int index = 0;
+    for (String player : players) {
+      Objects.requireNonNull(player, "player " + index + " is null");
+      index++;
+    }
     List<String> names = List.copyOf(players);
     if (names.size() > MAX_PLAYERS) {
       throw new IllegalArgumentException(tooManyPlayers(names.size()));

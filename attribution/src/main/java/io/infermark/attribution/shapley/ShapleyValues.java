@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.StringJoiner;
 
 /**
@@ -43,9 +44,19 @@ public final class ShapleyValues {
    * @param standardErrors one per player, all zero for exact values
    * @param evaluations how many times the game's value function was called
    * @throws IllegalArgumentException if the arrays do not match the players or hold non-finite values
+   * @throws NullPointerException naming the argument, if one (or a player name) is null
    */
   public static ShapleyValues of(List<String> players, double[] values, double[] standardErrors, double baseValue,
       double fullValue, String method, long evaluations) {
+    Objects.requireNonNull(players, "players");
+    Objects.requireNonNull(values, "values");
+    Objects.requireNonNull(standardErrors, "standardErrors");
+    Objects.requireNonNull(method, "method");
+    int index = 0;
+    for (String player : players) {
+      Objects.requireNonNull(player, "player " + index + " is null");
+      index++;
+    }
     List<String> names = List.copyOf(players);
     if (values.length != names.size() || standardErrors.length != names.size()) {
       throw new IllegalArgumentException("expected " + names.size() + " values and standard errors, was "

@@ -366,6 +366,21 @@ class ChangeDecompositionTest {
   }
 
   @Test
+  void nullArgumentsAreNamedInTheirExceptions() {
+    double[][] rows = {{1, 2}};
+    assertThatThrownBy(() -> ChangeStatistic.of(null, v -> 0)).isInstanceOf(NullPointerException.class)
+        .hasMessage("name");
+    assertThatThrownBy(() -> ComponentTable.of(TWO, rows, java.util.Arrays.asList((String) null)))
+        .isInstanceOf(NullPointerException.class).hasMessage("key of row 0 is null");
+    assertThatThrownBy(() -> ComponentTable.of(java.util.Arrays.asList("phase1", null), rows))
+        .isInstanceOf(NullPointerException.class).hasMessage("component name 1 is null");
+    assertThatThrownBy(() -> ComponentTable.of(TWO, new double[][] {{1, 2}, null}))
+        .isInstanceOf(NullPointerException.class).hasMessage("row 1 is null");
+    assertThatThrownBy(() -> ComponentTable.of(TWO, rows, null)).isInstanceOf(NullPointerException.class)
+        .hasMessage("keys");
+  }
+
+  @Test
   void percentileNamesHaveAtMostFourDecimalsLikeBlockStatistics() {
     assertThat(ChangeStatistic.percentile(1.0 / 3).name()).isEqualTo("p33.3333");
     assertThat(ChangeStatistic.percentile(0.99999).name()).isEqualTo("p99.999");

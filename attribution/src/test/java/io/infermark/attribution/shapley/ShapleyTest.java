@@ -115,6 +115,19 @@ class ShapleyTest {
   }
 
   @Test
+  void nullArgumentsAreNamedInTheirExceptions() {
+    List<String> one = List.of("a");
+    double[] zero = {0};
+    assertThatThrownBy(() -> ShapleyValues.of(one, zero, zero, 0, 0, null, 1))
+        .isInstanceOf(NullPointerException.class).hasMessage("method");
+    assertThatThrownBy(() -> ShapleyValues.of(java.util.Arrays.asList((String) null), zero, zero, 0, 0, "exact", 1))
+        .isInstanceOf(NullPointerException.class).hasMessage("player 0 is null");
+    assertThatThrownBy(() -> CoalitionGame.of(java.util.Arrays.asList("a", null), s -> 0))
+        .isInstanceOf(NullPointerException.class).hasMessage("player 1 is null");
+    assertThatThrownBy(() -> Shapley.exact(null)).isInstanceOf(NullPointerException.class).hasMessage("game");
+  }
+
+  @Test
   void sixtyThreePlayersStillWork() {
     CoalitionGame additive = CoalitionGame.of(CoalitionGame.defaultNames(63), s -> Long.bitCount(s));
 
