@@ -81,7 +81,7 @@ public final class ChangeDecomposition {
       substitutions(game::value, k, forward, reverse);
     }
     return new PercentileChange(statistic.name(), values, runs.coupling, runs.size(), runs.droppedA, runs.droppedB,
-        forward, reverse);
+        a.skippedRecords(), b.skippedRecords(), forward, reverse);
   }
 
   /**

@@ -1,8 +1,8 @@
 package io.infermark.attribution.change;
 
 import io.infermark.attribution.phase.LatencyBasis;
-import io.infermark.attribution.shapley.CoalitionGame;
 import io.infermark.attribution.phase.RequestPhases;
+import io.infermark.attribution.shapley.CoalitionGame;
 import io.infermark.core.capture.RequestRecord;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -23,7 +23,8 @@ import java.util.function.Function;
  * each request's components (for phases, the phase helper's per-request split), or from arrays with
  * {@link #of(List, double[][])}. Values are copied; the table is immutable. A value may be NaN
  * ("unknown", as in a surrogate's {@code FeatureTable}) only when a {@link RowModel} reads the rows:
- * an additive decomposition rejects it.
+ * an additive decomposition rejects it. A table built from records counts the records it left out
+ * ({@link #skippedUnmeasured()}, {@link #skippedFailed()}, {@link #skippedWithoutTokens()}).
  */
 public final class ComponentTable {
 
@@ -32,14 +33,20 @@ public final class ComponentTable {
   private final int rows;
   private final Optional<List<String>> keys;
   private final boolean hasMissing;
+  private final int skippedUnmeasured;
+  private final int skippedFailed;
+  private final int skippedWithoutTokens;
 
   private ComponentTable(List<String> names, double[][] columns, int rows, Optional<List<String>> keys,
-      boolean hasMissing) {
+      boolean hasMissing, int skippedUnmeasured, int skippedFailed, int skippedWithoutTokens) {
     this.hasMissing = hasMissing;
     this.names = names;
     this.columns = columns;
     this.rows = rows;
     this.keys = keys;
+    this.skippedUnmeasured = skippedUnmeasured;
+    this.skippedFailed = skippedFailed;
+    this.skippedWithoutTokens = skippedWithoutTokens;
   }
 
   /**
@@ -52,7 +59,7 @@ public final class ComponentTable {
    *     more than {@link CoalitionGame#MAX_PLAYERS}, a row has the wrong width, or a value is infinite
    */
   public static ComponentTable of(List<String> names, double[][] rowsMillis) {
-    return build(names, rowsMillis, Optional.empty());
+    return build(names, rowsMillis, Optional.empty(), 0, 0, 0);
   }
 
   /**
@@ -64,19 +71,20 @@ public final class ComponentTable {
    *     rows in number, or one is blank or repeated
    */
   public static ComponentTable of(List<String> names, double[][] rowsMillis, List<String> keys) {
-    return build(names, rowsMillis, Optional.of(Objects.requireNonNull(keys, "keys")));
+    return build(names, rowsMillis, Optional.of(Objects.requireNonNull(keys, "keys")), 0, 0, 0);
   }
 
   /**
-   * The components of every successful, measured request (failed, warmup and cooldown requests are
-   * skipped, as they are by latency statistics).
+   * The components of every successful, measured request (warmup and cooldown requests and failed ones
+   * are skipped, as they are by latency statistics, and counted by {@link #skippedUnmeasured()} and
+   * {@link #skippedFailed()}).
    *
    * @param componentsMillis a request's component values in ms, in {@code names} order
    * @throws IllegalArgumentException as {@link #of(List, double[][])}, naming the request
    */
   public static ComponentTable fromRecords(List<RequestRecord> records, List<String> names,
       Function<RequestRecord, double[]> componentsMillis) {
-    return fromRecords(records, names, componentsMillis, Optional.empty());
+    return fromRecords(records, names, componentsMillis, Optional.empty(), false);
   }
 
   /**
@@ -87,43 +95,51 @@ public final class ComponentTable {
    */
   public static ComponentTable fromRecords(List<RequestRecord> records, List<String> names,
       Function<RequestRecord, double[]> componentsMillis, Function<RequestRecord, String> key) {
-    return fromRecords(records, names, componentsMillis, Optional.of(Objects.requireNonNull(key, "key")));
+    return fromRecords(records, names, componentsMillis, Optional.of(Objects.requireNonNull(key, "key")), false);
   }
 
   /**
    * The latency phases ({@link RequestPhases}) of every measured request that has an E2E to split,
    * named by {@link LatencyBasis#labels()}; the components of each row add up exactly to its latency
-   * on that basis, so the default additive outcome is the request's E2E (or E2E from intended).
+   * on that basis, so the default additive outcome is the request's E2E (or E2E from intended). Warmup
+   * and cooldown requests, failed ones and successes without a token-bearing chunk (no E2E) are skipped
+   * and counted, as {@link io.infermark.attribution.phase.PhaseDecomposition} counts them.
    */
   public static ComponentTable phases(List<RequestRecord> records, LatencyBasis basis) {
-    return fromRecords(decomposable(records), basis.labels(), RequestPhases.extractor(basis));
+    Objects.requireNonNull(basis, "basis");
+    return fromRecords(records, basis.labels(), RequestPhases.extractor(basis), Optional.empty(), true);
   }
 
   /** As {@link #phases(List, LatencyBasis)}, each request keyed by {@code key}, for paired coupling. */
   public static ComponentTable phases(List<RequestRecord> records, LatencyBasis basis,
       Function<RequestRecord, String> key) {
-    return fromRecords(decomposable(records), basis.labels(), RequestPhases.extractor(basis), key);
-  }
-
-  private static List<RequestRecord> decomposable(List<RequestRecord> records) {
-    List<RequestRecord> out = new ArrayList<>(records.size());
-    for (RequestRecord r : records) {
-      if (RequestPhases.isDecomposable(r)) {
-        out.add(r);
-      }
-    }
-    return out;
+    Objects.requireNonNull(basis, "basis");
+    return fromRecords(records, basis.labels(), RequestPhases.extractor(basis),
+        Optional.of(Objects.requireNonNull(key, "key")), true);
   }
 
   private static ComponentTable fromRecords(List<RequestRecord> records, List<String> names,
-      Function<RequestRecord, double[]> componentsMillis, Optional<Function<RequestRecord, String>> key) {
+      Function<RequestRecord, double[]> componentsMillis, Optional<Function<RequestRecord, String>> key,
+      boolean needsTokens) {
     Objects.requireNonNull(records, "records");
     Objects.requireNonNull(names, "names");
     Objects.requireNonNull(componentsMillis, "componentsMillis");
     List<double[]> rows = new ArrayList<>(records.size());
     List<String> keys = new ArrayList<>(records.size());
+    int unmeasured = 0;
+    int failed = 0;
+    int withoutTokens = 0;
     for (RequestRecord r : records) {
-      if (!r.succeeded() || !r.measured()) {
+      if (!r.measured()) {
+        unmeasured++;
+        continue;
+      }
+      if (!r.succeeded()) {
+        failed++;
+        continue;
+      }
+      if (needsTokens && !RequestPhases.isDecomposable(r)) {
+        withoutTokens++;
         continue;
       }
       double[] row = componentsMillis.apply(r);
@@ -140,10 +156,17 @@ public final class ComponentTable {
         keys.add(k);
       }
     }
-    return build(names, rows.toArray(new double[0][]), key.isPresent() ? Optional.of(keys) : Optional.empty());
+    if (rows.isEmpty()) {
+      throw new IllegalArgumentException("no request to tabulate among " + records.size() + " records: "
+          + unmeasured + " warmup or cooldown, " + failed + " failed" + (needsTokens ? ", " + withoutTokens
+          + " without a token-bearing chunk" : ""));
+    }
+    return build(names, rows.toArray(new double[0][]), key.isPresent() ? Optional.of(keys) : Optional.empty(),
+        unmeasured, failed, withoutTokens);
   }
 
-  private static ComponentTable build(List<String> names, double[][] rowsMillis, Optional<List<String>> keys) {
+  private static ComponentTable build(List<String> names, double[][] rowsMillis, Optional<List<String>> keys,
+      int skippedUnmeasured, int skippedFailed, int skippedWithoutTokens) {
     List<String> components = copyOfNonNull(names, "names", "component name");
     Objects.requireNonNull(rowsMillis, "rowsMillis");
     if (components.isEmpty()) {
@@ -199,7 +222,8 @@ public final class ComponentTable {
         }
       }
     }
-    return new ComponentTable(components, columns, n, copiedKeys, missing);
+    return new ComponentTable(components, columns, n, copiedKeys, missing, skippedUnmeasured, skippedFailed,
+        skippedWithoutTokens);
   }
 
   /** An immutable copy of {@code list}, failing with a message that names a null list or element. */
@@ -257,6 +281,29 @@ public final class ComponentTable {
     return hasMissing;
   }
 
+  /** Records left out as warmup or cooldown; 0 for a table built from arrays. */
+  public int skippedUnmeasured() {
+    return skippedUnmeasured;
+  }
+
+  /** Measured records left out because the request failed; 0 for a table built from arrays. */
+  public int skippedFailed() {
+    return skippedFailed;
+  }
+
+  /**
+   * Measured, successful records left out of a {@link #phases phase} table because they carried no
+   * token-bearing chunk (they have no E2E to split); 0 otherwise.
+   */
+  public int skippedWithoutTokens() {
+    return skippedWithoutTokens;
+  }
+
+  /** All records left out: {@code skippedUnmeasured() + skippedFailed() + skippedWithoutTokens()}. */
+  public int skippedRecords() {
+    return skippedUnmeasured + skippedFailed + skippedWithoutTokens;
+  }
+
   /** The column of component {@code j}, not copied: for the decomposition only. */
   double[] columnView(int j) {
     return columns[j];
@@ -265,7 +312,8 @@ public final class ComponentTable {
   @Override
   public boolean equals(Object o) {
     return o instanceof ComponentTable t && t.names.equals(names) && Arrays.deepEquals(t.columns, columns)
-        && t.keys.equals(keys);
+        && t.keys.equals(keys) && t.skippedUnmeasured == skippedUnmeasured && t.skippedFailed == skippedFailed
+        && t.skippedWithoutTokens == skippedWithoutTokens;
   }
 
   @Override
@@ -275,7 +323,7 @@ public final class ComponentTable {
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "ComponentTable[%d requests × %s%s]", rows, names,
-        keys.isPresent() ? ", keyed" : "");
+    return String.format(Locale.ROOT, "ComponentTable[%d requests × %s%s%s]", rows, names,
+        keys.isPresent() ? ", keyed" : "", skippedRecords() > 0 ? ", " + skippedRecords() + " records skipped" : "");
   }
 }

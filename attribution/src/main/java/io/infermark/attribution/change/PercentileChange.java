@@ -25,17 +25,21 @@ public final class PercentileChange {
   private final int coupledRequests;
   private final int droppedA;
   private final int droppedB;
+  private final int skippedA;
+  private final int skippedB;
   private final double[] forward;
   private final double[] reverse;
 
   PercentileChange(String statistic, ShapleyValues shapley, Coupling coupling, int coupledRequests, int droppedA,
-      int droppedB, double[] forward, double[] reverse) {
+      int droppedB, int skippedA, int skippedB, double[] forward, double[] reverse) {
     this.statistic = statistic;
     this.shapley = shapley;
     this.coupling = coupling;
     this.coupledRequests = coupledRequests;
     this.droppedA = droppedA;
     this.droppedB = droppedB;
+    this.skippedA = skippedA;
+    this.skippedB = skippedB;
     this.forward = forward.clone();
     this.reverse = reverse.clone();
   }
@@ -130,6 +134,19 @@ public final class PercentileChange {
   }
 
   /**
+   * Records left out of run A's table before coupling: warmup or cooldown, failed, or (for phases) without a
+   * token-bearing chunk ({@link ComponentTable#skippedRecords()}).
+   */
+  public int skippedA() {
+    return skippedA;
+  }
+
+  /** Records left out of run B's table before coupling, as {@link #skippedA()}. */
+  public int skippedB() {
+    return skippedB;
+  }
+
+  /**
    * One-at-a-time substitution in component order: component {@code i}'s entry is the change when it is
    * switched to run B after components {@code 0 … i−1} already were, in ms; a copy.
    */
@@ -158,7 +175,7 @@ public final class PercentileChange {
   public boolean equals(Object o) {
     return o instanceof PercentileChange c && c.statistic.equals(statistic) && c.shapley.equals(shapley)
         && c.coupling == coupling && c.coupledRequests == coupledRequests && c.droppedA == droppedA
-        && c.droppedB == droppedB && Arrays.equals(c.forward, forward) && Arrays.equals(c.reverse, reverse);
+        && c.droppedB == droppedB && c.skippedA == skippedA && c.skippedB == skippedB && Arrays.equals(c.forward, forward) && Arrays.equals(c.reverse, reverse);
   }
 
   @Override
@@ -178,6 +195,9 @@ public final class PercentileChange {
     j.add(String.format(Locale.ROOT, "%s, %s over %d requests", method(), coupling, coupledRequests));
     if (droppedA > 0 || droppedB > 0) {
       j.add("dropped " + droppedA + " of A, " + droppedB + " of B");
+    }
+    if (skippedA > 0 || skippedB > 0) {
+      j.add("skipped " + skippedA + " of A, " + skippedB + " of B");
     }
     j.add(String.format(Locale.ROOT, "gap=%.2g", efficiencyGap()));
     return j.toString();

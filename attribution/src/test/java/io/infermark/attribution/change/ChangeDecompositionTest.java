@@ -302,11 +302,65 @@ class ChangeDecompositionTest {
     assertThat(table.size()).isEqualTo(5);
     assertThat(table.keys()).contains(List.of("line-0", "line-1", "line-2", "line-3", "line-4"));
     assertThat(table.column("phase2")).containsExactly(0, 2, 4, 6, 8);
-    assertThat(table.toString()).isEqualTo("ComponentTable[5 requests × [phase1, phase2], keyed]");
+    assertThat(table.skippedFailed()).isEqualTo(1);
+    assertThat(table.skippedUnmeasured()).isEqualTo(1);
+    assertThat(table.skippedWithoutTokens()).isZero();
+    assertThat(table.skippedRecords()).isEqualTo(2);
+    assertThat(table.toString()).isEqualTo("ComponentTable[5 requests × [phase1, phase2], keyed, 2 records skipped]");
     assertThatThrownBy(() -> ComponentTable.fromRecords(records, TWO, r -> new double[] {1}))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("request 0 has 1 component values");
     assertThatThrownBy(() -> ComponentTable.fromRecords(records, TWO, r -> new double[] {1, 2}, r -> "same"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key 'same' is repeated");
+  }
+
+  @Test
+  void phaseTablesCountTheRecordsTheySkipAndTheChangeReportsThem() {
+    // Run A: four streamed successes, one success without a token-bearing chunk, one failure, one warmup.
+    // Run B: the same four successes and one failure.
+    List<RequestRecord> runA = new ArrayList<>();
+    List<RequestRecord> runB = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      runA.add(streamed(i, 10 + i));
+      runB.add(streamed(i, 20 + i));
+    }
+    runA.add(RequestRecord.builder().index(4).httpStatus(200).endOffsetNanos(5_000_000).build());
+    runA.add(RequestRecord.builder().index(5).failure(Optional.of(Failure.of(ErrorCategory.CONNECT, "refused")))
+        .build());
+    runA.add(streamed(6, 10).toBuilder().warmup(true).build());
+    runB.add(RequestRecord.builder().index(5).failure(Optional.of(Failure.of(ErrorCategory.CONNECT, "refused")))
+        .build());
+
+    ComponentTable a = ComponentTable.phases(runA, io.infermark.attribution.phase.LatencyBasis.SERVICE_TIME,
+        r -> "#" + r.index());
+    ComponentTable b = ComponentTable.phases(runB, io.infermark.attribution.phase.LatencyBasis.SERVICE_TIME,
+        r -> "#" + r.index());
+
+    assertThat(a.size()).isEqualTo(4);
+    assertThat(a.skippedWithoutTokens()).isEqualTo(1);
+    assertThat(a.skippedFailed()).isEqualTo(1);
+    assertThat(a.skippedUnmeasured()).isEqualTo(1);
+    assertThat(b.skippedRecords()).isEqualTo(1);
+    PercentileChange change = ChangeDecomposition.builder().build().decompose(a, b);
+    assertThat(change.skippedA()).isEqualTo(3);
+    assertThat(change.skippedB()).isEqualTo(1);
+    assertThat(change.toString()).contains("PAIRED over 4 requests, skipped 3 of A, 1 of B");
+    // E2E 10..13 ms -> 20..23 ms: P99 (linear, 4 values) 12.97 -> 22.97.
+    assertThat(change.change()).isCloseTo(10, within(1e-9));
+    assertThatThrownBy(() -> ComponentTable.phases(runA.subList(4, 7),
+        io.infermark.attribution.phase.LatencyBasis.SERVICE_TIME))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("no request to tabulate among 3 records: 1 warmup or cooldown, 1 failed, 1 without a"
+            + " token-bearing chunk");
+  }
+
+  /** A successful record whose single content chunk arrives {@code e2eMs} after send. */
+  private static RequestRecord streamed(long index, double e2eMs) {
+    long nanos = Math.round(e2eMs * 1_000_000);
+    return RequestRecord.builder().index(index).httpStatus(200)
+        .chunks(io.infermark.core.capture.ChunkTimeline.builder()
+            .add(nanos, io.infermark.core.capture.ChunkKind.CONTENT, io.infermark.core.capture.ChunkTimeline.UNKNOWN_TOKENS)
+            .build())
+        .endOffsetNanos(nanos).build();
   }
 
   @Test
