@@ -194,14 +194,14 @@ final class ComponentSwapGame implements CoalitionGame {
   /**
    * The requests of an additive percentile game that can matter. A request's outcome lies, over all
    * coalitions, in {@code [L_r, U_r] = base_r + [Σ min(0, δ_jr), Σ max(0, δ_jr)]}. The quantile reads
-   * ranks {@code lo} and {@code lo + 1} (see {@link TailSelector#position}); in every coalition the value at rank {@code lo} is at
-   * least {@code tLow}, rank {@code lo} of the {@code L}s (each order statistic is at least that of the
-   * lower bounds), and the value at rank {@code lo + 1} at most {@code tHigh}, rank {@code lo + 1} of the
-   * {@code U}s. A request with {@code U_r < tLow} is therefore below both ranks in every coalition and one
-   * with {@code L_r > tHigh} above both: dropping them changes no value, only shifts the lower rank by the
-   * number dropped from below. A relative margin of 1e-9 keeps the running sums' rounding from crossing
-   * the thresholds. For a tail percentile whose components change moderately this keeps a few per cent
-   * of the requests.
+   * ranks {@code lo} and {@code lo + 1} (see {@link TailSelector#position}); in every coalition the value
+   * at rank {@code lo} is at least {@code tLow}, rank {@code lo} of the {@code L}s (each order statistic
+   * is at least that of the lower bounds), and the value at rank {@code lo + 1} at most {@code tHigh},
+   * rank {@code lo + 1} of the {@code U}s. A request with {@code U_r < tLow} is therefore below both ranks
+   * in every coalition and one with {@code L_r > tHigh} above both: dropping them changes no value, only
+   * shifts the lower rank by the number dropped from below. A relative margin of 1e-9 keeps the running
+   * sums' rounding from crossing the thresholds. For a tail percentile whose components change moderately
+   * this keeps a few per cent of the requests.
    */
   private static final class Pruned {
     final double[] base;

@@ -175,7 +175,8 @@ public final class PercentileChange {
   public boolean equals(Object o) {
     return o instanceof PercentileChange c && c.statistic.equals(statistic) && c.shapley.equals(shapley)
         && c.coupling == coupling && c.coupledRequests == coupledRequests && c.droppedA == droppedA
-        && c.droppedB == droppedB && c.skippedA == skippedA && c.skippedB == skippedB && Arrays.equals(c.forward, forward) && Arrays.equals(c.reverse, reverse);
+        && c.droppedB == droppedB && c.skippedA == skippedA && c.skippedB == skippedB
+        && Arrays.equals(c.forward, forward) && Arrays.equals(c.reverse, reverse);
   }
 
   @Override

@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.infermark.attribution.phase.LatencyBasis;
 import io.infermark.attribution.shapley.CoalitionGame;
 import io.infermark.attribution.shapley.Shapley;
 import io.infermark.attribution.shapley.ShapleyValues;
 import io.infermark.attribution.tree.TreeEnsemble;
 import io.infermark.attribution.tree.TreeNode;
+import io.infermark.core.capture.ChunkKind;
+import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
@@ -330,9 +333,9 @@ class ChangeDecompositionTest {
     runB.add(RequestRecord.builder().index(5).failure(Optional.of(Failure.of(ErrorCategory.CONNECT, "refused")))
         .build());
 
-    ComponentTable a = ComponentTable.phases(runA, io.infermark.attribution.phase.LatencyBasis.SERVICE_TIME,
+    ComponentTable a = ComponentTable.phases(runA, LatencyBasis.SERVICE_TIME,
         r -> "#" + r.index());
-    ComponentTable b = ComponentTable.phases(runB, io.infermark.attribution.phase.LatencyBasis.SERVICE_TIME,
+    ComponentTable b = ComponentTable.phases(runB, LatencyBasis.SERVICE_TIME,
         r -> "#" + r.index());
 
     assertThat(a.size()).isEqualTo(4);
@@ -347,7 +350,7 @@ class ChangeDecompositionTest {
     // E2E 10..13 ms -> 20..23 ms: P99 (linear, 4 values) 12.97 -> 22.97.
     assertThat(change.change()).isCloseTo(10, within(1e-9));
     assertThatThrownBy(() -> ComponentTable.phases(runA.subList(4, 7),
-        io.infermark.attribution.phase.LatencyBasis.SERVICE_TIME))
+        LatencyBasis.SERVICE_TIME))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("no request to tabulate among 3 records: 1 warmup or cooldown, 1 failed, 1 without a"
             + " token-bearing chunk");
@@ -357,9 +360,7 @@ class ChangeDecompositionTest {
   private static RequestRecord streamed(long index, double e2eMs) {
     long nanos = Math.round(e2eMs * 1_000_000);
     return RequestRecord.builder().index(index).httpStatus(200)
-        .chunks(io.infermark.core.capture.ChunkTimeline.builder()
-            .add(nanos, io.infermark.core.capture.ChunkKind.CONTENT, io.infermark.core.capture.ChunkTimeline.UNKNOWN_TOKENS)
-            .build())
+        .chunks(ChunkTimeline.builder().add(nanos, ChunkKind.CONTENT, ChunkTimeline.UNKNOWN_TOKENS).build())
         .endOffsetNanos(nanos).build();
   }
 
@@ -555,7 +556,8 @@ class ChangeDecompositionTest {
         .hasMessageContaining("at most 63 components").hasMessageContaining("was 65");
     double[][] narrower = {new double[63]};
     PercentileChange most = ChangeDecomposition.builder().permutations(4).build()
-        .decompose(ComponentTable.of(names.subList(0, 63), narrower), ComponentTable.of(names.subList(0, 63), narrower));
+        .decompose(ComponentTable.of(names.subList(0, 63), narrower),
+            ComponentTable.of(names.subList(0, 63), narrower));
     assertThat(most.components()).hasSize(63);
     assertThat(most.change()).isZero();
   }
