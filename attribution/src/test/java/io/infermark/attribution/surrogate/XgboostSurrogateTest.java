@@ -77,6 +77,23 @@ class XgboostSurrogateTest {
   }
 
   @Test
+  void aColumnNamedLikeXgboostsDefaultNameDoesNotTakeOverThatColumnsSplits() {
+    // xgboost's dump calls column 0 (input_tokens) "f0"; the user's noise column "f0" is column 5 or so.
+    SplittableRandom noise = new SplittableRandom(9);
+    FeatureTable table = FeatureTable.builder().extraColumns(List.of("f0"), r -> new double[] {noise.nextInt(3)})
+        .build(records(200, 8));
+    assertThat(table.columns().indexOf("f0")).isGreaterThan(0);
+
+    Surrogate surrogate = XgboostSurrogate.builder().trees(30).build().fit(table, SurrogateTarget.e2e());
+    SurrogateExplanation why = surrogate.explain();
+
+    assertThat(surrogate.conversionGap()).isLessThan(1e-3);
+    assertThat(why.ranking().get(0)).isEqualTo(FeatureTable.INPUT_TOKENS);
+    assertThat(why.importance().stream().filter(i -> i.factor().equals("f0")).findFirst().orElseThrow()
+        .meanAbsShap()).isLessThan(3.0);
+  }
+
+  @Test
   void sameTableAndSeedGiveTheSameModel() {
     FeatureTable table = FeatureTable.builder().build(records(200, 2));
     XgboostSurrogate trainer = XgboostSurrogate.builder().trees(30).seed(5).build();
