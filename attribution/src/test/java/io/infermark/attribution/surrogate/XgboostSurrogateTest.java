@@ -114,6 +114,12 @@ class XgboostSurrogateTest {
     SurrogateExplanation why = surrogate.explain();
 
     assertThat(why.unit()).isEqualTo("log-odds");
+    // The P80 of the 320 training rows' E2E. Three requests in four have 100–500 input tokens, the rest
+    // 4000–8000, so P80 is about the long quarter's 20th percentile: 4800 tokens, 50 + 480 + 2 × ~20 ms.
+    assertThat(surrogate.tailThresholdMillis().getAsDouble()).isBetween(520.0, 680.0);
+    assertThat(surrogate.toString()).contains("e2e_ms_above_p80 (above ");
+    assertThat(XgboostSurrogate.builder().trees(5).build().fit(table, SurrogateTarget.e2e()).tailThresholdMillis())
+        .isEmpty();
     assertThat(why.ranking().get(0)).isEqualTo(FeatureTable.INPUT_TOKENS);
     assertThat(why.fit().auc().getAsDouble()).isGreaterThan(0.95);
     assertThat(why.fit().logLoss().getAsDouble()).isLessThan(0.3);
