@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.OptionalDouble;
 
 /**
  * What a surrogate model predicts for each request: a per-request latency in milliseconds
@@ -77,9 +78,9 @@ public final class SurrogateTarget {
     return !Double.isNaN(percentile);
   }
 
-  /** The tail's percentile, NaN for a latency target. */
-  public double percentile() {
-    return percentile;
+  /** The tail's percentile, in (0, 1); empty for a latency target. */
+  public OptionalDouble percentile() {
+    return isTail() ? OptionalDouble.of(percentile) : OptionalDouble.empty();
   }
 
   /** A name for reports: {@code e2e_ms}, or {@code e2e_ms_above_p99}. */

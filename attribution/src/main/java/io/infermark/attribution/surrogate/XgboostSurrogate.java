@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * FeatureTable table = FeatureTable.builder().build(run.records());
  * Surrogate surrogate = XgboostSurrogate.builder().trees(200).build().fit(table, SurrogateTarget.e2e());
  * SurrogateExplanation why = surrogate.explain();
- * why.importance();     // [input_tokens 84.1 ms, in_flight_at_send 12.7 ms, …]
+ * why.importance();     // [input_tokens 84.100 ms, in_flight_at_send 12.700 ms, …]
  * why.fit();            // FitQuality[R² 0.941, RMSE 18.2 ms on 100 held-out rows (400 trained)]
  * }</pre>
  *

@@ -72,7 +72,9 @@ class XgboostSurrogateTest {
       sum += a;
     }
     assertThat(sum).isCloseTo(why.prediction(0), org.assertj.core.api.Assertions.within(1e-9));
-    assertThat(why.toString()).startsWith("SurrogateExplanation[e2e_ms, 400 requests, mean |SHAP| ms: input_tokens");
+    assertThat(why.toString()).startsWith("SurrogateExplanation[e2e_ms, 400 requests, mean |SHAP|: input_tokens ");
+    assertThat(why.importance().get(0).toString()).matches("input_tokens \\d+\\.\\d{3} ms");
+    assertThat(why.importance().get(0).unit()).isEqualTo("ms");
     assertThat(surrogate.toString()).contains("xgboost 100 trees, depth 4");
   }
 
@@ -114,6 +116,7 @@ class XgboostSurrogateTest {
     SurrogateExplanation why = surrogate.explain();
 
     assertThat(why.unit()).isEqualTo("log-odds");
+    assertThat(why.importance().get(0).toString()).endsWith(" log-odds");
     // The P80 of the 320 training rows' E2E. Three requests in four have 100–500 input tokens, the rest
     // 4000–8000, so P80 is about the long quarter's 20th percentile: 4800 tokens, 50 + 480 + 2 × ~20 ms.
     assertThat(surrogate.tailThresholdMillis().getAsDouble()).isBetween(520.0, 680.0);
