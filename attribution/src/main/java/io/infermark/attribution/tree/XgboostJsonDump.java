@@ -22,9 +22,10 @@ import java.util.regex.Pattern;
  * {@code children}; each leaf {@code leaf} and {@code cover}.
  *
  * <p>Semantics kept: a row goes to {@code yes} when {@code x < split_condition}, and NaN goes to the
- * {@code missing} child. The dump prints thresholds with the nine significant digits that round-trip a
- * 32-bit float, so they are read as {@code float}, and the ensemble compares features rounded to
- * {@code float}, as xgboost does. The dump does not hold the base score: pass the model's base margin
+ * {@code missing} child. xgboost stores thresholds, leaf values and covers as 32-bit floats and the
+ * dump prints them with the digits that round-trip a float, so they are read as {@code float} (a leaf
+ * of {@code 0.1} is {@code (double) 0.1f}, exactly xgboost's value), and the ensemble compares features
+ * rounded to {@code float}, as xgboost does. The dump does not hold the base score: pass the model's base margin
  * (for {@code reg:squarederror} xgboost's {@code base_score}; for {@code binary:logistic}
  * {@code logit(base_score)}). Categorical splits are rejected.
  *
@@ -148,9 +149,9 @@ public final class XgboostJsonDump {
     if (depth > TreeEnsemble.MAX_DEPTH) {
       throw new IllegalArgumentException("tree " + tree + " is deeper than " + TreeEnsemble.MAX_DEPTH);
     }
-    double cover = number(n, "cover", tree);
+    double cover = (float) number(n, "cover", tree);
     if (n.has("leaf")) {
-      return TreeNode.leaf(number(n, "leaf", tree), cover);
+      return TreeNode.leaf((float) number(n, "leaf", tree), cover);
     }
     if (n.has("categories") || n.has("categories_nodes")) {
       throw new IllegalArgumentException("tree " + tree + " node " + n.path("nodeid") + " is a categorical split,"

@@ -56,6 +56,21 @@ class XgboostJsonDumpTest {
   }
 
   @Test
+  void leafValuesAndCoversAreReadAsXgboostsFloats() {
+    String tree = "{\"nodeid\": 0, \"split\": \"f0\", \"split_condition\": 0.5, \"yes\": 1, \"no\": 2,"
+        + " \"missing\": 1, \"cover\": 0.3, \"children\": [{\"nodeid\": 1, \"leaf\": 0.1, \"cover\": 0.1},"
+        + " {\"nodeid\": 2, \"leaf\": -0.7, \"cover\": 0.2}]}";
+
+    TreeEnsemble model = XgboostJsonDump.parse(List.of(tree), List.of("a"), 0, Naming.INDEXES);
+
+    assertThat(model.predict(new double[] {0})).isEqualTo((double) 0.1f).isNotEqualTo(0.1);
+    assertThat(model.predict(new double[] {1})).isEqualTo((double) -0.7f);
+    // Expected value: cover-weighted leaves over the parent's cover, with every cover a float.
+    double expected = ((double) 0.1f * (double) 0.1f + (double) 0.2f * (double) -0.7f) / (double) 0.3f;
+    assertThat(model.expectedValue()).isEqualTo(expected);
+  }
+
+  @Test
   void eachNamingModeRejectsTheOtherModesNames() {
     assertThatThrownBy(() -> XgboostJsonDump.parse(List.of(stump("a")), List.of("a", "b"), 0, Naming.INDEXES))
         .isInstanceOf(IllegalArgumentException.class)
