@@ -35,13 +35,13 @@ import org.slf4j.LoggerFactory;
  * 0.005 ms per prefill token, so 160 requests take about 4 s at a load it serves comfortably) with
  * vLLM-style chunked prefill of 512 tokens a step; prefix caching is off, so every prompt pays its
  * prefill. Measured here: a 4000–8000-token prompt gets its first token after 80–140 ms, a short one
- * after about 8 ms, and 8 output tokens take about 12 ms more. Requests arrive at a constant 40 per second and each block of ten holds exactly one long
- * prompt, so long prefills do not pile up into congestion that load features would explain instead;
- * short requests sent during a long prefill still wait on it (the load side of the tail), which is
- * why {@code in_flight_at_send} comes second.
+ * after about 8 ms, and 8 output tokens take about 12 ms more. Requests arrive at a constant 40 per
+ * second and each block of ten holds exactly one long prompt, so long prefills do not pile up into
+ * congestion that load features would explain instead; short requests sent during a long prefill
+ * still wait on it (the load side of the tail), which is why {@code in_flight_at_send} comes second.
  *
  * <p>Robustness: measured over seeds 1–12 on 2 shared cores (load average 4–6), input tokens ranked
- * first with 1.6–2.3× the second factor's mean |SHAP| and the slowest tenth held 11–16 of 16 long
+ * first with 1.6–2.2× the second factor's mean |SHAP| and the slowest tenth held 11–16 of 16 long
  * prompts — except once, when the machine stalled mid-run and the backlog made load the tail. Such a
  * run fails the premise (the tail is mostly long prompts), which is about the environment, not the
  * surrogate, so the test then runs the next seed, up to three.
