@@ -20,10 +20,13 @@ import java.util.Optional;
  * }
  * }</pre>
  *
- * <p>Windows start at the earliest send time among the records that were sent (never-sent records
- * are left out) and cover up to the latest, each {@code width} long; a window with no records is kept
- * so that indices stay proportional to time. Comparisons take each window's measured, successful
- * records' values, as {@link Drift#valuesMillis} does.
+ * <p>{@link #split} starts windows at the earliest send time among the records that were sent
+ * (never-sent records are left out) and covers up to the latest, each {@code width} long; a window
+ * with no records is kept so that indices stay proportional to time. {@link #compare} compares values
+ * of measured, successful records ({@link Drift#valuesMillis}), so it splits only the
+ * {@link RequestRecord#measured() measured} records: its windows start at the first measured send,
+ * not at the warmup's first, so that a warmup as long as a window cannot leave window 0 — the
+ * reference of {@link Reference#FIRST} — without values and every later window without a report.
  */
 public final class DriftWindows {
 
@@ -97,8 +100,10 @@ public final class DriftWindows {
   }
 
   /**
-   * Splits the records into windows and compares each window after the first with its reference
-   * (window 0 for {@link Reference#FIRST}, window k−1 for {@link Reference#PREVIOUS}).
+   * Splits the measured records (warmup and cooldown left out) into windows from the first measured
+   * send, and compares each window after the first with its reference (window 0 for
+   * {@link Reference#FIRST}, window k−1 for {@link Reference#PREVIOUS}). A comparison needs at least
+   * 2 values on both sides; {@link WindowDrift#toString()} says which side had too few.
    *
    * @return one entry per window from the second on; empty when there are fewer than two windows
    */
@@ -107,7 +112,8 @@ public final class DriftWindows {
     Objects.requireNonNull(metric, "metric");
     Objects.requireNonNull(reference, "reference");
     Objects.requireNonNull(options, "options");
-    List<TimeWindow> windows = split(records, width);
+    Objects.requireNonNull(records, "records");
+    List<TimeWindow> windows = split(records.stream().filter(RequestRecord::measured).toList(), width);
     List<double[]> values = new ArrayList<>(windows.size());
     for (TimeWindow w : windows) {
       values.add(Drift.valuesMillis(w.records(), metric));
@@ -119,7 +125,7 @@ public final class DriftWindows {
       double[] cur = values.get(k);
       Optional<DriftReport> report = base.length >= 2 && cur.length >= 2
           ? Optional.of(Drift.compare(base, cur, options)) : Optional.empty();
-      out.add(new WindowDrift(windows.get(k), ref, cur.length, report));
+      out.add(new WindowDrift(windows.get(k), ref, cur.length, base.length, report));
     }
     return List.copyOf(out);
   }

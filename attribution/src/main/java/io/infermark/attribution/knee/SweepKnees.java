@@ -20,9 +20,17 @@ import java.util.OptionalDouble;
  * loops, concurrency for closed ones), sorted ascending; its y is a percentile of one
  * {@link LatencyMetric} in ms. The default is <b>P99 TTFT</b>: queueing, the thing a knee marks,
  * lands in time to first token undiluted, while E2E adds decode time that scales with output length.
- * Levels where the metric has no value (every request failed) are left out and listed in
+ * Levels where the metric has no value (every request failed) are left out of the curve and listed in
  * {@link #skippedLabels()}. The default detectors are {@link Kneedle#latencyCurve()} (convex,
  * increasing, S = 1, offline) and {@link SlopeThreshold#defaults()} (120 ms per req/s).
+ *
+ * <p>Saturation: a level where every request failed, at a higher load than a level that had values,
+ * is where the server stopped answering ({@link #saturatedLabel()}). Its latency is unbounded, so for
+ * the slope rule it is a knee too: {@link #slopeLabel()} is the end of the first too-steep segment or
+ * the first saturated level, whichever has the lower load, and {@link #slopeKneeIsSaturation()} says
+ * which. Kneedle, a relative bend, sees only the levels with values; read {@link #saturatedLabel()}
+ * next to it. Failed levels below every level with values (a misconfiguration rather than load) are
+ * only skipped.
  *
  * <pre>{@code
  * List<SweepPoint<Double>> points = Sweep.rates(1, 2, 4, 8, 16).run(rate -> ...);
@@ -48,9 +56,13 @@ public final class SweepKnees {
   private final List<String> skipped;
   private final KneedleResult kneedle;
   private final Optional<SlopeKnee> slope;
+  private final Optional<String> saturated;
+  /** The number of curve points (levels with values) below the saturated level; 0 when there is none. */
+  private final int belowSaturated;
 
   private SweepKnees(LatencyMetric metric, double percentile, List<String> labels, double[] loads,
-      double[] latencies, List<String> skipped, KneedleResult kneedle, Optional<SlopeKnee> slope) {
+      double[] latencies, List<String> skipped, KneedleResult kneedle, Optional<SlopeKnee> slope,
+      Optional<String> saturated, int belowSaturated) {
     this.metric = metric;
     this.percentile = percentile;
     this.labels = labels;
@@ -59,6 +71,8 @@ public final class SweepKnees {
     this.skipped = skipped;
     this.kneedle = kneedle;
     this.slope = slope;
+    this.saturated = saturated;
+    this.belowSaturated = belowSaturated;
   }
 
   /** The knees of a core sweep over rates or concurrencies, with the defaults (P99 TTFT). */
@@ -100,6 +114,8 @@ public final class SweepKnees {
     sorted.sort(Comparator.comparingDouble(LoadCurvePoint::offeredLoad));
     List<String> labels = new ArrayList<>();
     List<String> skipped = new ArrayList<>();
+    String saturated = null;
+    int belowSaturated = 0;
     double[] x = new double[sorted.size()];
     double[] y = new double[sorted.size()];
     int n = 0;
@@ -112,6 +128,10 @@ public final class SweepKnees {
       OptionalDouble v = p.summary().distribution(metric).percentile(percentile);
       if (v.isEmpty()) {
         skipped.add(p.label());
+        if (saturated == null && n > 0) {
+          saturated = p.label();
+          belowSaturated = n;
+        }
         continue;
       }
       labels.add(p.label());
@@ -123,7 +143,7 @@ public final class SweepKnees {
     double[] lat = java.util.Arrays.copyOf(y, n);
     KneedleResult k = n == 0 ? KneedleResult.none(kneedle, loads, lat) : kneedle.locate(loads, lat);
     return new SweepKnees(metric, percentile, List.copyOf(labels), loads, lat, List.copyOf(skipped), k,
-        slope.find(loads, lat));
+        slope.find(loads, lat), Optional.ofNullable(saturated), belowSaturated);
   }
 
   /** The metric whose percentile makes the curve. */
@@ -151,9 +171,17 @@ public final class SweepKnees {
     return latencies.clone();
   }
 
-  /** Labels of levels left out because the metric had no value there. */
+  /** Labels of levels left out because the metric had no value there, by ascending load. */
   public List<String> skippedLabels() {
     return skipped;
+  }
+
+  /**
+   * The lowest-load level where the metric had no value (every request failed) although a lower-load
+   * level had values: where the server saturated. Empty when no such level exists.
+   */
+  public Optional<String> saturatedLabel() {
+    return saturated;
   }
 
   /** Kneedle's full result on the curve. */
@@ -161,9 +189,21 @@ public final class SweepKnees {
     return kneedle;
   }
 
-  /** The slope rule's segment, if some segment is steeper than its threshold. */
+  /**
+   * The first segment between levels with values that is steeper than the slope threshold, if any.
+   * This is the numeric segment only: when the server saturates at a lower load, {@link #slopeLabel()}
+   * names the saturated level instead.
+   */
   public Optional<SlopeKnee> slope() {
     return slope;
+  }
+
+  /**
+   * True when the slope rule's knee is a saturated level ({@link #saturatedLabel()}) — every request
+   * failed there, below the load of any too-steep segment — rather than the end of {@link #slope()}.
+   */
+  public boolean slopeKneeIsSaturation() {
+    return saturated.isPresent() && (slope.isEmpty() || slope.get().index() >= belowSaturated);
   }
 
   /** The label of the level at Kneedle's chosen knee. */
@@ -171,29 +211,44 @@ public final class SweepKnees {
     return kneedle.chosen().map(k -> labels.get(k.index()));
   }
 
-  /** The label of the level that ends the first too-steep segment (the slope rule's knee). */
+  /**
+   * The slope rule's knee: the level that ends the first too-steep segment, or the first saturated
+   * level when that has a lower load ({@link #slopeKneeIsSaturation()}).
+   */
   public Optional<String> slopeLabel() {
-    return slope.map(s -> labels.get(s.index()));
+    return slopeKneeIsSaturation() ? saturated : slope.map(s -> labels.get(s.index()));
   }
 
-  /** The label of the last level before the first too-steep segment: the highest load at an acceptable slope. */
+  /**
+   * The last level before the slope rule's knee: the highest load at an acceptable slope, with values
+   * (the level before the too-steep segment, or the last level with values below the saturated one).
+   */
   public Optional<String> lastAcceptableLabel() {
-    return slope.map(s -> labels.get(s.index() - 1));
+    return slopeKneeIsSaturation() ? Optional.of(labels.get(belowSaturated - 1))
+        : slope.map(s -> labels.get(s.index() - 1));
   }
 
   /**
    * One line: {@code SweepKnees[TTFT p99 over 5 levels: kneedle 8 req/s (412.000 ms),
-   * slope 4 req/s -> 8 req/s (190.5 ms per unit > 120)]}.
+   * slope 4 req/s -> 8 req/s (190.5 ms per unit > 120)]}; with saturation, e.g.
+   * {@code slope concurrency 8 -> concurrency 32 (every request failed), saturated at concurrency 32,
+   * skipped [concurrency 32]}.
    */
   @Override
   public String toString() {
     String k = kneedle.chosen().map(c -> String.format(Locale.ROOT, "%s (%.3f ms)", labels.get(c.index()), c.y()))
         .orElse("none");
-    String s = slope.map(sk -> String.format(Locale.ROOT, "%s -> %s (%.1f ms per unit > %s)",
-        labels.get(sk.index() - 1), labels.get(sk.index()), sk.slope(), sk.threshold())).orElse("none");
+    String s;
+    if (slopeKneeIsSaturation()) {
+      s = lastAcceptableLabel().orElseThrow() + " -> " + saturated.orElseThrow() + " (every request failed)";
+    } else {
+      s = slope.map(sk -> String.format(Locale.ROOT, "%s -> %s (%.1f ms per unit > %s)",
+          labels.get(sk.index() - 1), labels.get(sk.index()), sk.slope(), sk.threshold())).orElse("none");
+    }
+    String sat = saturated.map(l -> ", saturated at " + l).orElse("");
     String skip = skipped.isEmpty() ? "" : ", skipped " + skipped;
-    return String.format(Locale.ROOT, "SweepKnees[%s p%s over %d levels: kneedle %s, slope %s%s]", metric,
-        formatPercent(percentile), labels.size(), k, s, skip);
+    return String.format(Locale.ROOT, "SweepKnees[%s p%s over %d levels: kneedle %s, slope %s%s%s]", metric,
+        formatPercent(percentile), labels.size(), k, s, sat, skip);
   }
 
   static String formatPercent(double p) {

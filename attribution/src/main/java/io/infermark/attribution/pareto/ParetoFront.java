@@ -26,15 +26,23 @@ import java.util.stream.Collectors;
  *
  * <p>Hypervolume is the area dominated by the front and bounded by a reference point (a throughput
  * floor and a latency ceiling), {@code throughput unit × ms}; it is computed exactly as a sum of
- * rectangles. The default reference is throughput 0 and the worst latency among all points.
+ * rectangles. <strong>Compare hypervolumes only against the same, explicit reference</strong> —
+ * {@link #hypervolume(double, double)} with, say, throughput 0 and your latency SLO: a reference
+ * taken from the data moves with the data, so two fronts' default hypervolumes are not comparable.
+ * The default reference ({@link #hypervolume()}) is throughput 0 and the worst latency <em>of the
+ * front</em>, so it depends on the front alone: adding or removing a dominated configuration leaves it
+ * unchanged (a ceiling at the worst latency of all points would let a bad configuration inflate it).
+ * Its costs, which an explicit reference avoids: the front's highest-throughput point sets the ceiling
+ * and so adds no area, and a new point that dominates it lowers the ceiling and can lower the value.
  *
  * <pre>{@code
  * ParetoFront<String> f = ParetoFront.of(List.of(
  *     new ParetoPoint<>("batch 8", 40, 300), new ParetoPoint<>("batch 16", 70, 450),
  *     new ParetoPoint<>("batch 32", 65, 900)));
- * f.front();        // batch 16, batch 8
- * f.dominatorOf(2); // OptionalInt[1]: batch 16 beats batch 32 on both
- * f.hypervolume();  // (40 − 0)(900 − 300) + (70 − 40)(900 − 450) = 37,500 req/s·ms
+ * f.front();                // batch 16, batch 8
+ * f.dominatorOf(2);         // OptionalInt[1]: batch 16 beats batch 32 on both
+ * f.hypervolume(0, 1000);   // (40 − 0)(1000 − 300) + (70 − 40)(1000 − 450) = 44,500 req/s·ms below a 1 s SLO
+ * f.hypervolume();          // (40 − 0)(450 − 300) = 6,000: the front's own box; batch 32 changes nothing
  * }</pre>
  *
  * <p>Immutable.
@@ -160,16 +168,19 @@ public final class ParetoFront<T> {
     return 0;
   }
 
-  /** The default reference latency: the worst latency among all points, ms (0 when there are none). */
+  /**
+   * The default reference latency: the worst latency among the <em>front</em>'s points (its
+   * highest-throughput point's), ms; 0 when there are no points. Dominated points do not affect it.
+   */
   public double defaultReferenceLatencyMillis() {
-    double worst = 0;
-    for (ParetoPoint<T> p : points) {
-      worst = Math.max(worst, p.latencyMillis());
-    }
-    return worst;
+    return front.length == 0 ? 0 : points.get(front[0]).latencyMillis();
   }
 
-  /** The hypervolume against the default reference (throughput 0, worst latency). */
+  /**
+   * The hypervolume against the default reference (throughput 0, the front's worst latency): a
+   * property of the front alone, unchanged by dominated points. To compare fronts, use
+   * {@link #hypervolume(double, double)} with one reference for all of them.
+   */
   public double hypervolume() {
     return hypervolume(defaultReferenceThroughput(), defaultReferenceLatencyMillis());
   }
@@ -209,12 +220,12 @@ public final class ParetoFront<T> {
     return area;
   }
 
-  /** One line: the front's size, its first points and the hypervolume. */
+  /** One line: the front's size, its first points and the default hypervolume with its reference. */
   @Override
   public String toString() {
     String shown = front().stream().limit(5).map(ParetoPoint::toString).collect(Collectors.joining(", "));
     String more = front.length > 5 ? ", ..." : "";
-    return String.format(Locale.ROOT, "ParetoFront[%d of %d points on the front: %s%s; hypervolume %.3f]",
-        front.length, points.size(), shown, more, hypervolume());
+    return String.format(Locale.ROOT, "ParetoFront[%d of %d points on the front: %s%s; hypervolume %.3f below "
+        + "(0/s, %.3f ms)]", front.length, points.size(), shown, more, hypervolume(), defaultReferenceLatencyMillis());
   }
 }

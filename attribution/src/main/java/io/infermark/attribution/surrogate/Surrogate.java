@@ -4,6 +4,7 @@ import io.infermark.attribution.tree.TreeEnsemble;
 import io.infermark.attribution.tree.TreeShap;
 import io.infermark.attribution.tree.TreeShapValues;
 import java.util.Locale;
+import java.util.OptionalDouble;
 
 /**
  * A trained surrogate model of per-request latency: the tree ensemble, the table and target it was
@@ -18,16 +19,18 @@ public final class Surrogate {
   private final int[] rows;
   private final FitQuality fit;
   private final double conversionGap;
+  private final OptionalDouble tailThreshold;
   private final String trainer;
 
   Surrogate(TreeEnsemble model, FeatureTable table, SurrogateTarget target, int[] rows, FitQuality fit,
-      double conversionGap, String trainer) {
+      double conversionGap, OptionalDouble tailThreshold, String trainer) {
     this.model = model;
     this.table = table;
     this.target = target;
     this.rows = rows;
     this.fit = fit;
     this.conversionGap = conversionGap;
+    this.tailThreshold = tailThreshold;
     this.trainer = trainer;
   }
 
@@ -65,6 +68,14 @@ public final class Surrogate {
   }
 
   /**
+   * For a tail target, the latency (ms) above which a request was labelled 1: the target's percentile
+   * of the training rows' values (held-out rows left out). Empty for a latency target.
+   */
+  public OptionalDouble tailThresholdMillis() {
+    return tailThreshold;
+  }
+
+  /**
    * Path-dependent TreeSHAP of every row with a defined target, in the target's unit.
    */
   public SurrogateExplanation explain() {
@@ -81,7 +92,9 @@ public final class Surrogate {
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "Surrogate[%s of %s over %d rows, %s, conversion gap %.3g]", trainer,
-        target.name(), rows.length, fit, conversionGap);
+    String above = tailThreshold.isPresent()
+        ? String.format(Locale.ROOT, " (above %.3f ms)", tailThreshold.getAsDouble()) : "";
+    return String.format(Locale.ROOT, "Surrogate[%s of %s%s over %d rows, %s, conversion gap %.3g]", trainer,
+        target.name(), above, rows.length, fit, conversionGap);
   }
 }

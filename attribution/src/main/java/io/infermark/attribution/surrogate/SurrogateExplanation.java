@@ -33,7 +33,7 @@ public final class SurrogateExplanation {
     double[] mean = values.meanAbsolute();
     List<FactorImportance> list = new ArrayList<>();
     for (int f = 0; f < mean.length; f++) {
-      list.add(new FactorImportance(values.features().get(f), mean[f]));
+      list.add(new FactorImportance(values.features().get(f), mean[f], target.unit()));
     }
     list.sort(Comparator.comparingDouble((FactorImportance i) -> -i.meanAbsShap()));
     this.importance = List.copyOf(list);
@@ -110,8 +110,8 @@ public final class SurrogateExplanation {
     for (int i = 0; i < Math.min(5, importance.size()); i++) {
       top.add(importance.get(i).toString());
     }
-    return String.format(Locale.ROOT, "SurrogateExplanation[%s, %d requests, mean |SHAP| %s: %s; base %.3f, "
-        + "efficiency gap %.3g; %s]", target.name(), requestIndexes.length, unit(), top, baseValue(),
+    return String.format(Locale.ROOT, "SurrogateExplanation[%s, %d requests, mean |SHAP|: %s; base %.3f %s, "
+        + "efficiency gap %.3g; %s]", target.name(), requestIndexes.length, top, baseValue(), unit(),
         maxEfficiencyGap(), fit);
   }
 }

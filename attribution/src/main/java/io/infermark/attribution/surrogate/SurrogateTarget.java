@@ -7,13 +7,14 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.OptionalDouble;
 
 /**
  * What a surrogate model predicts for each request: a per-request latency in milliseconds
  * ({@link #latency(LatencyMetric)}, e.g. E2E or TTFT), or whether the request was in the tail of
  * that latency ({@link #tail(LatencyMetric, double)}: 1 when above the given percentile of the
- * table's requests, 0 otherwise). Latency targets are regressions explained in ms; tail targets are
- * classifications explained in log-odds.
+ * training requests' values, 0 otherwise). Latency targets are regressions explained in ms; tail
+ * targets are classifications explained in log-odds.
  */
 public final class SurrogateTarget {
 
@@ -46,7 +47,9 @@ public final class SurrogateTarget {
 
   /**
    * 1 when the request's {@code metric} is above the {@code percentile} (e.g. 0.99) of the values of
-   * all requests in the table (linear interpolation, like numpy), else 0.
+   * the requests the model is trained on (linear interpolation, like numpy), else 0. The threshold is
+   * computed from the training rows only, so that the held-out rows that measure the fit do not shape
+   * their own labels' cut; {@code Surrogate.tailThresholdMillis()} reports it.
    *
    * @throws IllegalArgumentException if the metric is pooled or the percentile is not in (0, 1)
    */
@@ -75,9 +78,9 @@ public final class SurrogateTarget {
     return !Double.isNaN(percentile);
   }
 
-  /** The tail's percentile, NaN for a latency target. */
-  public double percentile() {
-    return percentile;
+  /** The tail's percentile, in (0, 1); empty for a latency target. */
+  public OptionalDouble percentile() {
+    return isTail() ? OptionalDouble.of(percentile) : OptionalDouble.empty();
   }
 
   /** A name for reports: {@code e2e_ms}, or {@code e2e_ms_above_p99}. */
@@ -90,25 +93,47 @@ public final class SurrogateTarget {
     return isTail() ? "log-odds" : LatencyMetric.UNIT;
   }
 
-  /** The target of each record, NaN where its latency is undefined. */
-  double[] values(List<RequestRecord> records) {
+  /** Each record's latency in ms, NaN where it is undefined. */
+  double[] latencies(List<RequestRecord> records) {
     double[] v = new double[records.size()];
     for (int i = 0; i < v.length; i++) {
       double[] values = metric.valuesMillis(records.get(i));
       v[i] = values.length == 1 ? values[0] : Double.NaN;
     }
+    return v;
+  }
+
+  /**
+   * The tail threshold, ms: the percentile of {@code latencies} over {@code trainingRows} (rows with a
+   * defined latency).
+   */
+  double tailThreshold(double[] latencies, int[] trainingRows) {
     if (!isTail()) {
-      return v;
+      throw new IllegalStateException(name() + " is not a tail target");
     }
-    double[] defined = Arrays.stream(v).filter(x -> !Double.isNaN(x)).sorted().toArray();
-    if (defined.length == 0) {
-      return v;
+    if (trainingRows.length == 0) {
+      throw new IllegalArgumentException("a tail threshold needs at least one training row");
     }
-    double threshold = QuantileMethod.LINEAR.quantile(defined, percentile);
+    double[] training = new double[trainingRows.length];
+    for (int i = 0; i < training.length; i++) {
+      training[i] = latencies[trainingRows[i]];
+    }
+    Arrays.sort(training);
+    return QuantileMethod.LINEAR.quantile(training, percentile);
+  }
+
+  /**
+   * The label of each row: its latency for a latency target; for a tail target 1 above
+   * {@link #tailThreshold} of the training rows, else 0. NaN stays NaN.
+   */
+  double[] labels(double[] latencies, int[] trainingRows) {
+    if (!isTail()) {
+      return latencies.clone();
+    }
+    double threshold = tailThreshold(latencies, trainingRows);
+    double[] v = new double[latencies.length];
     for (int i = 0; i < v.length; i++) {
-      if (!Double.isNaN(v[i])) {
-        v[i] = v[i] > threshold ? 1 : 0;
-      }
+      v[i] = Double.isNaN(latencies[i]) ? Double.NaN : latencies[i] > threshold ? 1 : 0;
     }
     return v;
   }

@@ -2,11 +2,13 @@ package io.infermark.attribution.surrogate;
 
 import io.infermark.attribution.tree.TreeEnsemble;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalDouble;
 import java.util.SplittableRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * FeatureTable table = FeatureTable.builder().build(run.records());
  * Surrogate surrogate = XgboostSurrogate.builder().trees(200).build().fit(table, SurrogateTarget.e2e());
  * SurrogateExplanation why = surrogate.explain();
- * why.importance();     // [input_tokens 84.1 ms, in_flight_at_send 12.7 ms, …]
+ * why.importance();     // [input_tokens 84.100 ms, in_flight_at_send 12.700 ms, …]
  * why.fit();            // FitQuality[R² 0.941, RMSE 18.2 ms on 100 held-out rows (400 trained)]
  * }</pre>
  *
@@ -30,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Training: rows whose target is undefined (e.g. no token-bearing chunk) are left out; the rest
  * are shuffled with the seed and split into a held-out part ({@link Builder#heldOutFraction(double)},
- * default 0.2) for the {@link FitQuality} and a training part the model is fitted to. Objective
+ * default 0.2) for the {@link FitQuality} and a training part the model is fitted to. A tail target's
+ * threshold is the percentile of the training part only ({@link Surrogate#tailThresholdMillis()}). Objective
  * {@code reg:squarederror} for latency targets (predictions and attributions in ms),
  * {@code binary:logistic} for tail targets (in log-odds). With the default single thread, the same
  * table, target and parameters give the same model. After conversion, the ensemble's predictions are
@@ -108,10 +111,10 @@ public final class XgboostSurrogate {
     requireXgboost(XgboostSurrogate.class.getClassLoader());
     Objects.requireNonNull(table, "table");
     Objects.requireNonNull(target, "target");
-    double[] labels = target.values(table.records());
+    double[] latencies = target.latencies(table.records());
     List<Integer> defined = new ArrayList<>();
-    for (int r = 0; r < labels.length; r++) {
-      if (!Double.isNaN(labels[r])) {
+    for (int r = 0; r < latencies.length; r++) {
+      if (!Double.isNaN(latencies[r])) {
         defined.add(r);
       }
     }
@@ -142,6 +145,11 @@ public final class XgboostSurrogate {
     for (int i = 0; i < test; i++) {
       order[train + i] = defined.get(i);
     }
+    // A tail target's threshold comes from the training rows only: the held-out rows must not shape it.
+    int[] trainingRows = Arrays.copyOf(order, train);
+    double[] labels = target.labels(latencies, trainingRows);
+    OptionalDouble threshold = target.isTail() ? OptionalDouble.of(target.tailThreshold(latencies, trainingRows))
+        : OptionalDouble.empty();
     if (target.isTail()) {
       boolean zero = false;
       boolean one = false;
@@ -202,7 +210,7 @@ public final class XgboostSurrogate {
         : FitQuality.regression(train, actual, predicted);
     int[] used = defined.stream().mapToInt(Integer::intValue).sorted().toArray();
     LOG.debug("trained surrogate of {} on {} rows: {}, conversion gap {}", target.name(), train, fit, gap);
-    return new Surrogate(ensemble, table, target, used, fit, gap, describe());
+    return new Surrogate(ensemble, table, target, used, fit, gap, threshold, describe());
   }
 
   private Map<String, Object> params(SurrogateTarget target) {

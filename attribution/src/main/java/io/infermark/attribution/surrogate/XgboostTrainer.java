@@ -76,10 +76,14 @@ final class XgboostTrainer {
     return XGBoost.train(train, new HashMap<>(params), rounds, new HashMap<>(), null, null);
   }
 
-  /** The booster's trees and base margin as a {@link TreeEnsemble}, through its JSON dump with statistics. */
+  /**
+   * The booster's trees and base margin as a {@link TreeEnsemble}, through its JSON dump with statistics.
+   * The dump is taken without feature names, so splits say {@code f<i>}, read strictly as column
+   * {@code i}: the table's column names (which may themselves look like {@code f0}) never enter it.
+   */
   static TreeEnsemble toEnsemble(Booster booster, List<String> featureNames) throws XGBoostError {
     String[] dump = booster.getModelDump((String) null, true, "json");
-    return XgboostJsonDump.parse(List.of(dump), featureNames, baseMargin(booster));
+    return XgboostJsonDump.parse(List.of(dump), featureNames, baseMargin(booster), XgboostJsonDump.Naming.INDEXES);
   }
 
   /**

@@ -40,6 +40,8 @@ class DriftTest {
     assertThat(bins.binOf(2.8000001)).isEqualTo(1);
     assertThat(bins.binOf(-1e9)).isZero();
     assertThat(bins.binOf(1e9)).isEqualTo(4);
+    // Bins are unitless: edges are in whatever unit the baseline was.
+    assertThat(bins.toString()).isEqualTo("QuantileBins[5 bins, edges 2.800 4.600 6.400 8.200]");
   }
 
   @Test

@@ -100,7 +100,33 @@ class DriftWindowsTest {
         DriftOptions.defaults());
 
     assertThat(d).hasSize(5).allSatisfy(w -> assertThat(w.report()).isEmpty());
-    assertThat(d.get(4).toString()).isEqualTo("WindowDrift[#5 vs #0, 1 values: too few values]");
+    assertThat(d.get(4).toString()).isEqualTo("WindowDrift[#5 vs #0, 1 values: too few values (this window 1,"
+        + " reference 2; 2 needed)]");
+    assertThat(d.get(4).referenceValueCount()).isEqualTo(2);
+  }
+
+  @Test
+  void windowsStartAtTheFirstMeasuredSendSoWarmupDoesNotEmptyTheReference() {
+    // One second of warmup (40 requests, 1 s of TTFT 50 ms) before the stepped run, and 10 cooldown
+    // requests after it: windows of 1 s from the first measured send, the stepped run's own four.
+    List<RequestRecord> records = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      records.add(record(1000 + i, SECOND + i * SECOND / 40, 50).toBuilder().warmup(true).build());
+    }
+    records.addAll(steppedRun());
+    for (int i = 0; i < 10; i++) {
+      records.add(record(2000 + i, 6 * SECOND + i * SECOND / 40, 50).toBuilder().cooldown(true).build());
+    }
+
+    List<WindowDrift> d = DriftWindows.compare(records, LatencyMetric.TTFT, Duration.ofSeconds(1), Reference.FIRST,
+        DriftOptions.defaults());
+
+    assertThat(d).hasSize(3);
+    assertThat(d.get(0).window().startNanos()).isEqualTo(3 * SECOND);
+    assertThat(d).allSatisfy(w -> assertThat(w.referenceValueCount()).isEqualTo(40));
+    assertThat(d).extracting(w -> w.report().orElseThrow().ks().statistic()).containsExactly(0.0, 1.0, 1.0);
+    // split itself still covers every sent record, warmup and cooldown included.
+    assertThat(DriftWindows.split(records, Duration.ofSeconds(1))).hasSize(6);
   }
 
   @Test

@@ -16,8 +16,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Kneedle against the reference curves of the {@code kneed} package (its {@code DataGenerator} and
- * {@code tests/test_sample.py}), with the knees its tests assert. Every expected value below is kneed's
- * published one; the intermediate curves were checked with numpy/scipy.
+ * {@code tests/test_sample.py}). Where a comment names a kneed test, the expected knee is the one that
+ * test asserts. The others — the sensitivity sweep and the number of online knees on the gamma curve —
+ * are not asserted by kneed: its {@code test_sensitivity} checks nothing ({@code assert kl.knee,
+ * expected_knee} is always true) and its list says 43 for S = 1 where {@code test_gamma_online_offline}
+ * asserts 22. Those values come from a Python port of kneed's algorithm (interp1d), which review
+ * checked against kneed itself on 400 random curves. The intermediate curves were checked with
+ * numpy/scipy.
  */
 class KneedleTest {
 
@@ -110,7 +115,8 @@ class KneedleTest {
     double[] x = range(0, 90);
     Kneedle elbow = Kneedle.defaults().curve(Curve.CONVEX).direction(Direction.DECREASING);
 
-    // kneed test_convex_decreasing_bumpy (interp1d): 26; test_all_knees (online): {26, 31, 41, 46, 53}.
+    // kneed test_convex_decreasing_bumpy (interp1d) asserts 26; test_all_knees (online) asserts the sorted
+    // knees {26, 31, 41, 46, 53}, which kneed finds in this order.
     assertThat(elbow.locate(x, BUMPY).knee()).hasValue(26);
     KneedleResult online = elbow.online(true).locate(x, BUMPY);
     assertThat(online.allKnees()).extracting(KneedleResult.Knee::x).containsExactly(26.0, 31.0, 41.0, 46.0, 53.0);
@@ -119,7 +125,8 @@ class KneedleTest {
 
   @Test
   void onlineCorrectsTheOfflineKneeOnKneedsGammaCurve() throws IOException {
-    // kneed test_gamma_online_offline: online 482, offline 22.
+    // kneed test_gamma_online_offline asserts online 482, offline 22. The 31 online knees are the port's
+    // count (kneed's tests do not assert it).
     double[] y = gamma();
     double[] x = range(1, 1001);
     Kneedle elbow = Kneedle.defaults().curve(Curve.CONVEX).direction(Direction.DECREASING);
@@ -136,7 +143,9 @@ class KneedleTest {
 
   @Test
   void largerSensitivityWaitsLongerOnKneedsGammaCurve() throws IOException {
-    // kneed docs (parameters, "S"): S = 3, 5, 10, 100, 200, 400 -> 137, 178, 258, 305, 482, 482.
+    // Offline knees for S = 3, 5, 10, 100, 200, 400 from the port of kneed's algorithm: 137, 178, 258, 305,
+    // 482, 482. kneed's test_sensitivity lists the same numbers but never asserts them (and its S = 1
+    // entry, 43, is not what kneed returns: 22, as test_gamma_online_offline asserts).
     double[] y = gamma();
     double[] x = range(1, 1001);
     Kneedle elbow = Kneedle.defaults().curve(Curve.CONVEX).direction(Direction.DECREASING);

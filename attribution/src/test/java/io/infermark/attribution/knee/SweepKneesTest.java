@@ -92,7 +92,65 @@ class SweepKneesTest {
     // kneed (convex, increasing) on x = [1, 2, 4, 8], y = [100, 105, 115, 200]: knee at 4.
     assertThat(knees.kneedleLabel()).contains("concurrency 4");
     assertThat(knees.slope()).isEmpty(); // steepest is (200 - 115) / 4 = 21.25 ms per stream
-    assertThat(knees.toString()).endsWith("slope none, skipped [concurrency 32]]");
+    // ... but at 32 every request failed, after 8 was fine: saturation is the slope rule's knee.
+    assertThat(knees.saturatedLabel()).contains("concurrency 32");
+    assertThat(knees.slopeKneeIsSaturation()).isTrue();
+    assertThat(knees.slopeLabel()).contains("concurrency 32");
+    assertThat(knees.lastAcceptableLabel()).contains("concurrency 8");
+    assertThat(knees.toString()).endsWith("slope concurrency 8 -> concurrency 32 (every request failed), "
+        + "saturated at concurrency 32, skipped [concurrency 32]]");
+  }
+
+  @Test
+  void aSteepSegmentBelowTheSaturatedLevelIsStillTheSlopeKnee() {
+    // 1 -> 2 -> 4 ok, 4 -> 8 at (1000 - 115) / 4 = 221 ms per stream, then 16 fails completely.
+    List<SweepPoint<Integer>> points = List.of(
+        new SweepPoint<>(1, SweepFixtures.run(LoadProfile.concurrency(1), 100)),
+        new SweepPoint<>(2, SweepFixtures.run(LoadProfile.concurrency(2), 105)),
+        new SweepPoint<>(4, SweepFixtures.run(LoadProfile.concurrency(4), 115)),
+        new SweepPoint<>(8, SweepFixtures.run(LoadProfile.concurrency(8), 1000)),
+        new SweepPoint<>(16, SweepFixtures.failedRun(LoadProfile.concurrency(16))));
+
+    SweepKnees knees = SweepKnees.ofSweep(points);
+
+    assertThat(knees.saturatedLabel()).contains("concurrency 16");
+    assertThat(knees.slopeKneeIsSaturation()).isFalse();
+    assertThat(knees.slopeLabel()).contains("concurrency 8");
+    assertThat(knees.lastAcceptableLabel()).contains("concurrency 4");
+    assertThat(knees.toString()).endsWith("slope concurrency 4 -> concurrency 8 (221.3 ms per unit > 120.0), "
+        + "saturated at concurrency 16, skipped [concurrency 16]]");
+  }
+
+  @Test
+  void aFailedLevelBetweenLevelsWithValuesEndsTheAcceptableRange() {
+    // 2 fails completely although 1 and 4 answer: whatever broke there, the slope rule stops at 2.
+    List<SweepPoint<Integer>> points = List.of(
+        new SweepPoint<>(1, SweepFixtures.run(LoadProfile.concurrency(1), 100)),
+        new SweepPoint<>(2, SweepFixtures.failedRun(LoadProfile.concurrency(2))),
+        new SweepPoint<>(4, SweepFixtures.run(LoadProfile.concurrency(4), 900)));
+
+    SweepKnees knees = SweepKnees.ofSweep(points);
+
+    assertThat(knees.slope()).isPresent(); // 1 -> 4 over the levels with values: 266.7 ms per stream
+    assertThat(knees.slopeKneeIsSaturation()).isTrue();
+    assertThat(knees.slopeLabel()).contains("concurrency 2");
+    assertThat(knees.lastAcceptableLabel()).contains("concurrency 1");
+  }
+
+  @Test
+  void failedLevelsBelowEveryLevelWithValuesAreOnlySkipped() {
+    List<SweepPoint<Integer>> points = List.of(
+        new SweepPoint<>(1, SweepFixtures.failedRun(LoadProfile.concurrency(1))),
+        new SweepPoint<>(2, SweepFixtures.run(LoadProfile.concurrency(2), 100)),
+        new SweepPoint<>(4, SweepFixtures.run(LoadProfile.concurrency(4), 110)));
+
+    SweepKnees knees = SweepKnees.ofSweep(points);
+
+    assertThat(knees.skippedLabels()).containsExactly("concurrency 1");
+    assertThat(knees.saturatedLabel()).isEmpty();
+    assertThat(knees.slopeLabel()).isEmpty();
+    assertThat(knees.lastAcceptableLabel()).isEmpty();
+    assertThat(knees.toString()).endsWith("slope none, skipped [concurrency 1]]");
   }
 
   @Test

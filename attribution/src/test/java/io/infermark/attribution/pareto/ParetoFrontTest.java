@@ -50,9 +50,12 @@ class ParetoFrontTest {
   void hypervolumeIsTheSumOfRectanglesUnderTheReference() {
     ParetoFront<String> f = ParetoFront.of(HAND);
 
-    // Default reference (0, 120): D 4 x 90 + B (8 - 4) x 60 + A (10 - 8) x 20 = 360 + 240 + 40.
-    assertThat(f.defaultReferenceLatencyMillis()).isEqualTo(120);
-    assertThat(f.hypervolume()).isCloseTo(640, within(1e-12));
+    // Default reference (0, 100), A's latency, the front's worst (dominated E's 120 does not count):
+    // D 4 x 70 + B (8 - 4) x 40 + A (10 - 8) x 0 = 280 + 160.
+    assertThat(f.defaultReferenceLatencyMillis()).isEqualTo(100);
+    assertThat(f.hypervolume()).isCloseTo(440, within(1e-12));
+    // Reference (0, 120): D 4 x 90 + B (8 - 4) x 60 + A (10 - 8) x 20 = 360 + 240 + 40.
+    assertThat(f.hypervolume(0, 120)).isCloseTo(640, within(1e-12));
     // Reference (2, 110): D (4 - 2) x 80 + B 4 x 50 + A 2 x 10.
     assertThat(f.hypervolume(2, 110)).isCloseTo(380, within(1e-12));
     // Reference (5, 70): only B (8 - 5) x 10 counts; A is above the ceiling, D below the floor.
@@ -67,9 +70,24 @@ class ParetoFrontTest {
 
     assertThat(f.front()).extracting(ParetoPoint::label).containsExactly("batch 16", "batch 8");
     assertThat(f.dominatorOf(2)).hasValue(1);
-    assertThat(f.hypervolume()).isCloseTo(37_500, within(1e-9));
+    assertThat(f.hypervolume(0, 1000)).isCloseTo(44_500, within(1e-9));
+    assertThat(f.hypervolume()).isCloseTo(6_000, within(1e-9));
     assertThat(f.toString()).isEqualTo("ParetoFront[2 of 3 points on the front: batch 16 (70.0/s, 450.000 ms), "
-        + "batch 8 (40.0/s, 300.000 ms); hypervolume 37500.000]");
+        + "batch 8 (40.0/s, 300.000 ms); hypervolume 6000.000 below (0/s, 450.000 ms)]");
+  }
+
+  @Test
+  void addingADominatedConfigurationDoesNotChangeTheDefaultHypervolume() {
+    List<ParetoPoint<String>> two = List.of(new ParetoPoint<>("A", 40, 300), new ParetoPoint<>("B", 70, 450));
+    List<ParetoPoint<String>> three = new ArrayList<>(two);
+    three.add(new ParetoPoint<>("C", 65, 900)); // dominated by B, and slower than every front point
+
+    // 40 x (450 - 300) + 30 x 0 both times; a ceiling at C's 900 ms would have made it 37,500.
+    assertThat(ParetoFront.of(two).hypervolume()).isCloseTo(6_000, within(1e-9));
+    assertThat(ParetoFront.of(three).hypervolume()).isCloseTo(6_000, within(1e-9));
+    assertThat(ParetoFront.of(three).defaultReferenceLatencyMillis()).isEqualTo(450);
+    // With one explicit reference, the dominated point changes nothing either.
+    assertThat(ParetoFront.of(three).hypervolume(0, 1000)).isEqualTo(ParetoFront.of(two).hypervolume(0, 1000));
   }
 
   @Test

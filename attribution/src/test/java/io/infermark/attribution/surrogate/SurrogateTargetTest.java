@@ -29,11 +29,21 @@ class SurrogateTargetTest {
     return out;
   }
 
+  /** Every row with a defined latency, as training rows. */
+  private static int[] definedRows(double[] latencies) {
+    return java.util.stream.IntStream.range(0, latencies.length).filter(i -> !Double.isNaN(latencies[i])).toArray();
+  }
+
+  private static double[] labels(SurrogateTarget target, List<RequestRecord> records) {
+    double[] latencies = target.latencies(records);
+    return target.labels(latencies, definedRows(latencies));
+  }
+
   @Test
   void latencyTargetsAreTheMetricInMillisecondsAndNanWhenUndefined() {
-    double[] e2e = SurrogateTarget.e2e().values(records(3));
+    double[] e2e = labels(SurrogateTarget.e2e(), records(3));
     assertThat(e2e).containsExactly(10, 20, 30, Double.NaN);
-    assertThat(SurrogateTarget.ttft().values(records(2))).containsExactly(1, 1, Double.NaN);
+    assertThat(labels(SurrogateTarget.ttft(), records(2))).containsExactly(1, 1, Double.NaN);
     assertThat(SurrogateTarget.e2e().name()).isEqualTo("e2e_ms");
     assertThat(SurrogateTarget.e2e().unit()).isEqualTo("ms");
   }
@@ -41,17 +51,31 @@ class SurrogateTargetTest {
   @Test
   void tailTargetMarksRequestsAboveThePercentileOfDefinedValues() {
     // E2E 10 … 100 ms: P90 by linear interpolation is 10 + 0.9·9·10 = 91 ms, so only 100 ms is above.
-    double[] tail = SurrogateTarget.tail(LatencyMetric.E2E, 0.9).values(records(10));
+    double[] tail = labels(SurrogateTarget.tail(LatencyMetric.E2E, 0.9), records(10));
     assertThat(tail).containsExactly(0, 0, 0, 0, 0, 0, 0, 0, 0, 1, Double.NaN);
     // P50 = 55 ms: the upper five.
-    assertThat(SurrogateTarget.tail(LatencyMetric.E2E, 0.5).values(records(10)))
+    assertThat(labels(SurrogateTarget.tail(LatencyMetric.E2E, 0.5), records(10)))
         .containsExactly(0, 0, 0, 0, 0, 1, 1, 1, 1, 1, Double.NaN);
     SurrogateTarget p99 = SurrogateTarget.tail(LatencyMetric.TTFT, 0.99);
     assertThat(p99.name()).isEqualTo("ttft_ms_above_p99");
     assertThat(SurrogateTarget.tail(LatencyMetric.E2E, 0.999).name()).isEqualTo("e2e_ms_above_p99_9");
     assertThat(p99.unit()).isEqualTo("log-odds");
     assertThat(p99.isTail()).isTrue();
-    assertThat(p99.percentile()).isCloseTo(0.99, within(0.0));
+    assertThat(p99.percentile()).hasValue(0.99);
+    assertThat(SurrogateTarget.e2e().percentile()).isEmpty();
+  }
+
+  @Test
+  void tailThresholdComesFromTheTrainingRowsOnly() {
+    SurrogateTarget p50 = SurrogateTarget.tail(LatencyMetric.E2E, 0.5);
+    double[] latencies = p50.latencies(records(10)); // 10 … 100 ms, then NaN
+    // Trained on the slowest five (60 … 100 ms): their median is 80 ms, so the held-out 10 … 50 ms are
+    // all 0 and only 90 and 100 ms are 1. Over all ten rows the cut would be 55 ms.
+    int[] training = {5, 6, 7, 8, 9};
+
+    assertThat(p50.tailThreshold(latencies, training)).isEqualTo(80);
+    assertThat(p50.labels(latencies, training)).containsExactly(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, Double.NaN);
+    assertThat(p50.tailThreshold(latencies, definedRows(latencies))).isEqualTo(55);
   }
 
   @Test

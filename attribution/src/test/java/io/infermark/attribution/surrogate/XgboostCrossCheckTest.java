@@ -67,10 +67,32 @@ class XgboostCrossCheckTest {
     for (int i = 0; i < ROWS; i++) {
       tail[i] = y[i] > 130 ? 1 : 0;
     }
-    TreeEnsemble model = checkAgainstXgboost(x, tail, Map.of("objective", "binary:logistic", "max_depth", 4, "eta",
-        0.3, "seed", 0, "nthread", 1, "verbosity", 0), 25, 1e-5);
-    // The logistic base margin is logit(base_score), not base_score.
-    assertThat(model.baseScore()).isNotCloseTo(0.5, within(1e-3));
+    Map<String, Object> params = Map.of("objective", "binary:logistic", "max_depth", 4, "eta", 0.3, "seed", 0,
+        "nthread", 1, "verbosity", 0);
+    TreeEnsemble model = checkAgainstXgboost(x, tail, params, 25, 1e-5);
+
+    // checkAgainstXgboost matched margins, which holds only if the base margin is logit(base_score): here
+    // base_score and its logit are far apart, so reading base_score as the margin would have failed it.
+    double baseProbability = 1 / (1 + Math.exp(-model.baseScore()));
+    assertThat(Math.abs(model.baseScore() - baseProbability)).isGreaterThan(0.1);
+    // And through the link: sigmoid of our margin is xgboost's probability, row by row.
+    DMatrix matrix = new DMatrix(x, ROWS, FEATURES, Float.NaN);
+    matrix.setLabel(tail);
+    Booster booster = XgboostTrainer.trainBooster(matrix, params, 25);
+    try {
+      float[][] probabilities = booster.predict(matrix);
+      for (int i = 0; i < ROWS; i++) {
+        double[] row = new double[FEATURES];
+        for (int f = 0; f < FEATURES; f++) {
+          row[f] = x[i * FEATURES + f];
+        }
+        assertThat(1 / (1 + Math.exp(-model.predict(row)))).as("probability of row %d", i)
+            .isCloseTo(probabilities[i][0], within(1e-6));
+      }
+    } finally {
+      booster.dispose();
+      matrix.dispose();
+    }
   }
 
   /** Returns our ensemble after checking predictions and contributions row by row. */

@@ -72,8 +72,27 @@ class XgboostSurrogateTest {
       sum += a;
     }
     assertThat(sum).isCloseTo(why.prediction(0), org.assertj.core.api.Assertions.within(1e-9));
-    assertThat(why.toString()).startsWith("SurrogateExplanation[e2e_ms, 400 requests, mean |SHAP| ms: input_tokens");
+    assertThat(why.toString()).startsWith("SurrogateExplanation[e2e_ms, 400 requests, mean |SHAP|: input_tokens ");
+    assertThat(why.importance().get(0).toString()).matches("input_tokens \\d+\\.\\d{3} ms");
+    assertThat(why.importance().get(0).unit()).isEqualTo("ms");
     assertThat(surrogate.toString()).contains("xgboost 100 trees, depth 4");
+  }
+
+  @Test
+  void aColumnNamedLikeXgboostsDefaultNameDoesNotTakeOverThatColumnsSplits() {
+    // xgboost's dump calls column 0 (input_tokens) "f0"; the user's noise column "f0" is column 5 or so.
+    SplittableRandom noise = new SplittableRandom(9);
+    FeatureTable table = FeatureTable.builder().extraColumns(List.of("f0"), r -> new double[] {noise.nextInt(3)})
+        .build(records(200, 8));
+    assertThat(table.columns().indexOf("f0")).isGreaterThan(0);
+
+    Surrogate surrogate = XgboostSurrogate.builder().trees(30).build().fit(table, SurrogateTarget.e2e());
+    SurrogateExplanation why = surrogate.explain();
+
+    assertThat(surrogate.conversionGap()).isLessThan(1e-3);
+    assertThat(why.ranking().get(0)).isEqualTo(FeatureTable.INPUT_TOKENS);
+    assertThat(why.importance().stream().filter(i -> i.factor().equals("f0")).findFirst().orElseThrow()
+        .meanAbsShap()).isLessThan(3.0);
   }
 
   @Test
@@ -97,6 +116,13 @@ class XgboostSurrogateTest {
     SurrogateExplanation why = surrogate.explain();
 
     assertThat(why.unit()).isEqualTo("log-odds");
+    assertThat(why.importance().get(0).toString()).endsWith(" log-odds");
+    // The P80 of the 320 training rows' E2E. Three requests in four have 100–500 input tokens, the rest
+    // 4000–8000, so P80 is about the long quarter's 20th percentile: 4800 tokens, 50 + 480 + 2 × ~20 ms.
+    assertThat(surrogate.tailThresholdMillis().getAsDouble()).isBetween(520.0, 680.0);
+    assertThat(surrogate.toString()).contains("e2e_ms_above_p80 (above ");
+    assertThat(XgboostSurrogate.builder().trees(5).build().fit(table, SurrogateTarget.e2e()).tailThresholdMillis())
+        .isEmpty();
     assertThat(why.ranking().get(0)).isEqualTo(FeatureTable.INPUT_TOKENS);
     assertThat(why.fit().auc().getAsDouble()).isGreaterThan(0.95);
     assertThat(why.fit().logLoss().getAsDouble()).isLessThan(0.3);
