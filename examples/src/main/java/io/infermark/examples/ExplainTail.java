@@ -29,6 +29,7 @@ import io.infermark.core.tokens.TokenCounter;
 import io.infermark.core.workload.ExactLength;
 import io.infermark.core.workload.RequestSpec;
 import io.infermark.core.workload.Workload;
+import io.infermark.core.workload.WorkloadTags;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.RunSummary;
 import io.infermark.testkit.simulator.EngineProfile;
@@ -83,19 +84,22 @@ public final class ExplainTail {
   static final int LONG_AT = 13;
   /** In run B, every this many requests (arrival number mod this = {@value #FAULT_AT}) gets slow headers. */
   static final int FAULT_EVERY = 20;
-  static final int FAULT_AT = 5;
+  static final int FAULT_AT = 0;
   /** How long run B's faulty requests wait for their response headers. */
-  static final long SLOW_HEADERS_MILLIS = 600;
+  static final long SLOW_HEADERS_MILLIS = 1000;
   /** The surrogate's extra column: prompt tokens other requests prefilled while this one was in flight. */
   static final String OTHERS_PREFILL_TOKENS = "others_prefill_tokens";
   /** Output tokens of every request. */
   static final int OUTPUT_TOKENS = 16;
-  /** Warmup requests at the start of every run (excluded from statistics). */
-  static final int WARMUP = 10;
+  /**
+   * Warmup requests at the start of runs A and B (excluded from statistics): enough for the first long
+   * prompt to be among them, so the measured requests do not pay for a cold JVM's first long parse.
+   */
+  static final int WARMUP = 20;
   static final int DEFAULT_REQUESTS = 150;
   static final int DEFAULT_SWEEP_REQUESTS = 40;
   /** Sweep levels, requests/s: the 8B profile saturates near 45 requests/s on this workload. */
-  static final double[] SWEEP_RATES = {20, 40, 60, 80, 100};
+  static final double[] SWEEP_RATES = {25, 50, 75, 100, 125};
 
   /** Prompt lengths in the simulator's own tokens, so requested = achieved = the server's count. */
   static final TokenCounter SIMULATOR_TOKENS = new TokenCounter() {
@@ -273,7 +277,8 @@ public final class ExplainTail {
    * other requests whose prefill window (send to first token) overlaps this request's lifetime (send to
    * last token). The engine computes prefill chunks in the same steps as everyone's decodes, so a long
    * prompt slows every request in flight beside it; this says how much prefill a request shared the engine
-   * with. NaN for a request without tokens; every sent request counts as another, warmup included.
+   * with. A request's prompt tokens are the server's count, else its {@code input_tokens_achieved} tag, else 0.
+   * NaN for a request without tokens; every sent request counts as another, warmup and failures included.
    */
   static Function<RequestRecord, double[]> othersPrefillTokens(List<RequestRecord> records) {
     List<RequestRecord> sent = records.stream().filter(RequestRecord::wasSent).toList();
@@ -287,7 +292,8 @@ public final class ExplainTail {
       OptionalLong first = r.chunks().firstTokenOffsetNanos();
       prefillEnd[j] = r.sendNanos() + (first.isPresent() ? first.getAsLong() : r.endOffsetNanos());
       OptionalInt prompt = r.usage().promptTokens();
-      tokens[j] = prompt.isPresent() ? prompt.getAsInt() : 0;
+      String tagged = r.tags().get(WorkloadTags.INPUT_TOKENS_ACHIEVED);
+      tokens[j] = prompt.isPresent() ? prompt.getAsInt() : tagged != null ? Double.parseDouble(tagged) : 0;
     }
     Map<Long, Double> byIndex = new HashMap<>();
     for (int i = 0; i < n; i++) {
@@ -309,10 +315,14 @@ public final class ExplainTail {
     return r -> new double[] {byIndex.getOrDefault(r.index(), Double.NaN)};
   }
 
-  /** Arrival numbers (from 0, warmup included) of run B's slow-header requests. */
+  /**
+   * Arrival numbers (from 0, warmup included) of run B's slow-header requests: every {@value #FAULT_EVERY}th
+   * measured request, except in the run's last second (so the run does not end waiting for held-back
+   * headers).
+   */
   static long[] faultyRequests(int total) {
     List<Long> ids = new ArrayList<>();
-    for (long i = WARMUP; i < total; i++) {
+    for (long i = WARMUP; i + RATE <= total; i++) {
       if (i % FAULT_EVERY == FAULT_AT) {
         ids.add(i);
       }
