@@ -40,6 +40,7 @@ import io.infermark.testkit.simulator.SimulatorConfig;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -71,22 +72,26 @@ import java.util.function.Function;
  * </ol>
  *
  * <p>Run it with {@code java -cp examples/target/infermark-quickstart.jar io.infermark.examples.ExplainTail
- * [requests per run [requests per sweep level]]} (defaults {@value #DEFAULT_REQUESTS} and
- * {@value #DEFAULT_SWEEP_REQUESTS}). The simulator runs in real time, so a run of {@code n} requests at
- * {@value #RATE} requests/s lasts about {@code n / }{@value #RATE} seconds.
+ * [requests per run [seconds per sweep level [seed]]]} (defaults {@value #DEFAULT_REQUESTS}, 0.8 and 1).
+ * The simulator runs in real time: runs A and B last about ({@value #WARMUP} + requests) / {@value #RATE}
+ * seconds each, and the sweep about 5 × the seconds per level, plus the time to drain what queued.
  */
 public final class ExplainTail {
 
   /** Request rate of runs A and B, requests/s: below the 8B profile's saturation for this workload. */
   static final double RATE = 30;
-  /** Every this many requests (schedule index mod this = {@value #LONG_AT}) one carries a long prompt. */
+  /** One request in this many carries a long prompt: those whose schedule index mod this is {@link #LONG_AT}. */
   static final int LONG_EVERY = 20;
+  /** See {@link #LONG_EVERY}. */
   static final int LONG_AT = 13;
-  /** In run B, every this many requests (arrival number mod this = {@value #FAULT_AT}) gets slow headers. */
+  /** In run B, one request in this many gets slow headers: arrival numbers mod this equal to {@link #FAULT_AT}. */
   static final int FAULT_EVERY = 20;
+  /** See {@link #FAULT_EVERY}. */
   static final int FAULT_AT = 0;
   /** How long run B's faulty requests wait for their response headers. */
   static final long SLOW_HEADERS_MILLIS = 1000;
+  /** The slf4j-simple property for the simulator's log level. */
+  static final String SIMULATOR_LOG_LEVEL = "org.slf4j.simpleLogger.log.io.infermark.testkit";
   /** The surrogate's extra column: prompt tokens other requests prefilled while this one was in flight. */
   static final String OTHERS_PREFILL_TOKENS = "others_prefill_tokens";
   /** Output tokens of every request. */
@@ -96,9 +101,15 @@ public final class ExplainTail {
    * prompt to be among them, so the measured requests do not pay for a cold JVM's first long parse.
    */
   static final int WARMUP = 20;
+  /** Measured requests per run by default. */
   static final int DEFAULT_REQUESTS = 150;
-  static final int DEFAULT_SWEEP_REQUESTS = 40;
-  /** Sweep levels, requests/s: the 8B profile saturates near 45 requests/s on this workload. */
+  /** Seconds of arrivals per sweep level by default. */
+  static final double DEFAULT_SWEEP_SECONDS = 0.8;
+  /**
+   * Sweep levels, requests/s. On this workload the simulated 8B engine served about 60 requests/s on a
+   * 2-core machine (its real-time steps share the CPU with the client and the HTTP path), so the top
+   * levels queue.
+   */
   static final double[] SWEEP_RATES = {25, 50, 75, 100, 125};
 
   /** Prompt lengths in the simulator's own tokens, so requested = achieved = the server's count. */
@@ -124,31 +135,41 @@ public final class ExplainTail {
   /**
    * Runs the demo and prints it.
    *
-   * @param args optional: requests per run (default {@value #DEFAULT_REQUESTS}), then requests per sweep
-   *     level (default {@value #DEFAULT_SWEEP_REQUESTS})
+   * @param args optional: measured requests per run (default {@value #DEFAULT_REQUESTS}), seconds of arrivals
+   *     per sweep level (default 0.8), seed (default 1)
    */
   public static void main(String[] args) {
     int requests = args.length > 0 ? Integer.parseInt(args[0]) : DEFAULT_REQUESTS;
-    int sweepRequests = args.length > 1 ? Integer.parseInt(args[1]) : DEFAULT_SWEEP_REQUESTS;
+    double sweepSeconds = args.length > 1 ? Double.parseDouble(args[1]) : DEFAULT_SWEEP_SECONDS;
     long seed = args.length > 2 ? Long.parseLong(args[2]) : 1;
-    run(new Sizes(requests, sweepRequests, seed), System.out);
+    // The simulator logs each start and stop at INFO; keep the demo's output to what it explains.
+    if (System.getProperty(SIMULATOR_LOG_LEVEL) == null) {
+      System.setProperty(SIMULATOR_LOG_LEVEL, "warn");
+    }
+    run(new Sizes(requests, sweepSeconds, seed), System.out);
   }
 
   /**
    * How big the demo is.
    *
    * @param requests measured requests in runs A and B (after {@value #WARMUP} warmup ones)
-   * @param sweepRequests requests per sweep level
+   * @param sweepSeconds seconds of arrivals per sweep level: each level sends rate × seconds requests
    * @param seed arrivals, prompt lengths and texts, and the simulator
    */
-  record Sizes(int requests, int sweepRequests, long seed) {
+  record Sizes(int requests, double sweepSeconds, long seed) {
     Sizes {
       if (requests < XgboostSurrogate.MIN_ROWS) {
         throw new IllegalArgumentException("requests must be >= " + XgboostSurrogate.MIN_ROWS + ", was " + requests);
       }
-      if (sweepRequests < 2) {
-        throw new IllegalArgumentException("sweepRequests must be >= 2, was " + sweepRequests);
+      if (!(sweepSeconds * SWEEP_RATES[0] >= 2) || Double.isInfinite(sweepSeconds)) {
+        throw new IllegalArgumentException("sweepSeconds must be finite and give the lowest sweep level at least"
+            + " 2 requests, was " + sweepSeconds);
       }
+    }
+
+    /** Requests a sweep level at {@code rate} sends. */
+    int sweepRequests(double rate) {
+      return (int) Math.round(rate * sweepSeconds);
     }
   }
 
@@ -213,8 +234,9 @@ public final class ExplainTail {
         drift.psiVerdict().name().toLowerCase(Locale.ROOT), drift.ks().statistic(), drift.ks().pValue(),
         drift.ks().rejects() ? "rejects equal distributions" : "no difference shown", drift.jsBits());
     for (TailComparison t : drift.tails()) {
-      out.printf(Locale.ROOT, "  %-5s %8.1f -> %8.1f ms  %s%n", t.label(), t.baseline().estimateMillis().orElse(Double.NaN),
-          t.current().estimateMillis().orElse(Double.NaN), switch (t.shift()) {
+      out.printf(Locale.ROOT, "  %-5s %8.1f -> %8.1f ms  %s%n", t.label(),
+          t.baseline().estimateMillis().orElse(Double.NaN), t.current().estimateMillis().orElse(Double.NaN),
+          switch (t.shift()) {
             case SLOWER -> "slower (95% intervals apart)";
             case FASTER -> "faster (95% intervals apart)";
             case NONE -> "intervals overlap";
@@ -223,24 +245,26 @@ public final class ExplainTail {
     }
 
     // ---- A rate sweep: where is the knee, which levels are worth running at?
-    heading(out, String.format(Locale.ROOT, "Rate sweep: %d requests per level at %s requests/s",
-        sizes.sweepRequests(), java.util.Arrays.toString(SWEEP_RATES)));
+    heading(out, String.format(Locale.ROOT, "Rate sweep: %.1f s of Poisson arrivals at each of %s requests/s",
+        sizes.sweepSeconds(), Arrays.toString(SWEEP_RATES)));
     // A fresh simulator per level: the same prompts at every level, and no prefix cache left by the last one.
     List<SweepPoint<Double>> sweep = Sweep.rates(SWEEP_RATES).run(rate -> run(config, workload, params,
-        LoadProfile.poisson(rate).requests(sizes.sweepRequests()).seed(sizes.seed())));
+        LoadProfile.poisson(rate).requests(sizes.sweepRequests(rate)).seed(sizes.seed())));
     List<ParetoPoint<String>> points = new ArrayList<>();
-    out.println("  rate req/s | throughput req/s | P99 TTFT ms | P99 E2E ms");
+    out.println("  rate req/s | requests | throughput req/s | P99 TTFT ms | P99 E2E ms");
     for (SweepPoint<Double> p : sweep) {
       RunSummary s = RunSummary.of(p.result());
       String label = String.format(Locale.ROOT, "%.0f req/s", p.level());
       ParetoPoint.of(label, s, LatencyMetric.E2E, 0.99).ifPresent(points::add);
-      out.printf(Locale.ROOT, "  %10.0f | %16.1f | %11.1f | %10.1f%n", p.level(), orNaN(s.requestThroughputRps()),
+      out.printf(Locale.ROOT, "  %10.0f | %8d | %16.1f | %11.1f | %10.1f%n", p.level(), s.requests().measured(),
+          orNaN(s.requestThroughputRps()),
           orNaN(s.distribution(LatencyMetric.TTFT).p99()), orNaN(s.distribution(LatencyMetric.E2E).p99()));
     }
     SweepKnees knees = SweepKnees.ofSweep(sweep);
     out.println();
     out.println("Knee of the P99 TTFT curve:");
-    out.println("  Kneedle: " + knees.kneedleLabel().orElse("none found"));
+    out.println("  Kneedle: " + knees.kneedleLabel().map(l -> String.format(Locale.ROOT, "%s (P99 TTFT %.1f ms)", l,
+        knees.kneedle().kneeY().orElse(Double.NaN))).orElse("none found"));
     out.println("  Slope above 120 ms per req/s: " + knees.slopeLabel().map(l -> "reached at " + l
         + ", last acceptable level " + knees.lastAcceptableLabel().orElse("none")).orElse("never"));
     ParetoFront<String> pareto = ParetoFront.of(points);
@@ -347,8 +371,9 @@ public final class ExplainTail {
     out.printf(Locale.ROOT, "What drives E2E? An xgboost model of each request's E2E from its own features (%d "
         + "requests), explained with TreeSHAP:%n", own.rowCount());
     print(ownWhy, out);
-    out.println("A weak fit means the features miss something: a short request that decoded beside someone else's");
-    out.println("long prefill was slowed by it, and nothing in its own features says so. Add a column that does:");
+    out.println("Read the fit before the attributions. Requests also slow each other down: a short request that");
+    out.println("decodes beside someone else's long prefill waits for it, and nothing in its own features says so.");
+    out.println("A column that does:");
     out.println();
     FeatureTable shared = FeatureTable.builder()
         .extraColumns(List.of(OTHERS_PREFILL_TOKENS), othersPrefillTokens(run.records()))
