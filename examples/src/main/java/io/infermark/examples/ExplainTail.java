@@ -6,6 +6,8 @@ import io.infermark.attribution.change.PercentileChange;
 import io.infermark.attribution.drift.Drift;
 import io.infermark.attribution.drift.DriftReport;
 import io.infermark.attribution.drift.TailComparison;
+import io.infermark.attribution.knee.Kneedle;
+import io.infermark.attribution.knee.SlopeThreshold;
 import io.infermark.attribution.knee.SweepKnees;
 import io.infermark.attribution.pareto.ParetoFront;
 import io.infermark.attribution.pareto.ParetoPoint;
@@ -32,6 +34,7 @@ import io.infermark.core.workload.Workload;
 import io.infermark.core.workload.WorkloadTags;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.RunSummary;
+import io.infermark.metrics.stats.OrderStatisticRanks;
 import io.infermark.testkit.simulator.EngineProfile;
 import io.infermark.testkit.simulator.Fault;
 import io.infermark.testkit.simulator.PromptTokenizer;
@@ -111,6 +114,8 @@ public final class ExplainTail {
    * levels queue.
    */
   static final double[] SWEEP_RATES = {25, 50, 75, 100, 125};
+  /** The slope rule's limit: each extra request/s may cost at most this much P99 TTFT, ms. */
+  static final double KNEE_SLOPE_MS_PER_RPS = 5;
 
   /** Prompt lengths in the simulator's own tokens, so requested = achieved = the server's count. */
   static final TokenCounter SIMULATOR_TOKENS = new TokenCounter() {
@@ -240,7 +245,8 @@ public final class ExplainTail {
             case SLOWER -> "slower (95% intervals apart)";
             case FASTER -> "faster (95% intervals apart)";
             case NONE -> "intervals overlap";
-            case UNKNOWN -> "too few requests to bound it";
+            case UNKNOWN -> String.format(Locale.ROOT, "too few requests to bound it (needs %d per run)",
+                OrderStatisticRanks.samplesNeeded(t.p(), drift.options().confidence()));
           });
     }
 
@@ -260,13 +266,17 @@ public final class ExplainTail {
           orNaN(s.requestThroughputRps()),
           orNaN(s.distribution(LatencyMetric.TTFT).p99()), orNaN(s.distribution(LatencyMetric.E2E).p99()));
     }
-    SweepKnees knees = SweepKnees.ofSweep(sweep);
+    // Kneedle's threshold drops S × the mean step of the normalized curve (1/4 with five levels) below each
+    // candidate: kneed's default S = 1 often finds no knee on a curve this short, S = 0.5 does.
+    SweepKnees knees = SweepKnees.ofSweep(sweep, LatencyMetric.TTFT, 0.99, Kneedle.latencyCurve().sensitivity(0.5),
+        SlopeThreshold.of(KNEE_SLOPE_MS_PER_RPS));
     out.println();
     out.println("Knee of the P99 TTFT curve:");
     out.println("  Kneedle: " + knees.kneedleLabel().map(l -> String.format(Locale.ROOT, "%s (P99 TTFT %.1f ms)", l,
         knees.kneedle().kneeY().orElse(Double.NaN))).orElse("none found"));
-    out.println("  Slope above 120 ms per req/s: " + knees.slopeLabel().map(l -> "reached at " + l
-        + ", last acceptable level " + knees.lastAcceptableLabel().orElse("none")).orElse("never"));
+    out.println("  Slope above " + KNEE_SLOPE_MS_PER_RPS + " ms per req/s: " + knees.slopeLabel()
+        .map(l -> "reached at " + l + ", last acceptable level " + knees.lastAcceptableLabel().orElse("none"))
+        .orElse("never"));
     ParetoFront<String> pareto = ParetoFront.of(points);
     out.println();
     out.println("Pareto front, throughput against P99 E2E (levels no other level beats on both):");
