@@ -31,7 +31,6 @@ import io.infermark.core.tokens.TokenCounter;
 import io.infermark.core.workload.ExactLength;
 import io.infermark.core.workload.RequestSpec;
 import io.infermark.core.workload.Workload;
-import io.infermark.core.workload.WorkloadTags;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.RunSummary;
 import io.infermark.metrics.stats.OrderStatisticRanks;
@@ -44,14 +43,10 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
-import java.util.OptionalInt;
-import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import java.util.function.Function;
 
@@ -95,8 +90,6 @@ public final class ExplainTail {
   static final long SLOW_HEADERS_MILLIS = 1000;
   /** The slf4j-simple property for the simulator's log level. */
   static final String SIMULATOR_LOG_LEVEL = "org.slf4j.simpleLogger.log.io.infermark.testkit";
-  /** The surrogate's extra column: prompt tokens other requests prefilled while this one was in flight. */
-  static final String OTHERS_PREFILL_TOKENS = "others_prefill_tokens";
   /** Output tokens of every request. */
   static final int OUTPUT_TOKENS = 16;
   /**
@@ -187,7 +180,7 @@ public final class ExplainTail {
    * The two surrogate explanations of run A's E2E.
    *
    * @param own from the built-in columns: the request's own features and the load when it was sent
-   * @param shared with {@value #OTHERS_PREFILL_TOKENS} added
+   * @param shared with {@link FeatureTable#OVERLAPPING_PREFILL_TOKENS} added
    */
   record Surrogates(SurrogateExplanation own, SurrogateExplanation shared) {}
 
@@ -307,49 +300,6 @@ public final class ExplainTail {
   }
 
   /**
-   * The surrogate's extra column {@value #OTHERS_PREFILL_TOKENS}: for each request, the prompt tokens of the
-   * other requests whose prefill window (send to first token) overlaps this request's lifetime (send to
-   * last token). The engine computes prefill chunks in the same steps as everyone's decodes, so a long
-   * prompt slows every request in flight beside it; this says how much prefill a request shared the engine
-   * with. A request's prompt tokens are the server's count, else its {@code input_tokens_achieved} tag, else 0.
-   * NaN for a request without tokens; every sent request counts as another, warmup and failures included.
-   */
-  static Function<RequestRecord, double[]> othersPrefillTokens(List<RequestRecord> records) {
-    List<RequestRecord> sent = records.stream().filter(RequestRecord::wasSent).toList();
-    int n = sent.size();
-    long[] prefillStart = new long[n];
-    long[] prefillEnd = new long[n];
-    double[] tokens = new double[n];
-    for (int j = 0; j < n; j++) {
-      RequestRecord r = sent.get(j);
-      prefillStart[j] = r.sendNanos();
-      OptionalLong first = r.chunks().firstTokenOffsetNanos();
-      prefillEnd[j] = r.sendNanos() + (first.isPresent() ? first.getAsLong() : r.endOffsetNanos());
-      OptionalInt prompt = r.usage().promptTokens();
-      String tagged = r.tags().get(WorkloadTags.INPUT_TOKENS_ACHIEVED);
-      tokens[j] = prompt.isPresent() ? prompt.getAsInt() : tagged != null ? Double.parseDouble(tagged) : 0;
-    }
-    Map<Long, Double> byIndex = new HashMap<>();
-    for (int i = 0; i < n; i++) {
-      RequestRecord r = sent.get(i);
-      OptionalLong last = r.chunks().lastTokenOffsetNanos();
-      if (last.isEmpty()) {
-        continue;
-      }
-      long start = r.sendNanos();
-      long end = start + last.getAsLong();
-      double sum = 0;
-      for (int j = 0; j < n; j++) {
-        if (j != i && prefillStart[j] < end && prefillEnd[j] > start) {
-          sum += tokens[j];
-        }
-      }
-      byIndex.put(r.index(), sum);
-    }
-    return r -> new double[] {byIndex.getOrDefault(r.index(), Double.NaN)};
-  }
-
-  /**
    * Arrival numbers (from 0, warmup included) of run B's slow-header requests: every {@value #FAULT_EVERY}th
    * measured request, except in the run's last second (so the run does not end waiting for held-back
    * headers).
@@ -366,7 +316,7 @@ public final class ExplainTail {
 
   /**
    * Two surrogate models of E2E: from the request's own features (the built-in columns), then with the
-   * {@value #OTHERS_PREFILL_TOKENS} column added. Empty when xgboost4j is not on the classpath.
+   * {@link FeatureTable#OVERLAPPING_PREFILL_TOKENS} column added. Empty when xgboost4j is not on the classpath.
    */
   private static Optional<Surrogates> explain(RunResult run, PrintStream out) {
     out.println();
@@ -385,12 +335,10 @@ public final class ExplainTail {
     out.println("decodes beside someone else's long prefill waits for it, and nothing in its own features says so.");
     out.println("A column that does:");
     out.println();
-    FeatureTable shared = FeatureTable.builder()
-        .extraColumns(List.of(OTHERS_PREFILL_TOKENS), othersPrefillTokens(run.records()))
-        .build(run.records());
+    FeatureTable shared = FeatureTable.builder().overlappingPrefillTokens().build(run.records());
     SurrogateExplanation sharedWhy = xgboost.fit(shared, SurrogateTarget.e2e()).explain();
     out.printf(Locale.ROOT, "The same model with %s (prompt tokens other requests prefilled while this one was in "
-        + "flight):%n", OTHERS_PREFILL_TOKENS);
+        + "flight):%n", FeatureTable.OVERLAPPING_PREFILL_TOKENS);
     print(sharedWhy, out);
     return Optional.of(new Surrogates(ownWhy, sharedWhy));
   }

@@ -12,12 +12,7 @@ import io.infermark.attribution.phase.PhaseDecomposition;
 import io.infermark.attribution.surrogate.FactorImportance;
 import io.infermark.attribution.surrogate.FeatureTable;
 import io.infermark.attribution.surrogate.SurrogateExplanation;
-import io.infermark.core.capture.ChunkKind;
-import io.infermark.core.capture.ChunkTimeline;
-import io.infermark.core.capture.ErrorCategory;
-import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
-import io.infermark.core.capture.Usage;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.sweep.SweepPoint;
 import io.infermark.core.workload.RequestSpec;
@@ -30,9 +25,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.function.Function;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -81,40 +73,6 @@ class ExplainTailTest {
   }
 
   @Test
-  void othersPrefillTokensSumsThePromptsWhosePrefillOverlapsARequestsLifetime() {
-    // r0 lives [0, 200] ms and prefills [0, 100]; r1 lives [50, 200], prefills [50, 110]; r2 lives
-    // [300, 350], prefills [300, 310]; r3 starts where r2 ends (touching is not overlapping); r4 was
-    // never sent (it counts for nothing); r5 failed without a token, but until it ended ([120, 270]) it
-    // shared the engine like a prefill.
-    List<RequestRecord> records = List.of(
-        record(0, 0, 100, 200, 5000), record(1, 50, 60, 150, 100), record(2, 300, 10, 50, 200),
-        record(3, 350, 5, 30, 7),
-        RequestRecord.builder().index(4).sendNanos(ms(60)).usage(Usage.of(9000, 0))
-            .failure(Optional.of(Failure.of(ErrorCategory.NOT_SENT, "run ended"))).build(),
-        RequestRecord.builder().index(5).sendNanos(ms(120)).endOffsetNanos(ms(150))
-            .tags(Map.of(WorkloadTags.INPUT_TOKENS_ACHIEVED, "40"))
-            .failure(Optional.of(Failure.of(ErrorCategory.RESET, "dropped"))).build());
-    Function<RequestRecord, double[]> column = ExplainTail.othersPrefillTokens(records);
-    assertThat(column.apply(records.get(0))).containsExactly(100 + 40);
-    assertThat(column.apply(records.get(1))).containsExactly(5000 + 40);
-    assertThat(column.apply(records.get(2))).containsExactly(0);
-    assertThat(column.apply(records.get(3))).containsExactly(0);
-    assertThat(column.apply(records.get(4))).containsExactly(Double.NaN);
-    assertThat(column.apply(records.get(5))).containsExactly(Double.NaN); // no tokens: no lifetime to overlap
-  }
-
-  private static RequestRecord record(long index, long sendMs, long firstMs, long lastMs, int promptTokens) {
-    ChunkTimeline chunks = ChunkTimeline.builder().add(ms(firstMs), ChunkKind.CONTENT, 1)
-        .add(ms(lastMs), ChunkKind.CONTENT, 1).build();
-    return RequestRecord.builder().index(index).intendedNanos(ms(sendMs)).sendNanos(ms(sendMs)).chunks(chunks)
-        .usage(Usage.of(promptTokens, 2)).endOffsetNanos(ms(lastMs)).build();
-  }
-
-  private static long ms(long millis) {
-    return millis * 1_000_000L;
-  }
-
-  @Test
   void runAPhasesAddUpToTheSummaryE2e() {
     assertThat(result.summaryA().requests().measured()).isEqualTo(60);
     assertThat(result.summaryA().requests().failed()).isZero();
@@ -141,13 +99,14 @@ class ExplainTailTest {
       assertThat(why.importance()).filteredOn(f -> f.factor().equals(FeatureTable.OUTPUT_TOKENS))
           .extracting(FactorImportance::meanAbsShap).containsExactly(0.0);
     }
-    assertThat(s.own().factors()).contains(FeatureTable.INPUT_TOKENS).doesNotContain(ExplainTail.OTHERS_PREFILL_TOKENS);
-    // Seeds 1-10 run three times at this size: others_prefill_tokens first 29 times, second behind
+    assertThat(s.own().factors()).contains(FeatureTable.INPUT_TOKENS)
+        .doesNotContain(FeatureTable.OVERLAPPING_PREFILL_TOKENS);
+    // Seeds 1-10 run three times at this size: overlapping_prefill_tokens first 29 times, second behind
     // in_flight_at_send (which also rises while a long prefill holds everyone up) once; first in all 10 runs
     // of seeds 1-5 at the default size.
     // Not asserted: the held-out R², measured on 12 requests here, is too noisy to compare the models by.
-    assertThat(s.shared().ranking().subList(0, 2)).contains(ExplainTail.OTHERS_PREFILL_TOKENS);
-    assertThat(s.shared().ranking().indexOf(ExplainTail.OTHERS_PREFILL_TOKENS))
+    assertThat(s.shared().ranking().subList(0, 2)).contains(FeatureTable.OVERLAPPING_PREFILL_TOKENS);
+    assertThat(s.shared().ranking().indexOf(FeatureTable.OVERLAPPING_PREFILL_TOKENS))
         .isLessThan(s.shared().ranking().indexOf(FeatureTable.INPUT_TOKENS));
     assertThat(s.shared().fit().testRows()).isEqualTo(12);
     assertThat(s.shared().fit().trainRows()).isEqualTo(48);

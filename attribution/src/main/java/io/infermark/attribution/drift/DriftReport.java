@@ -114,7 +114,8 @@ public final class DriftReport {
   public String toString() {
     String p99 = p99Ratio.isPresent() ? String.format(Locale.ROOT, "x%.2f", p99Ratio.getAsDouble()) : "x?";
     return String.format(Locale.ROOT,
-        "DriftReport[%d vs %d values: PSI %.4f %s, KL %.4f nats, JS %.4f bits, KS D=%.4f p=%.4g (%s), P99 %s, tails %s]",
+        "DriftReport[%d vs %d values: PSI %.4f %s, KL %.4f nats, JS %.4f bits, KS D=%.4f p=%.4g (%s), P99 %s, "
+            + "tails %s]",
         baselineCount, currentCount, psi(), psiVerdict().label(), klNats(), jsBits(), ks.statistic(), ks.pValue(),
         ks.exact() ? "exact" : "asymptotic", p99, tails.stream().map(TailComparison::toString)
             .collect(Collectors.joining(", ")));

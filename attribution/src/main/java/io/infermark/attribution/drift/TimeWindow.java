@@ -21,7 +21,8 @@ public record TimeWindow(int index, long startNanos, long endNanos, List<Request
     Objects.requireNonNull(records, "records");
     records = List.copyOf(records);
     if (endNanos <= startNanos) {
-      throw new IllegalArgumentException("window end " + endNanos + " ns must be after its start " + startNanos + " ns");
+      throw new IllegalArgumentException("window end " + endNanos + " ns must be after its start " + startNanos
+          + " ns");
     }
   }
 

@@ -124,7 +124,7 @@ public final class KneedleResult {
     return y.clone();
   }
 
-  /** x scaled to [0, 1] (kneed's {@code x_normalized}, which is also the difference curve's x); empty without a curve. */
+  /** x scaled to [0, 1] (kneed's {@code x_normalized}, also the difference curve's x); empty without a curve. */
   public double[] xNormalized() {
     return xNormalized.clone();
   }

@@ -42,6 +42,13 @@ import java.util.function.Function;
  *   <dt>{@code arrivals_prev_<window>}</dt><dd>requests sent in the window before this one's send,
  *       {@code [send − window, send)}; default window 1 s ({@value #ARRIVALS_PREVIOUS_SECOND}). Never
  *       NaN.</dd>
+ *   <dt>{@value #OVERLAPPING_PREFILL_TOKENS}</dt><dd>only with {@link Builder#overlappingPrefillTokens()}: the prompt
+ *       tokens (as {@value #INPUT_TOKENS}; 0 when unknown) of every other sent request whose prefill window — send to
+ *       first token, or to its end when it produced none — overlapped this request's lifetime, send to end. A serving
+ *       engine computes prefill chunks in the same steps as everyone's decodes, so a long prompt sent beside a short
+ *       request slows it, and nothing else in the short request's row says so. It uses the request's own end and
+ *       requests sent after it: a feature that explains, not one that predicts. NaN only when no request's prompt
+ *       length is known.</dd>
  *   <dt>{@value #BURST}, {@value #RANK}</dt><dd>the workload's burst factor and Zipf popularity rank
  *       ({@link WorkloadTags#BURST}, {@link WorkloadTags#RANK}); NaN when the tag is absent.</dd>
  *   <dt>tag columns</dt><dd>each tag the caller names ({@link Builder#tagColumns(String...)}), e.g.
@@ -73,6 +80,8 @@ public final class FeatureTable {
   public static final String IN_FLIGHT = "in_flight_at_send";
   /** Column: requests sent in the second before this one (with the default window). */
   public static final String ARRIVALS_PREVIOUS_SECOND = "arrivals_prev_1000ms";
+  /** Column: prompt tokens other requests had in prefill while this one was in flight. */
+  public static final String OVERLAPPING_PREFILL_TOKENS = "overlapping_prefill_tokens";
   /** Column: the workload's burst factor. */
   public static final String BURST = "burst";
   /** Column: the workload's popularity rank. */
@@ -163,6 +172,7 @@ public final class FeatureTable {
     private final List<Function<RequestRecord, double[]>> extras = new ArrayList<>();
     private final List<Integer> extraWidths = new ArrayList<>();
     private Duration window = Duration.ofSeconds(1);
+    private boolean overlappingPrefill;
 
     private Builder() {}
 
@@ -222,6 +232,19 @@ public final class FeatureTable {
     }
 
     /**
+     * Adds the column {@value #OVERLAPPING_PREFILL_TOKENS} (off by default): the prompt tokens other
+     * requests had in prefill while each request was in flight. It tells a short request slowed by
+     * someone else's long prefill apart from one that was not, which none of its own columns can, and so
+     * usually lifts the fit a lot; but it looks at the request's whole life (requests sent after it
+     * count), so it explains after the fact rather than predicts, and it shares the credit for a long
+     * prompt's tail with {@value #INPUT_TOKENS}.
+     */
+    public Builder overlappingPrefillTokens() {
+      this.overlappingPrefill = true;
+      return this;
+    }
+
+    /**
      * The window of the arrivals column, which is named {@code arrivals_prev_<millis>ms}; default 1 s.
      *
      * @throws IllegalArgumentException if it is not positive
@@ -243,7 +266,11 @@ public final class FeatureTable {
      */
     public FeatureTable build(List<RequestRecord> records) {
       List<RequestRecord> all = List.copyOf(records);
-      LoadFeatures load = LoadFeatures.of(all, window.toNanos());
+      double[] promptTokens = new double[all.size()];
+      for (int i = 0; i < all.size(); i++) {
+        promptTokens[i] = inputTokens(all.get(i));
+      }
+      LoadFeatures load = LoadFeatures.of(all, window.toNanos(), promptTokens);
       List<RequestRecord> kept = new ArrayList<>();
       List<Integer> keptAt = new ArrayList<>();
       for (int i = 0; i < all.size(); i++) {
@@ -261,6 +288,9 @@ public final class FeatureTable {
       builtIn.put(IN_FLIGHT, new double[n]);
       String arrivals = "arrivals_prev_" + formatMillis(window) + "ms";
       builtIn.put(arrivals, new double[n]);
+      if (overlappingPrefill) {
+        builtIn.put(OVERLAPPING_PREFILL_TOKENS, new double[n]);
+      }
       builtIn.put(BURST, new double[n]);
       builtIn.put(RANK, new double[n]);
       double[][] tagValues = new double[tags.size()][n];
@@ -275,6 +305,9 @@ public final class FeatureTable {
         builtIn.get(CACHED_PROMPT_TOKENS)[row] = cached.isPresent() ? cached.getAsInt() : Double.NaN;
         builtIn.get(IN_FLIGHT)[row] = load.inFlightAtSend(at);
         builtIn.get(arrivals)[row] = load.arrivalsBefore(at);
+        if (overlappingPrefill) {
+          builtIn.get(OVERLAPPING_PREFILL_TOKENS)[row] = load.overlappingPrefillTokens(at);
+        }
         builtIn.get(BURST)[row] = tag(r, WorkloadTags.BURST);
         builtIn.get(RANK)[row] = tag(r, WorkloadTags.RANK);
         for (int t = 0; t < tags.size(); t++) {

@@ -88,6 +88,71 @@ class FeatureTableTest {
     }
   }
 
+  /** A record with {@code prompt} input tokens, its first token {@code ttftMs} and last {@code durationMs} after send. */
+  static RequestRecord prompted(int index, double sendMs, double ttftMs, double durationMs, int prompt) {
+    long send = Math.round(sendMs * MS);
+    long first = Math.round(ttftMs * MS);
+    long end = Math.round(durationMs * MS);
+    ChunkTimeline.Builder chunks = ChunkTimeline.builder().add(first, ChunkKind.CONTENT, 1);
+    if (end > first) {
+      chunks.add(end, ChunkKind.CONTENT, 1);
+    }
+    return RequestRecord.builder().index(index).intendedNanos(send).sendNanos(send)
+        .tags(Map.of(WorkloadTags.INPUT_TOKENS_ACHIEVED, Integer.toString(prompt)))
+        .chunks(chunks.build()).endOffsetNanos(end).build();
+  }
+
+  @Test
+  void overlappingPrefillTokensCountOthersPrefillDuringEachRequestsLifetime() {
+    // #0 short, 0-100 ms (first token at 10). #1 long prompt, prefill 20-80 (first token at 80), ends 120.
+    // #2 short, 90-150 (first token 95): #1's prefill is over by 90. #3 failed at 130 after 10 ms without tokens:
+    // its prefill window is its whole life, 130-140.
+    List<RequestRecord> records = List.of(
+        prompted(0, 0, 10, 100, 50),
+        prompted(1, 20, 60, 100, 4000),
+        prompted(2, 90, 5, 60, 70),
+        record(3, 130, 10, Map.of(WorkloadTags.INPUT_TOKENS_ACHIEVED, "300")).toBuilder()
+            .chunks(ChunkTimeline.builder().build())
+            .failure(Optional.of(Failure.of(ErrorCategory.RESET, "reset"))).build());
+
+    assertThat(FeatureTable.builder().build(records).columns()).doesNotContain(FeatureTable.OVERLAPPING_PREFILL_TOKENS);
+    FeatureTable table = FeatureTable.builder().overlappingPrefillTokens().build(records);
+
+    // #0 (0-100) overlaps #1's prefill (20-80) and #2's (90-95): 4070; #3's starts after it ended.
+    // #1 (20-120) does not overlap #0's (0-10), does #2's (90-95): 70. #2 (90-150): not #1's (20-80), #3's: 300.
+    assertThat(table.column(FeatureTable.OVERLAPPING_PREFILL_TOKENS)).containsExactly(4070, 70, 300);
+  }
+
+  @Test
+  void overlappingPrefillTokensMatchABruteForceSum() {
+    SplittableRandom random = new SplittableRandom(11);
+    List<RequestRecord> records = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      // A coarse grid, so that windows touch exactly; some first tokens at 0 ms, some requests without a length.
+      int ttft = random.nextInt(6) * 10;
+      RequestRecord r = prompted(i, random.nextInt(200) * 10, ttft, ttft + random.nextInt(8) * 10,
+          1 + random.nextInt(5000));
+      records.add(i % 17 == 0 ? r.toBuilder().tags(Map.of()).build() : r);
+    }
+    FeatureTable table = FeatureTable.builder().overlappingPrefillTokens().build(records);
+
+    double[] column = table.column(FeatureTable.OVERLAPPING_PREFILL_TOKENS);
+    for (int i = 0; i < records.size(); i++) {
+      RequestRecord me = records.get(i);
+      long end = me.sendNanos() + me.endOffsetNanos();
+      double sum = 0;
+      for (int j = 0; j < records.size(); j++) {
+        RequestRecord o = records.get(j);
+        String tokens = o.tags().get(WorkloadTags.INPUT_TOKENS_ACHIEVED);
+        long prefillEnd = o.sendNanos() + o.chunks().firstTokenOffsetNanos().getAsLong();
+        if (j != i && tokens != null && end > me.sendNanos() && o.sendNanos() < end && prefillEnd > me.sendNanos()) {
+          sum += Integer.parseInt(tokens);
+        }
+      }
+      assertThat(column[i]).as("request %d", i).isEqualTo(sum);
+    }
+  }
+
   @Test
   void inputTokensPreferServerUsageThenAchievedThenRequestedTags() {
     List<RequestRecord> records = List.of(

@@ -93,6 +93,15 @@ class SurrogateOnSimulatorTest {
     assertThat(why.maxEfficiencyGap()).isLessThan(1e-6);
     assertThat(surrogate.conversionGap()).isLessThan(1e-2);
 
+    // Interference: the prompt tokens others prefilled beside each request explain what a short request's own
+    // columns cannot (it waited on someone else's long prefill), so the fit improves.
+    FeatureTable withInterference = FeatureTable.builder().overlappingPrefillTokens().build(records);
+    SurrogateExplanation interference = XgboostSurrogate.builder().build()
+        .fit(withInterference, SurrogateTarget.e2e()).explain();
+    assertThat(interference.ranking().subList(0, 2)).contains(FeatureTable.OVERLAPPING_PREFILL_TOKENS);
+    assertThat(interference.fit().rSquared().getAsDouble())
+        .isGreaterThan(why.fit().rSquared().getAsDouble() + 0.05);
+
     // The tail indicator says the same.
     SurrogateExplanation tailWhy = XgboostSurrogate.builder().build()
         .fit(table, SurrogateTarget.tail(LatencyMetric.E2E, 0.9)).explain();
