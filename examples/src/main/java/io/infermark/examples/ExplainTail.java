@@ -344,9 +344,9 @@ public final class ExplainTail {
   }
 
   private static void print(SurrogateExplanation why, PrintStream out) {
-    out.println("  factor                 mean |SHAP| ms");
+    out.printf(Locale.ROOT, "  %-26s %14s%n", "factor", "mean |SHAP| ms");
     for (FactorImportance f : why.importance()) {
-      out.printf(Locale.ROOT, "  %-22s %14.1f%n", f.factor(), f.meanAbsShap());
+      out.printf(Locale.ROOT, "  %-26s %14.1f%n", f.factor(), f.meanAbsShap());
     }
     out.printf(Locale.ROOT, "  held-out fit: R² %.2f, RMSE %.1f ms (%d requests trained, %d held out)%n",
         why.fit().rSquared().orElse(Double.NaN), why.fit().rmseMillis().orElse(Double.NaN), why.fit().trainRows(),
