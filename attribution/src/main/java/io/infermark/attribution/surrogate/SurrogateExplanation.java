@@ -1,6 +1,11 @@
 package io.infermark.attribution.surrogate;
 
 import io.infermark.attribution.tree.TreeShapValues;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -102,6 +107,44 @@ public final class SurrogateExplanation {
   /** The raw TreeSHAP values. */
   public TreeShapValues values() {
     return values;
+  }
+
+  /**
+   * The per-request attributions as CSV: a header {@code request_index,prediction,base,<factor>…}, then
+   * one line per request in row order, numbers in the target's {@link #unit()} with full precision, so
+   * they can be joined with the records (by {@code RequestRecord.index()}) or plotted elsewhere.
+   */
+  public String toCsv() {
+    StringBuilder out = new StringBuilder("request_index,prediction,base");
+    for (String factor : factors()) {
+      out.append(',').append(csvField(factor));
+    }
+    out.append('\n');
+    for (int row = 0; row < requestIndexes.length; row++) {
+      out.append(requestIndexes[row]).append(',').append(prediction(row)).append(',').append(baseValue());
+      for (double v : attributions(row)) {
+        out.append(',').append(v);
+      }
+      out.append('\n');
+    }
+    return out.toString();
+  }
+
+  /**
+   * Writes {@link #toCsv()} to {@code file} in UTF-8, replacing it.
+   *
+   * @throws UncheckedIOException if the file cannot be written
+   */
+  public void writeCsv(Path file) {
+    try {
+      Files.writeString(file, toCsv(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not write surrogate attributions to " + file, e);
+    }
+  }
+
+  private static String csvField(String s) {
+    return s.contains(",") || s.contains("\"") || s.contains("\n") ? '"' + s.replace("\"", "\"\"") + '"' : s;
   }
 
   @Override

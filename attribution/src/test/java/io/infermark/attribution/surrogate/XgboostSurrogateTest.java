@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 class XgboostSurrogateTest {
@@ -76,6 +77,30 @@ class XgboostSurrogateTest {
     assertThat(why.importance().get(0).toString()).matches("input_tokens \\d+\\.\\d{3} ms");
     assertThat(why.importance().get(0).unit()).isEqualTo("ms");
     assertThat(surrogate.toString()).contains("xgboost 100 trees, depth 4");
+  }
+
+  @Test
+  void csvHoldsEveryRequestsAttributionsAtFullPrecision(@TempDir Path dir) throws Exception {
+    FeatureTable table = FeatureTable.builder().tagColumns("level").build(records(100, 3));
+    SurrogateExplanation why = XgboostSurrogate.builder().trees(20).build().fit(table, SurrogateTarget.e2e())
+        .explain();
+
+    Path file = dir.resolve("shap.csv");
+    why.writeCsv(file);
+    List<String> lines = Files.readAllLines(file);
+
+    assertThat(lines).hasSize(101);
+    assertThat(lines.get(0)).isEqualTo("request_index,prediction,base," + String.join(",", why.factors()));
+    for (int row = 0; row < why.requestCount(); row++) {
+      String[] cells = lines.get(row + 1).split(",");
+      assertThat(Long.parseLong(cells[0])).isEqualTo(why.requestIndex(row));
+      assertThat(Double.parseDouble(cells[1])).isEqualTo(why.prediction(row));
+      assertThat(Double.parseDouble(cells[2])).isEqualTo(why.baseValue());
+      double[] attributions = why.attributions(row);
+      for (int f = 0; f < attributions.length; f++) {
+        assertThat(Double.parseDouble(cells[3 + f])).isEqualTo(attributions[f]);
+      }
+    }
   }
 
   @Test
