@@ -5,6 +5,7 @@ import io.infermark.attribution.tree.TreeShap;
 import io.infermark.attribution.tree.TreeShapValues;
 import java.util.Locale;
 import java.util.OptionalDouble;
+import java.util.SplittableRandom;
 
 /**
  * A trained surrogate model of per-request latency: the tree ensemble, the table and target it was
@@ -76,9 +77,44 @@ public final class Surrogate {
   }
 
   /**
-   * Path-dependent TreeSHAP of every row with a defined target, in the target's unit.
+   * Path-dependent TreeSHAP of every row with a defined target, in the target's unit: a feature left
+   * out of a coalition is averaged over the training data that reached each split (tree covers), as
+   * xgboost's own {@code predictContrib} does.
    */
   public SurrogateExplanation explain() {
+    return explain(TreeShap.pathDependent(model));
+  }
+
+  /**
+   * Interventional TreeSHAP of every row with a defined target against a background of
+   * {@code backgroundRows} rows drawn without replacement from the same rows (seeded; all of them when
+   * there are fewer): a feature left out of a coalition takes the background rows' values, breaking its
+   * correlation with the others (input length and interference, say), so credit follows what the model
+   * does rather than what the data happen to correlate. The base value is the background's mean
+   * prediction. The cost grows with {@code rows × backgroundRows}; 100–1000 background rows are usual.
+   *
+   * @throws IllegalArgumentException if {@code backgroundRows} is not positive
+   */
+  public SurrogateExplanation explainInterventional(int backgroundRows, long seed) {
+    if (backgroundRows <= 0) {
+      throw new IllegalArgumentException("backgroundRows must be positive, was " + backgroundRows);
+    }
+    double[][] all = table.rowsView();
+    int[] order = rows.clone();
+    SplittableRandom random = new SplittableRandom(seed);
+    int n = Math.min(backgroundRows, order.length);
+    double[][] background = new double[n][];
+    for (int i = 0; i < n; i++) {
+      int j = i + random.nextInt(order.length - i);
+      int t = order[i];
+      order[i] = order[j];
+      order[j] = t;
+      background[i] = all[order[i]];
+    }
+    return explain(TreeShap.interventional(model, background));
+  }
+
+  private SurrogateExplanation explain(TreeShap explainer) {
     double[][] all = table.rowsView();
     double[][] x = new double[rows.length][];
     long[] requestIndexes = new long[rows.length];
@@ -86,7 +122,7 @@ public final class Surrogate {
       x[i] = all[rows[i]];
       requestIndexes[i] = table.records().get(rows[i]).index();
     }
-    TreeShapValues values = TreeShap.pathDependent(model).explain(x);
+    TreeShapValues values = explainer.explain(x);
     return new SurrogateExplanation(values, requestIndexes, target, fit);
   }
 

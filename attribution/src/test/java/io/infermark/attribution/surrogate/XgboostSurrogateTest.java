@@ -80,6 +80,29 @@ class XgboostSurrogateTest {
   }
 
   @Test
+  void interventionalExplanationAddsUpToTheBackgroundMeanAndRanksTheSameDriver() {
+    FeatureTable table = FeatureTable.builder().tagColumns("level").build(records(300, 5));
+    Surrogate surrogate = XgboostSurrogate.builder().trees(30).build().fit(table, SurrogateTarget.e2e());
+
+    SurrogateExplanation why = surrogate.explainInterventional(50, 7);
+
+    assertThat(why.ranking().get(0)).isEqualTo(FeatureTable.INPUT_TOKENS);
+    assertThat(why.maxEfficiencyGap()).isLessThan(1e-9);
+    // The base is the mean prediction over the 50 background rows, which differs from the cover-weighted one.
+    assertThat(why.baseValue()).isNotEqualTo(surrogate.explain().baseValue());
+    assertThat(surrogate.explainInterventional(50, 7).toCsv()).isEqualTo(why.toCsv());
+    // A background of every row: the base is the mean prediction over all of them.
+    SurrogateExplanation all = surrogate.explainInterventional(10_000, 1);
+    double mean = 0;
+    for (int row = 0; row < all.requestCount(); row++) {
+      mean += all.prediction(row) / all.requestCount();
+    }
+    assertThat(all.baseValue()).isCloseTo(mean, org.assertj.core.api.Assertions.within(1e-9));
+    assertThatThrownBy(() -> surrogate.explainInterventional(0, 1)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("backgroundRows must be positive, was 0");
+  }
+
+  @Test
   void csvHoldsEveryRequestsAttributionsAtFullPrecision(@TempDir Path dir) throws Exception {
     FeatureTable table = FeatureTable.builder().tagColumns("level").build(records(100, 3));
     SurrogateExplanation why = XgboostSurrogate.builder().trees(20).build().fit(table, SurrogateTarget.e2e())
