@@ -17,16 +17,27 @@ import java.util.SplittableRandom;
  * coalitions with their kernel weights the solution is exactly the Shapley value; this is done whenever
  * the sample budget reaches {@code 2^n − 2}.
  *
- * <p>Otherwise coalitions are sampled with probability proportional to their kernel weight (a size
- * {@code s} with probability ∝ {@code 1/(s(n−s))}, then a uniform coalition of that size) and each is
- * paired with its complement, so every sampled row has weight one. The pairs are independent and
- * identically distributed, so the fit is an M-estimator and its standard errors come from the robust
- * (sandwich) covariance with the pairs as units, with the HC1 small-sample factor {@code P/(P−(n−1))};
- * over 1000 seeds on a 10-player game with interactions the reported errors matched the observed ones
- * within 16 % at 4n samples, 6 % at 8n and 2 % at 32n (they understate slightly when samples are few).
- * At least {@code 8n} samples are required: with fewer, repeated draws of the popular small coalitions
- * leave a value undetermined about once in a hundred seeds (at 4n, n = 10). Efficiency holds exactly
- * in every case.
+ * <p>Otherwise, as in the reference {@code shap} library's KernelExplainer, whole coalition sizes are
+ * enumerated from the extremes inwards (sizes 1 and {@code n−1}, then 2 and {@code n−2}, …), each with its
+ * exact kernel weight, for as long as the budget left, shared among the remaining sizes in proportion to
+ * their kernel mass, covers every coalition of the next size pair. These extreme sizes carry much of the
+ * kernel mass in few coalitions (the {@code 2n} of sizes 1 and {@code n−1} hold a share
+ * {@code n/((n−1)·H_{n−1})} of it, 39 % at n = 10), so enumerating them removes much of the sampling
+ * error: on a 10-player game with interactions, enumerating sizes 1 and 9 at 200 samples halved the mean
+ * squared error against exact, sizes 1, 2, 8, 9 at 320 samples cut it to a third, and everything but size 5
+ * at 1000 samples to 1/70.
+ *
+ * <p>The rest of the budget samples the inner sizes with probability proportional to their kernel mass (a
+ * size {@code s} with probability ∝ {@code 1/(s(n−s))}, then a uniform coalition of that size), each paired
+ * with its complement; every sampled row has weight {@code M/(2P)} for the inner sizes' kernel mass
+ * {@code M} over {@code P} pairs, so the sampled rows estimate that mass's contribution to the normal
+ * equations. The enumerated rows are fixed and the pairs independent and identically distributed, so the
+ * fit is an M-estimator whose standard errors come from the robust (sandwich) covariance with only the
+ * sampled pairs in the meat (their scores centred, as they need not sum to zero beside the enumerated
+ * rows), with the HC1 small-sample factor {@code P/(P−(n−1))}; over 200 seeds on that game the mean
+ * reported error was within 4 % of the observed root-mean-square error at 100 to 1000 samples. At least
+ * {@code 8n} samples are required: with fewer, repeated draws of the popular small coalitions could leave a
+ * value undetermined when the singletons are not enumerated. Efficiency holds exactly in every case.
  */
 final class KernelShap {
 
@@ -75,24 +86,51 @@ final class KernelShap {
 
   private static ShapleyValues sample(CoalitionGame game, int samples, long seed, double empty, double full) {
     int n = game.playerCount();
-    int pairs = samples / 2;
-    // Sizes 1 … n−1 with probability ∝ 1/(s(n−s)): the kernel weight summed over the C(n,s) coalitions.
-    double[] cumulative = new double[n];
+    // The kernel mass of each size s (π summed over its C(n,s) coalitions): (n−1)/(s(n−s)).
+    double[] sizeMass = new double[n];
+    double remainingMass = 0;
     for (int s = 1; s < n; s++) {
-      cumulative[s] = cumulative[s - 1] + 1.0 / ((double) s * (n - s));
+      sizeMass[s] = (n - 1) / ((double) s * (n - s));
+      remainingMass += sizeMass[s];
     }
+    Map<Long, Double> cache = new HashMap<>();
+    NormalEquations equations = new NormalEquations(n, full - empty);
+    // Enumerate size pairs (s, n−s) from the extremes inwards while the budget left, shared in proportion to
+    // kernel mass, covers every coalition of the pair (the rule of shap's KernelExplainer).
+    long budget = samples;
+    int inner = 1;
+    while (inner <= n - inner) {
+      int outer = n - inner;
+      double count = inner == outer ? binomial(n, inner) : 2 * binomial(n, inner);
+      double mass = inner == outer ? sizeMass[inner] : 2 * sizeMass[inner];
+      if (budget * mass / remainingMass < count - 1e-8) {
+        break;
+      }
+      enumerateSize(game, inner, sizeMass[inner] / binomial(n, inner), empty, equations, cache);
+      if (outer != inner) {
+        enumerateSize(game, outer, sizeMass[outer] / binomial(n, outer), empty, equations, cache);
+      }
+      budget -= (long) count;
+      remainingMass -= mass;
+      inner++;
+    }
+    int pairs = (int) (budget / 2);
+    // Inner sizes inner … n−inner with probability ∝ their kernel mass; each row carries an equal share of it.
+    double[] cumulative = new double[n - 2 * inner + 2];
+    for (int s = inner; s <= n - inner; s++) {
+      cumulative[s - inner + 1] = cumulative[s - inner] + sizeMass[s];
+    }
+    double weight = remainingMass / (2.0 * pairs);
     SplittableRandom random = new SplittableRandom(seed);
     int[] deck = new int[n];
     for (int i = 0; i < n; i++) {
       deck[i] = i;
     }
-    Map<Long, Double> cache = new HashMap<>();
     long fullCoalition = game.fullCoalition();
     long[] coalitions = new long[2 * pairs];
     double[] gains = new double[2 * pairs];
-    NormalEquations equations = new NormalEquations(n, full - empty);
     for (int p = 0; p < pairs; p++) {
-      int size = drawSize(cumulative, random);
+      int size = inner - 1 + drawSize(cumulative, random);
       long coalition = 0;
       for (int k = 0; k < size; k++) {
         int j = k + random.nextInt(n - k);
@@ -106,12 +144,25 @@ final class KernelShap {
       gains[2 * p] = cachedValue(game, coalition, cache) - empty;
       coalitions[2 * p + 1] = complement;
       gains[2 * p + 1] = cachedValue(game, complement, cache) - empty;
-      equations.add(coalition, gains[2 * p], 1);
-      equations.add(complement, gains[2 * p + 1], 1);
+      equations.add(coalition, gains[2 * p], weight);
+      equations.add(complement, gains[2 * p + 1], weight);
     }
     double[] phi = equations.solve();
-    double[] se = equations.sandwichStandardErrors(phi, coalitions, gains);
+    double[] se = equations.sandwichStandardErrors(phi, coalitions, gains, weight);
     return ShapleyValues.of(game.players(), phi, se, empty, full, "kernel", cache.size() + 2L);
+  }
+
+  /** Adds every coalition of one size with its kernel weight (Gosper's hack walks them in order). */
+  private static void enumerateSize(CoalitionGame game, int size, double weight, double empty,
+      NormalEquations equations, Map<Long, Double> cache) {
+    long count = Math.round(binomial(game.playerCount(), size));
+    long coalition = (1L << size) - 1;
+    for (long c = 0; c < count; c++) {
+      equations.add(coalition, cachedValue(game, coalition, cache) - empty, weight);
+      long lowest = coalition & -coalition;
+      long ripple = coalition + lowest;
+      coalition = (((ripple ^ coalition) >>> 2) / lowest) | ripple;
+    }
   }
 
   private static int drawSize(double[] cumulative, SplittableRandom random) {
@@ -211,31 +262,40 @@ final class KernelShap {
 
     /**
      * Standard errors of {@link #solve()} from the robust (sandwich, HC1) covariance of the least-squares
-     * fit with the forward–complement pairs as the independent units:
-     * {@code Cov(β) = P/(P−m) · A⁻¹ (Σ_p g_p g_pᵀ) A⁻¹}, {@code A = XᵀX}, {@code g_p} the pair's summed
-     * score {@code Σ x_r (y_r − x_r·β)}, {@code P} the number of pairs and {@code m = n − 1} unknowns. The
-     * last player's value is {@code Δ − Σβ}, so its variance is {@code 1ᵀ Cov(β) 1}.
+     * fit with the sampled forward–complement pairs as the independent units (enumerated rows are fixed and
+     * add no variance): {@code Cov(β) = P/(P−m) · A⁻¹ (Σ_p (u_p − ū)(u_p − ū)ᵀ) A⁻¹}, {@code A = XᵀWX} over
+     * all rows, {@code u_p = w·Σ x_r (y_r − x_r·β)} the pair's weighted score, {@code ū} their mean (zero
+     * when nothing is enumerated), {@code P} the number of pairs and {@code m = n − 1} unknowns. The last
+     * player's value is {@code Δ − Σβ}, so its variance is {@code 1ᵀ Cov(β) 1}.
      *
-     * @param rows coalitions in pairs: {@code [2p]} and {@code [2p+1]} form pair {@code p}
+     * @param rows sampled coalitions in pairs: {@code [2p]} and {@code [2p+1]} form pair {@code p}
+     * @param weight the weight of every sampled row
      */
-    double[] sandwichStandardErrors(double[] phi, long[] rows, double[] gains) {
+    double[] sandwichStandardErrors(double[] phi, long[] rows, double[] gains, double weight) {
       int pairs = rows.length / 2;
-      double[][] meat = new double[m][m];
-      double[] g = new double[m];
+      double[][] scores = new double[pairs][m];
+      double[] mean = new double[m];
       for (int p = 0; p < pairs; p++) {
-        java.util.Arrays.fill(g, 0);
+        double[] g = scores[p];
         for (int r = 2 * p; r <= 2 * p + 1; r++) {
           double residual = row(rows[r], gains[r]);
           for (int i = 0; i < m; i++) {
             residual -= x[i] * phi[i];
           }
           for (int i = 0; i < m; i++) {
-            g[i] += x[i] * residual;
+            g[i] += weight * x[i] * residual;
           }
         }
         for (int i = 0; i < m; i++) {
+          mean[i] += g[i] / pairs;
+        }
+      }
+      double[][] meat = new double[m][m];
+      for (double[] g : scores) {
+        for (int i = 0; i < m; i++) {
+          double gi = g[i] - mean[i];
           for (int j = 0; j < m; j++) {
-            meat[i][j] += g[i] * g[j];
+            meat[i][j] += gi * (g[j] - mean[j]);
           }
         }
       }

@@ -87,11 +87,14 @@ public final class Shapley {
    * {@code π(S) = (n−1) / (C(n,|S|)·|S|·(n−|S|))}.
    *
    * <p>When {@code samples ≥ 2^n − 2} every proper non-empty coalition is enumerated with its kernel
-   * weight and the result is the exact Shapley value (standard errors zero). Otherwise {@code samples / 2}
-   * coalitions are drawn with probability proportional to their kernel weight and each is paired with
-   * its complement; the standard error is the robust (sandwich) one of the least-squares fit, with the
-   * independent pairs as units. Efficiency is imposed exactly by eliminating one player's value. Coalition
-   * values are cached, so a repeated draw is not re-evaluated; the same seed gives the same values.
+   * weight and the result is the exact Shapley value (standard errors zero). Otherwise, like shap's
+   * KernelExplainer, it enumerates whole coalition sizes from the extremes inwards (1 and {@code n−1}, then 2
+   * and {@code n−2}, …) while the budget's kernel-proportional share covers them, and spends the rest on
+   * inner-size coalitions drawn with probability proportional to their kernel weight, each paired with its
+   * complement; the standard error is the robust (sandwich) one of the least-squares fit, with the
+   * independent sampled pairs as units (enumerated coalitions add no variance). Efficiency is imposed
+   * exactly by eliminating one player's value. Coalition values are cached, so a repeated draw is not
+   * re-evaluated; the same seed gives the same values.
    *
    * @param samples coalitions in the fit: even, and at least {@code min(2^n − 2, 8n)}
    * @param seed the seed of the coalition draws
