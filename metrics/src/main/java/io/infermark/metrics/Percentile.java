@@ -1,5 +1,7 @@
 package io.infermark.metrics;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Locale;
 
 /** The percentiles every summary and report shows, with their labels and report field names. */
@@ -29,6 +31,16 @@ public enum Percentile {
   /** The display label, e.g. {@code p99.9}. */
   public String label() {
     return name().toLowerCase(Locale.ROOT).replace('_', '.');
+  }
+
+  /**
+   * The percentage of any quantile {@code p} (a fraction in [0, 1]) as it appears in names and labels,
+   * with at most four decimals and no trailing zeros: 0.99 → {@code "99"}, 0.999 → {@code "99.9"},
+   * 0.5 → {@code "50"}, 1/3 → {@code "33.3333"}.
+   */
+  public static String percentText(double p) {
+    return new BigDecimal(Double.toString(p * 100)).setScale(4, RoundingMode.HALF_EVEN).stripTrailingZeros()
+        .toPlainString();
   }
 
   /** The report field name, e.g. {@code p99_9}. */

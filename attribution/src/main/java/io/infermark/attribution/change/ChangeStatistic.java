@@ -1,8 +1,7 @@
 package io.infermark.attribution.change;
 
 import io.infermark.core.stats.QuantileMethod;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
+import io.infermark.metrics.Percentile;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
@@ -55,9 +54,7 @@ public final class ChangeStatistic {
     if (!(p >= 0 && p <= 1)) {
       throw new IllegalArgumentException("percentile p must be in [0, 1] (0.99 for P99), was " + p);
     }
-    String label = new BigDecimal(Double.toString(p * 100)).setScale(4, RoundingMode.HALF_EVEN).stripTrailingZeros()
-        .toPlainString();
-    return new ChangeStatistic("p" + label, p, Optional.of(method), values -> {
+    return new ChangeStatistic("p" + Percentile.percentText(p), p, Optional.of(method), values -> {
       double[] sorted = values.clone();
       Arrays.sort(sorted);
       return method.quantile(sorted, p);

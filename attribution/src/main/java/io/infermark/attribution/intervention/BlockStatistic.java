@@ -5,8 +5,7 @@ import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.stats.QuantileMethod;
 import io.infermark.metrics.Distribution;
 import io.infermark.metrics.LatencyMetric;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
+import io.infermark.metrics.Percentile;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -54,9 +53,7 @@ public final class BlockStatistic {
     if (!(p >= 0 && p <= 1)) {
       throw new IllegalArgumentException("percentile p must be in [0, 1] (0.99 for P99), was " + p);
     }
-    String percent = new BigDecimal(Double.toString(p * 100)).setScale(4, RoundingMode.HALF_EVEN).stripTrailingZeros()
-        .toPlainString();
-    String name = "p" + percent + " " + metric.fieldName();
+    String name = "p" + Percentile.percentText(p) + " " + metric.fieldName();
     return new BlockStatistic(name, run -> distribution(run, metric, method, name).percentile(p).getAsDouble());
   }
 

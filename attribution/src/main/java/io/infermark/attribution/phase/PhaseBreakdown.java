@@ -1,5 +1,6 @@
 package io.infermark.attribution.phase;
 
+import io.infermark.metrics.Percentile;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -178,7 +179,7 @@ public final class PhaseBreakdown {
     if (percentile.isEmpty()) {
       return "mean";
     }
-    return ">=P" + PhaseTable.percentileName(percentile.getAsDouble());
+    return ">=P" + Percentile.percentText(percentile.getAsDouble());
   }
 
   private int checkedIndex(LatencyPhase phase) {

@@ -1,7 +1,5 @@
 package io.infermark.attribution.phase;
 
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -93,11 +91,5 @@ public final class PhaseTable {
       out.append(' ').append(c == 0 ? cells[c] + pad : pad + cells[c]).append(" |");
     }
     out.append('\n');
-  }
-
-  /** 0.99 → "99", 0.999 → "99.9", 0.5 → "50". */
-  static String percentileName(double p) {
-    return new BigDecimal(Double.toString(p * 100)).setScale(4, RoundingMode.HALF_EVEN).stripTrailingZeros()
-        .toPlainString();
   }
 }
