@@ -74,7 +74,7 @@ final class KernelShap {
     int n = game.playerCount();
     double[] sizeWeight = new double[n];
     for (int s = 1; s < n; s++) {
-      sizeWeight[s] = (n - 1) / (binomial(n, s) * s * (n - s));
+      sizeWeight[s] = (n - 1) / (Shapley.binomial(n, s) * s * (n - s));
     }
     NormalEquations all = new NormalEquations(n, full - empty);
     long last = (1L << n) - 1;
@@ -101,14 +101,14 @@ final class KernelShap {
     int inner = 1;
     while (inner <= n - inner) {
       int outer = n - inner;
-      double count = inner == outer ? binomial(n, inner) : 2 * binomial(n, inner);
+      double count = inner == outer ? Shapley.binomial(n, inner) : 2 * Shapley.binomial(n, inner);
       double mass = inner == outer ? sizeMass[inner] : 2 * sizeMass[inner];
       if (budget * mass / remainingMass < count - 1e-8) {
         break;
       }
-      enumerateSize(game, inner, sizeMass[inner] / binomial(n, inner), empty, equations, cache);
+      enumerateSize(game, inner, sizeMass[inner] / Shapley.binomial(n, inner), empty, equations, cache);
       if (outer != inner) {
-        enumerateSize(game, outer, sizeMass[outer] / binomial(n, outer), empty, equations, cache);
+        enumerateSize(game, outer, sizeMass[outer] / Shapley.binomial(n, outer), empty, equations, cache);
       }
       budget -= (long) count;
       remainingMass -= mass;
@@ -155,7 +155,7 @@ final class KernelShap {
   /** Adds every coalition of one size with its kernel weight (Gosper's hack walks them in order). */
   private static void enumerateSize(CoalitionGame game, int size, double weight, double empty,
       NormalEquations equations, Map<Long, Double> cache) {
-    long count = Math.round(binomial(game.playerCount(), size));
+    long count = Math.round(Shapley.binomial(game.playerCount(), size));
     long coalition = (1L << size) - 1;
     for (long c = 0; c < count; c++) {
       equations.add(coalition, cachedValue(game, coalition, cache) - empty, weight);
@@ -183,14 +183,6 @@ final class KernelShap {
       cache.put(coalition, v);
     }
     return v;
-  }
-
-  static double binomial(int n, int k) {
-    double c = 1;
-    for (int i = 1; i <= k; i++) {
-      c = c * (n - k + i) / i;
-    }
-    return c;
   }
 
   /**

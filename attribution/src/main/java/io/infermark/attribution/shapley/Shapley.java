@@ -133,12 +133,17 @@ public final class Shapley {
     double[] w = new double[n + 1];
     for (int s = 0; s < n; s++) {
       // s!(n-s-1)!/n! = 1 / (n * C(n-1, s))
-      double c = 1;
-      for (int k = 1; k <= s; k++) {
-        c = c * (n - 1 - s + k) / k;
-      }
-      w[s] = 1 / (n * c);
+      w[s] = 1 / (n * binomial(n - 1, s));
     }
     return w;
+  }
+
+  /** {@code C(n, k)} as a product of ratios, exact for the player counts here and finite beyond. */
+  static double binomial(int n, int k) {
+    double c = 1;
+    for (int i = 1; i <= k; i++) {
+      c = c * (n - k + i) / i;
+    }
+    return c;
   }
 }

@@ -58,7 +58,7 @@ class ShapleyKernelEnumerationTest {
     }
     for (int s = 1; s < N; s++) {
       if (s != 5) {
-        assertThat(perSize[s]).as("size %d", s).isEqualTo(Math.round(KernelShap.binomial(N, s)));
+        assertThat(perSize[s]).as("size %d", s).isEqualTo(Math.round(Shapley.binomial(N, s)));
       }
     }
     assertThat(perSize[5]).isBetween(100L, 230L);
