@@ -266,11 +266,15 @@ public final class FeatureTable {
      */
     public FeatureTable build(List<RequestRecord> records) {
       List<RequestRecord> all = List.copyOf(records);
-      double[] promptTokens = new double[all.size()];
-      for (int i = 0; i < all.size(); i++) {
-        promptTokens[i] = inputTokens(all.get(i));
+      LoadFeatures load = LoadFeatures.of(all, window.toNanos());
+      PrefillOverlap overlap = null;
+      if (overlappingPrefill) {
+        double[] promptTokens = new double[all.size()];
+        for (int i = 0; i < all.size(); i++) {
+          promptTokens[i] = inputTokens(all.get(i));
+        }
+        overlap = PrefillOverlap.of(all, promptTokens);
       }
-      LoadFeatures load = LoadFeatures.of(all, window.toNanos(), promptTokens);
       List<RequestRecord> kept = new ArrayList<>();
       List<Integer> keptAt = new ArrayList<>();
       for (int i = 0; i < all.size(); i++) {
@@ -305,8 +309,8 @@ public final class FeatureTable {
         builtIn.get(CACHED_PROMPT_TOKENS)[row] = cached.isPresent() ? cached.getAsInt() : Double.NaN;
         builtIn.get(IN_FLIGHT)[row] = load.inFlightAtSend(at);
         builtIn.get(arrivals)[row] = load.arrivalsBefore(at);
-        if (overlappingPrefill) {
-          builtIn.get(OVERLAPPING_PREFILL_TOKENS)[row] = load.overlappingPrefillTokens(at);
+        if (overlap != null) {
+          builtIn.get(OVERLAPPING_PREFILL_TOKENS)[row] = overlap.tokensOverlapping(at);
         }
         builtIn.get(BURST)[row] = tag(r, WorkloadTags.BURST);
         builtIn.get(RANK)[row] = tag(r, WorkloadTags.RANK);
