@@ -11,6 +11,14 @@ package io.infermark.core.capture;
  */
 public interface StreamObserver {
 
+  /**
+   * The request leaves the client at {@code nanoTime}: its first byte is handed to the socket, or,
+   * on a new connection, connecting starts. Reported before any other event; everything before it
+   * is the client's own time (building, queueing) and counts as schedule lag, not latency. Targets
+   * that never report it are taken to send when the engine hands them the request.
+   */
+  default void onSend(long nanoTime) {}
+
   /** A connection milestone happened. */
   void onPhase(Phase phase, long nanoTime);
 

@@ -29,12 +29,15 @@ import java.util.function.Consumer;
 public final class TokenTimeline implements StreamObserver {
 
   private final Clock clock;
-  private final long sendAbsNanos;
+  private final long originAbsNanos;
+  private long sendAbsNanos;
+  private boolean sendReported;
   private final boolean captureText;
   private final Consumer<RequestRecord> onDone;
   private final RequestRecord.Builder record;
   private final ChunkTimeline.Builder chunks = ChunkTimeline.builder();
-  private final long[] phaseOffsets = ConnectionPhases.absentArray();
+  /** Absolute clock readings of the milestones by phase, {@link Long#MIN_VALUE} when absent. */
+  private final long[] phaseTimes = absentTimes();
   private Usage usage = Usage.NONE;
   private Map<String, Double> serverTimings;
   private StringBuilder text;
@@ -46,11 +49,18 @@ public final class TokenTimeline implements StreamObserver {
   private TokenTimeline(Builder b) {
     this.clock = b.clock;
     this.sendAbsNanos = b.sendNanos;
+    this.originAbsNanos = b.originNanos;
     this.captureText = b.captureText;
     this.onDone = b.onDone;
     this.lastChunkAbs = b.sendNanos;
     this.record = RequestRecord.builder().index(b.index).requestId(b.requestId).tags(b.tags).warmup(b.warmup)
-        .cooldown(b.cooldown).intendedNanos(b.intendedNanos - b.originNanos).sendNanos(b.sendNanos - b.originNanos);
+        .cooldown(b.cooldown).intendedNanos(b.intendedNanos - b.originNanos);
+  }
+
+  private static long[] absentTimes() {
+    long[] a = new long[Phase.values().length];
+    java.util.Arrays.fill(a, Long.MIN_VALUE);
+    return a;
   }
 
   /** A timeline for a request being sent now: origin, intended and actual send are this instant. */
@@ -69,10 +79,24 @@ public final class TokenTimeline implements StreamObserver {
     return clock;
   }
 
+  /**
+   * Moves the send time to when the request actually left the client. Taken once, and only before
+   * the response began (a late or repeated report is ignored); the send time never moves before
+   * time the timeline was built with, so client time before it stays schedule lag.
+   */
+  @Override
+  public synchronized void onSend(long nanoTime) {
+    if (result == null && !sendReported && httpStatus == 0 && chunks.size() == 0) {
+      sendReported = true;
+      sendAbsNanos = Math.max(sendAbsNanos, nanoTime);
+      lastChunkAbs = sendAbsNanos;
+    }
+  }
+
   @Override
   public synchronized void onPhase(Phase phase, long nanoTime) {
-    if (result == null && phaseOffsets[phase.ordinal()] < 0) {
-      phaseOffsets[phase.ordinal()] = Math.max(0, nanoTime - sendAbsNanos);
+    if (result == null && phaseTimes[phase.ordinal()] == Long.MIN_VALUE) {
+      phaseTimes[phase.ordinal()] = nanoTime;
     }
   }
 
@@ -80,8 +104,8 @@ public final class TokenTimeline implements StreamObserver {
   public synchronized void onResponseHeaders(int status, long nanoTime) {
     if (result == null) {
       httpStatus = status;
-      if (phaseOffsets[Phase.RESPONSE_HEADERS_END.ordinal()] < 0) {
-        phaseOffsets[Phase.RESPONSE_HEADERS_END.ordinal()] = Math.max(0, nanoTime - sendAbsNanos);
+      if (phaseTimes[Phase.RESPONSE_HEADERS_END.ordinal()] == Long.MIN_VALUE) {
+        phaseTimes[Phase.RESPONSE_HEADERS_END.ordinal()] = nanoTime;
       }
     }
   }
@@ -167,7 +191,13 @@ public final class TokenTimeline implements StreamObserver {
         f = f.withHttpStatus(httpStatus);
       }
       long end = Math.max(Math.max(nanoTime, lastChunkAbs) - sendAbsNanos, 0);
-      result = record.phases(ConnectionPhases.of(phaseOffsets)).httpStatus(httpStatus).chunks(chunks.build())
+      long[] phaseOffsets = ConnectionPhases.absentArray();
+      for (int i = 0; i < phaseTimes.length; i++) {
+        if (phaseTimes[i] != Long.MIN_VALUE) {
+          phaseOffsets[i] = Math.max(0, phaseTimes[i] - sendAbsNanos);
+        }
+      }
+      result = record.sendNanos(sendAbsNanos - originAbsNanos).phases(ConnectionPhases.of(phaseOffsets)).httpStatus(httpStatus).chunks(chunks.build())
           .usage(usage).finishReason(finishReason).endOffsetNanos(end).failure(Optional.ofNullable(f))
           .serverTimings(serverTimings == null ? Map.of() : serverTimings)
           .text(captureText ? Optional.of(text == null ? "" : text.toString()) : Optional.empty())

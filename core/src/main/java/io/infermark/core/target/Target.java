@@ -7,8 +7,10 @@ import io.infermark.core.request.InferenceRequest;
  * The SPI through which infermark reaches an inference service: send one request and report what
  * happened to a {@link StreamObserver}.
  *
- * <p>{@link #execute} blocks the calling thread until the response has ended; the engine runs each
- * in-flight request on its own thread (a virtual thread on Java 21+). An implementation must end
+ * <p>{@link #execute} blocks the calling thread until the response has ended; for a blocking target
+ * the engine runs each in-flight request on its own thread (a virtual thread on Java 21+). A target
+ * whose {@link #isAsync()} is true does its I/O on its own threads: the engine calls {@link #start}
+ * from its scheduling thread and devotes no thread to the request. An implementation must end
  * every call with exactly one {@link StreamObserver#onComplete} or {@link StreamObserver#onFailure},
  * classify its failures, and abort promptly when the {@link Cancellation} fires. Exceptions thrown
  * by {@code execute} are recorded as {@link io.infermark.core.capture.ErrorCategory#CLIENT} failures.
@@ -26,6 +28,24 @@ public interface Target extends AutoCloseable {
    * @param cancellation fires when the engine gives up on the request
    */
   void execute(InferenceRequest request, StreamObserver observer, Cancellation cancellation);
+
+  /**
+   * True when {@link #start} returns at once and reports from the target's own threads (an event
+   * loop). The default is false: the engine then calls {@link #execute} on a thread per request.
+   */
+  default boolean isAsync() {
+    return false;
+  }
+
+  /**
+   * Starts one request and returns without waiting for it, for targets whose {@link #isAsync()} is
+   * true; the outcome reaches {@code observer} later, from another thread. An exception thrown here
+   * means the request was not started and is recorded as a
+   * {@link io.infermark.core.capture.ErrorCategory#CLIENT} failure. The default runs {@link #execute}.
+   */
+  default void start(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
+    execute(request, observer, cancellation);
+  }
 
   /**
    * Told before a run how many requests may be in flight at once, so connection pools and

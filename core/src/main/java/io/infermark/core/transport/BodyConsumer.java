@@ -1,0 +1,20 @@
+package io.infermark.core.transport;
+
+/**
+ * Consumes a response body as it is read. Owned by the protocol: a stream decoder for an event
+ * stream, a bounded buffer for a JSON body or an error excerpt.
+ */
+public interface BodyConsumer {
+
+  /**
+   * The next bytes of the body, read at {@code nanoTime}. The array is only valid during the call.
+   *
+   * @return true when the consumer has what it needs (the stream's terminator, a failure, a full
+   *     error excerpt): the transport then stops handing bytes, releases the connection if the
+   *     message has ended and closes it otherwise, and calls {@link #onEnd} no more
+   */
+  boolean onBytes(byte[] bytes, int offset, int length, long nanoTime);
+
+  /** The body ended (end of message) at {@code nanoTime}; not called after {@link #onBytes} returned true. */
+  void onEnd(long nanoTime);
+}

@@ -1,0 +1,40 @@
+package io.infermark.core.transport;
+
+import io.infermark.core.Clock;
+import io.infermark.core.capture.Failure;
+import io.infermark.core.capture.Phase;
+
+/**
+ * What a {@link Transport} reports about one exchange; implemented by the protocol side. Calls for
+ * one exchange come from one thread at a time, in this order: {@link #onSend}, phases,
+ * {@link #onResponse} then bytes to its {@link BodyConsumer}, and one terminal event
+ * ({@link BodyConsumer#onEnd} or {@link #onFailure}). Implementations must be quick: on an event
+ * loop they run between the reads of other streams.
+ */
+public interface ResponseHandler {
+
+  /** The clock every time of this exchange is read from: the run's clock. */
+  Clock clock();
+
+  /**
+   * The exchange leaves the client at {@code nanoTime}: its first byte is handed to the socket, or,
+   * on a new connection, connecting starts. Called once, before anything else.
+   */
+  void onSend(long nanoTime);
+
+  /** A connection milestone. */
+  void onPhase(Phase phase, long nanoTime);
+
+  /**
+   * The status line and headers arrived.
+   *
+   * @return the consumer of the response body
+   */
+  BodyConsumer onResponse(int status, ResponseHead head, long nanoTime);
+
+  /**
+   * The exchange failed (before or during the body), already classified by the transport. Nothing
+   * more is reported after it.
+   */
+  void onFailure(Failure failure, long nanoTime);
+}
