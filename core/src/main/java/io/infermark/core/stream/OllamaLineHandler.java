@@ -65,6 +65,11 @@ final class OllamaLineHandler implements StreamDecoder, NdjsonLines.LineHandler 
   }
 
   @Override
+  public boolean finished() {
+    return out.finished();
+  }
+
+  @Override
   public void feed(byte[] bytes, int offset, int length, long nanoTime) {
     if (!out.finished()) {
       lines.feed(bytes, offset, length, nanoTime);

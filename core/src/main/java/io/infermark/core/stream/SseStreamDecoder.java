@@ -33,6 +33,11 @@ abstract class SseStreamDecoder implements StreamDecoder, SseDecoder.Listener {
   }
 
   @Override
+  public final boolean finished() {
+    return out.finished();
+  }
+
+  @Override
   public final void end(long nanoTime) {
     if (!out.finished()) {
       sse.end();

@@ -23,4 +23,12 @@ public interface StreamDecoder {
 
   /** The body ended (EOF) at {@code nanoTime}; reports the outcome if not yet reported. */
   void end(long nanoTime);
+
+  /**
+   * True once the outcome has been reported (the protocol's terminator, a server error, malformed
+   * input): nothing more is read from the body. The default is false (decoders that end at EOF).
+   */
+  default boolean finished() {
+    return false;
+  }
 }

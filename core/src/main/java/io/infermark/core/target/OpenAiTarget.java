@@ -5,33 +5,28 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.infermark.core.Clock;
+import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
-import io.infermark.core.capture.TimeoutPhase;
 import io.infermark.core.capture.StreamObserver;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.InferenceRequest;
 import io.infermark.core.request.Message;
-import io.infermark.core.stream.ErrorBodies;
 import io.infermark.core.stream.OpenAiResponses;
-import io.infermark.core.stream.StreamDecoder;
 import io.infermark.core.stream.StreamDialect;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
+import io.infermark.core.transport.OkHttpTransport;
+import io.infermark.core.transport.OutboundRequest;
+import io.infermark.core.transport.Timeouts;
+import io.infermark.core.transport.Transport;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import okhttp3.Call;
-import okhttp3.ConnectionPool;
-import okhttp3.Dispatcher;
-import okhttp3.HttpUrl;
-import okhttp3.MediaType;
+import java.util.function.Function;
 import okhttp3.OkHttpClient;
-import okhttp3.Request;
-import okhttp3.RequestBody;
-import okhttp3.Response;
-import okhttp3.ResponseBody;
 
 /**
  * A {@link Target} for OpenAI-compatible servers ({@code /v1/chat/completions} and
@@ -45,14 +40,18 @@ import okhttp3.ResponseBody;
  *     .build();
  * }</pre>
  *
- * <p>No hidden caps: requests run synchronously on the engine's threads, so OkHttp's dispatcher
- * limits ({@code maxRequestsPerHost} = 5 by default) never apply; the connection pool keeps as many
- * idle connections as the run may have in flight ({@link #prepare}); the read timeout bounds the
- * silence between two reads (from the moment the request is sent), not the response, and the call
- * timeout bounds the whole request. The read timeout is enforced by one shared watchdog thread
- * rather than by OkHttp on every read (see {@link ReadWatchdog}), which keeps reads to one system
- * call each; it fires within 1/16 of its value (at most 1 s) after it expires.
- * The API key is sent as a bearer token and never appears in {@code toString()}, records or errors.
+ * <p>The protocol (encoding requests, decoding the SSE stream or a whole JSON body) is this class;
+ * moving the bytes is its {@link Transport}'s job ({@link Builder#transport}). With a non-blocking
+ * transport the target is {@linkplain #isAsync() asynchronous}: the engine starts requests from its
+ * scheduling thread and no thread waits for a response. With {@link OkHttpTransport}
+ * ({@link Builder#httpClient}, for a user's own {@code OkHttpClient}) each request runs on a thread
+ * of its own.
+ *
+ * <p>No hidden caps: the transport's pool is sized from the load ({@link #prepare}); the read
+ * timeout bounds the silence between two reads (from the moment the request is sent), not the
+ * response, and the call timeout bounds the whole request. The API key is sent as a bearer token;
+ * it, the values of sensitive headers (Authorization, x-api-key, api-key, cookies) and URL
+ * userinfo never appear in {@code toString()}, records or errors.
  */
 public final class OpenAiTarget implements Target {
 
@@ -70,12 +69,10 @@ public final class OpenAiTarget implements Target {
     }
   }
 
-  private static final MediaType JSON = MediaType.get("application/json");
   private static final ObjectMapper MAPPER = new ObjectMapper();
-  private static final int READ_BUFFER_BYTES = 16 * 1024;
-  private static final int ERROR_BODY_BYTES = 4096;
+  private static final String JSON = "application/json";
 
-  private final HttpUrl url;
+  private final URI url;
   private final Endpoint endpoint;
   private final String model;
   private final String apiKey;
@@ -83,16 +80,15 @@ public final class OpenAiTarget implements Target {
   private final boolean continuousUsage;
   private final boolean maxCompletionTokens;
   private final boolean sendRequestId;
-  private final Duration callTimeout;
-  private final long readTimeoutNanos;
-  private final Duration keepAlive;
+  private final Timeouts timeouts;
+  private final int maxBodyBytes;
   private final Clock clock;
-  private final boolean systemClock; // clock readings are System.nanoTime(), usable by the watchdog
-  private final OkHttpClient baseClient;
-  private volatile OkHttpClient client;
+  private final Transport transport;
+  private final Redactor redactor;
+  private final List<OutboundRequest.Header> fixedHeaders;
 
   private OpenAiTarget(Builder b) {
-    this.url = b.baseUrl.newBuilder().addPathSegments(b.endpoint.path).build();
+    this.url = b.baseUrl.resolve(b.baseUrl.getRawPath() + "/" + b.endpoint.path);
     this.endpoint = b.endpoint;
     this.model = b.model;
     this.apiKey = b.apiKey;
@@ -100,20 +96,27 @@ public final class OpenAiTarget implements Target {
     this.continuousUsage = b.continuousUsage;
     this.maxCompletionTokens = b.maxCompletionTokens;
     this.sendRequestId = b.sendRequestId;
-    this.callTimeout = b.callTimeout;
-    this.readTimeoutNanos = b.readTimeout.toNanos();
-    this.keepAlive = b.keepAlive;
+    this.timeouts = new Timeouts(b.connectTimeout, b.readTimeout, b.callTimeout);
+    this.maxBodyBytes = b.maxBodyBytes;
     this.clock = b.clock;
-    this.systemClock = b.clock == Clock.system();
-    this.baseClient = b.client.newBuilder()
-        .connectTimeout(b.connectTimeout)
-        .readTimeout(Duration.ZERO) // enforced by ReadWatchdog: a timed socket costs 3 system calls a read
-        .writeTimeout(b.connectTimeout)
-        .callTimeout(b.callTimeout)
-        .retryOnConnectionFailure(false) // a retried request would hide a failure and skew its timing
-        .eventListenerFactory(PhaseListener.FACTORY)
-        .build();
-    this.client = sized(64);
+    this.transport = b.transport != null ? b.transport.apply(b.keepAlive) : OkHttpTransport.of(new OkHttpClient(),
+        b.keepAlive);
+    List<String> secrets = new ArrayList<>();
+    secrets.add(apiKey);
+    if (url.getRawUserInfo() != null) {
+      secrets.add(url.getRawUserInfo());
+      secrets.add(url.getUserInfo());
+      int colon = url.getUserInfo().indexOf(':');
+      if (colon >= 0) {
+        secrets.add(url.getUserInfo().substring(colon + 1));
+      }
+    }
+    this.redactor = Redactor.of(secrets);
+    List<OutboundRequest.Header> fixed = new ArrayList<>();
+    if (!apiKey.isEmpty()) {
+      fixed.add(new OutboundRequest.Header("Authorization", "Bearer " + apiKey));
+    }
+    this.fixedHeaders = List.copyOf(fixed);
   }
 
   /** A chat-completions target. {@code baseUrl} ends in {@code /v1}; a URL with no path gets {@code /v1} added. */
@@ -126,9 +129,9 @@ public final class OpenAiTarget implements Target {
     return new Builder(baseUrl, model, Endpoint.COMPLETIONS);
   }
 
-  /** The full URL requests are posted to. */
+  /** The full URL requests are posted to, without userinfo. */
   public String url() {
-    return url.toString();
+    return OutboundRequest.redactedUrl(url);
   }
 
   /** The endpoint this target calls. */
@@ -136,124 +139,66 @@ public final class OpenAiTarget implements Target {
     return endpoint;
   }
 
+  /** The transport that moves this target's bytes. */
+  public Transport transport() {
+    return transport;
+  }
+
+  @Override
+  public boolean isAsync() {
+    return !transport.blocking();
+  }
+
   @Override
   public void prepare(int maxInFlight) {
     if (maxInFlight <= 0) {
       throw new IllegalArgumentException("maxInFlight must be > 0, was " + maxInFlight);
     }
-    OkHttpClient old = client;
-    client = sized(maxInFlight);
-    old.connectionPool().evictAll();
+    transport.prepare(maxInFlight);
   }
 
-  /** The client currently in use; for tests. */
-  OkHttpClient client() {
-    return client;
-  }
-
-  private OkHttpClient sized(int maxInFlight) {
-    Dispatcher dispatcher = new Dispatcher();
-    dispatcher.setMaxRequests(Math.max(maxInFlight, 64));
-    dispatcher.setMaxRequestsPerHost(Math.max(maxInFlight, 64));
-    return baseClient.newBuilder()
-        .dispatcher(dispatcher)
-        .connectionPool(new ConnectionPool(Math.max(maxInFlight, 5), keepAlive.toNanos(), TimeUnit.NANOSECONDS))
-        .build();
+  @Override
+  public void start(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
+    HttpExchange exchange = exchange(request, observer);
+    transport.start(outbound(request), exchange, cancellation);
   }
 
   @Override
   public void execute(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
-    PhaseListener progress = new PhaseListener(observer, clock);
-    Request httpRequest = httpRequest(request, progress);
-    long start = clock.nanoTime();
-    Call call = client.newCall(httpRequest);
-    cancellation.onCancel(call::cancel);
-    ReadWatchdog.Watch watch = ReadWatchdog.watch(call, progress, readTimeoutNanos);
-    try (Response response = call.execute()) {
-      long headersAt = clock.nanoTime();
-      watch.touch(systemClock ? headersAt : System.nanoTime());
-      observer.onResponseHeaders(response.code(), headersAt);
-      ResponseBody body = response.body();
-      if (!response.isSuccessful()) {
-        String excerpt = redact(ErrorBodies.summarize(response.peekBody(ERROR_BODY_BYTES).string()));
-        observer.onFailure(Failure.httpStatus(response.code(), excerpt), clock.nanoTime());
-      } else if (request.params().stream() && isEventStream(body)) {
-        readStream(body, observer, watch);
-      } else {
-        // Also where a server answers a streaming request with plain JSON (often an error object).
-        byte[] bytes = readAll(body, watch);
-        OpenAiResponses.report(bytes, observer, clock.nanoTime());
-      }
-    } catch (IOException e) {
-      if (watch.expired() && !cancellation.isCancelled()) {
-        observer.onFailure(Failure.timeout(TimeoutPhase.READ, "read timeout: no data for more than "
-            + TimeUnit.NANOSECONDS.toMillis(readTimeoutNanos) + " ms"), clock.nanoTime());
-        return;
-      }
-      boolean timedOut = !callTimeout.isZero() && clock.nanoTime() - start >= callTimeout.toNanos();
-      Failure f = FailureClassifier.classify(e, cancellation.isCancelled(), timedOut, progress);
-      observer.onFailure(new Failure(f.category(), f.httpStatus(), f.timeoutPhase(), redact(f.message())),
-          clock.nanoTime());
-    } finally {
-      ReadWatchdog.unwatch(watch);
-    }
-  }
-
-  /** Servers sometimes echo a rejected key in their error body; it must not reach a record. */
-  private String redact(String message) {
-    return apiKey.length() < 4 ? message : message.replace(apiKey, "***");
-  }
-
-  private static boolean isEventStream(ResponseBody body) {
-    MediaType type = body.contentType();
-    return type == null || !type.subtype().equalsIgnoreCase("json");
-  }
-
-  private void readStream(ResponseBody body, StreamObserver observer, ReadWatchdog.Watch watch) throws IOException {
-    StreamDecoder decoder = StreamDialect.OPENAI.newDecoder(observer);
-    byte[] buf = new byte[READ_BUFFER_BYTES];
-    try (InputStream in = body.byteStream()) {
-      int n;
-      while ((n = in.read(buf)) != -1) {
-        long now = clock.nanoTime();
-        watch.touch(systemClock ? now : System.nanoTime());
-        decoder.feed(buf, 0, n, now);
+    HttpExchange exchange = exchange(request, observer);
+    transport.start(outbound(request), exchange, cancellation);
+    if (!transport.blocking()) {
+      try {
+        exchange.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        cancellation.cancel();
+        exchange.onFailure(Failure.of(ErrorCategory.CANCELLED, "the calling thread was interrupted"),
+            clock.nanoTime());
       }
     }
-    decoder.end(clock.nanoTime());
   }
 
-  /** Reads a whole (non-streamed) body, telling the watchdog about every read. */
-  private byte[] readAll(ResponseBody body, ReadWatchdog.Watch watch) throws IOException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
-    byte[] buf = new byte[READ_BUFFER_BYTES];
-    try (InputStream in = body.byteStream()) {
-      int n;
-      while ((n = in.read(buf)) != -1) {
-        watch.touch(System.nanoTime());
-        out.write(buf, 0, n);
-      }
-    }
-    return out.toByteArray();
+  private HttpExchange exchange(InferenceRequest request, StreamObserver observer) {
+    Redactor r = redactor.withHeaders(request.params().headers(), Redactor.SENSITIVE_HEADERS);
+    return new HttpExchange(observer, clock, StreamDialect.OPENAI, OpenAiResponses::report, request.params().stream(),
+        r, maxBodyBytes);
   }
 
-  Request httpRequest(InferenceRequest request, PhaseListener progress) {
-    Request.Builder b = new Request.Builder().url(url)
-        .post(RequestBody.create(body(request), JSON))
-        .tag(PhaseListener.class, progress);
+  /** The HTTP request for an inference request; package-private for tests. */
+  OutboundRequest outbound(InferenceRequest request) {
+    List<OutboundRequest.Header> headers = new ArrayList<>(fixedHeaders.size() + 3);
     if (request.params().stream()) {
-      b.header("Accept", "text/event-stream");
+      headers.add(new OutboundRequest.Header("Accept", "text/event-stream"));
     }
-    if (!apiKey.isEmpty()) {
-      b.header("Authorization", "Bearer " + apiKey);
-    }
+    headers.addAll(fixedHeaders);
     if (sendRequestId && !request.id().isEmpty()) {
-      b.header("X-Request-Id", request.id());
+      headers.add(new OutboundRequest.Header("X-Request-Id", request.id()));
     }
     for (Map.Entry<String, String> h : request.params().headers().entrySet()) {
-      b.header(h.getKey(), h.getValue());
+      headers.add(new OutboundRequest.Header(h.getKey(), h.getValue()));
     }
-    return b.build();
+    return new OutboundRequest("POST", url, headers, body(request), JSON, timeouts);
   }
 
   /** The JSON body for a request; package-private for tests. */
@@ -297,20 +242,18 @@ public final class OpenAiTarget implements Target {
 
   @Override
   public void close() {
-    OkHttpClient c = client;
-    c.dispatcher().executorService().shutdown();
-    c.connectionPool().evictAll();
+    transport.close();
   }
 
   @Override
   public String toString() {
-    return "OpenAiTarget[" + endpoint.name().toLowerCase(java.util.Locale.ROOT) + " " + url + ", model " + model
-        + (apiKey.isEmpty() ? "" : ", api key ***") + "]";
+    return "OpenAiTarget[" + endpoint.name().toLowerCase(Locale.ROOT) + " " + url() + ", model " + model
+        + ", " + transport.name() + (apiKey.isEmpty() ? "" : ", api key ***") + "]";
   }
 
   /** Configures an {@link OpenAiTarget}. */
   public static final class Builder {
-    private final HttpUrl baseUrl;
+    private final URI baseUrl;
     private final String model;
     private final Endpoint endpoint;
     private String apiKey = "";
@@ -322,35 +265,58 @@ public final class OpenAiTarget implements Target {
     private Duration readTimeout = Duration.ofMinutes(5);
     private Duration callTimeout = Duration.ofMinutes(10);
     private Duration keepAlive = Duration.ofSeconds(4);
+    private int maxBodyBytes = 16 << 20;
     private Clock clock = Clock.system();
-    private OkHttpClient client = new OkHttpClient();
+    private Function<Duration, Transport> transport;
 
     private Builder(String baseUrl, String model, Endpoint endpoint) {
       Objects.requireNonNull(baseUrl, "baseUrl");
       Objects.requireNonNull(model, "model");
-      HttpUrl parsed = HttpUrl.parse(baseUrl);
-      if (parsed == null) {
-        throw new IllegalArgumentException("not an http(s) URL: " + baseUrl);
-      }
-      if (parsed.encodedPath().equals("/")) {
-        parsed = parsed.newBuilder().addPathSegment("v1").build();
-      }
-      // Resolve endpoint paths below the base, whether or not it ends in '/'.
-      String path = parsed.encodedPath();
-      if (path.endsWith("/")) {
-        parsed = parsed.newBuilder().encodedPath(path.substring(0, path.length() - 1)).build();
-      }
+      this.baseUrl = parseBaseUrl(baseUrl);
       if (model.isBlank()) {
         throw new IllegalArgumentException("model must not be blank");
       }
-      this.baseUrl = parsed;
       this.model = model;
       this.endpoint = endpoint;
     }
 
+    private static URI parseBaseUrl(String baseUrl) {
+      URI parsed;
+      try {
+        parsed = new URI(baseUrl.strip());
+      } catch (URISyntaxException e) {
+        throw new IllegalArgumentException("not an http(s) URL: " + redactedText(baseUrl));
+      }
+      String scheme = parsed.getScheme() == null ? "" : parsed.getScheme().toLowerCase(Locale.ROOT);
+      if (!(scheme.equals("http") || scheme.equals("https")) || parsed.getHost() == null) {
+        throw new IllegalArgumentException("not an http(s) URL: " + redactedText(baseUrl));
+      }
+      String path = parsed.getRawPath() == null ? "" : parsed.getRawPath();
+      if (path.isEmpty() || path.equals("/")) {
+        path = "/v1";
+      }
+      while (path.endsWith("/")) {
+        path = path.substring(0, path.length() - 1);
+      }
+      try {
+        return new URI(scheme + "://" + parsed.getRawAuthority() + path);
+      } catch (URISyntaxException e) {
+        throw new IllegalArgumentException("not an http(s) URL: " + redactedText(baseUrl));
+      }
+    }
+
+    /** A URL string with anything between {@code //} and {@code @} hidden, for error messages. */
+    private static String redactedText(String url) {
+      return url.replaceAll("//[^/@]*@", "//***@");
+    }
+
     /** The API key, sent as {@code Authorization: Bearer}; never logged or recorded. */
     public Builder apiKey(String key) {
-      this.apiKey = Objects.requireNonNull(key, "apiKey");
+      Objects.requireNonNull(key, "apiKey");
+      if (key.chars().anyMatch(c -> c == '\r' || c == '\n' || c == 0)) {
+        throw new IllegalArgumentException("apiKey contains CR, LF or NUL");
+      }
+      this.apiKey = key;
       return this;
     }
 
@@ -400,13 +366,26 @@ public final class OpenAiTarget implements Target {
     }
 
     /**
-     * How long an idle pooled connection is kept (default 4 s). Retries are off, so a request on a
-     * connection the server already closed would fail; keeping idle connections for less than the
-     * server's keep-alive (uvicorn, which serves vLLM and SGLang, closes them after 5 s) avoids
-     * recording such client artefacts as server failures.
+     * How long an idle pooled connection is kept by the transport this builder makes (default 4 s).
+     * Keeping idle connections for less than the server's keep-alive (uvicorn, which serves vLLM and
+     * SGLang, closes them after 5 s) avoids recording a request on a connection the server already
+     * closed as a server failure. Not used with {@link #transport(Transport)}: configure that
+     * transport's own keep-alive.
      */
     public Builder keepAlive(Duration d) {
       this.keepAlive = positive(d, "keepAlive");
+      return this;
+    }
+
+    /**
+     * The largest non-streamed response body read (default 16 MiB); a larger one ends the request
+     * as {@link io.infermark.core.capture.ErrorCategory#MALFORMED_STREAM} instead of filling memory.
+     */
+    public Builder maxBodyBytes(int bytes) {
+      if (bytes <= 0) {
+        throw new IllegalArgumentException("maxBodyBytes must be > 0, was " + bytes);
+      }
+      this.maxBodyBytes = bytes;
       return this;
     }
 
@@ -417,11 +396,22 @@ public final class OpenAiTarget implements Target {
     }
 
     /**
-     * An OkHttp client to derive from (TLS, proxies, interceptors). Its timeouts, dispatcher and
-     * pool are replaced; its event listener is replaced by infermark's phase capture.
+     * Runs requests on an OkHttp transport derived from {@code client} (TLS, proxies, interceptors):
+     * see {@link OkHttpTransport#of} for what is replaced. Each in-flight request then has a thread.
      */
     public Builder httpClient(OkHttpClient client) {
-      this.client = Objects.requireNonNull(client, "client");
+      Objects.requireNonNull(client, "client");
+      this.transport = keep -> OkHttpTransport.of(client, keep);
+      return this;
+    }
+
+    /**
+     * The transport that moves this target's bytes; the target owns it and closes it on
+     * {@link OpenAiTarget#close()}.
+     */
+    public Builder transport(Transport transport) {
+      Objects.requireNonNull(transport, "transport");
+      this.transport = keep -> transport;
       return this;
     }
 

@@ -29,6 +29,36 @@ class TokenTimelineTest {
   }
 
   @Test
+  void reportedSendMovesTheSendTimeSoClientDelayIsScheduleLagNotLatency() {
+    List<RequestRecord> done = new ArrayList<>();
+    TokenTimeline t = timeline(done); // intended 0.9 ms, handed to the target at 1.0 ms
+    t.onSend(1_400_000); // the first byte reached the socket 0.4 ms later
+    t.onPhase(Phase.REQUEST_SENT, 1_450_000);
+    t.onResponseHeaders(200, 1_600_000);
+    t.onChunk(2_400_000, ChunkKind.CONTENT, 1);
+    t.onSend(2_500_000); // a late or repeated report changes nothing
+    t.onComplete(2_500_000);
+
+    RequestRecord r = t.record().orElseThrow();
+    assertThat(r.sendNanos()).isEqualTo(1_400_000);
+    assertThat(r.scheduleLagNanos()).isEqualTo(500_000);
+    assertThat(r.phases().offsetNanos(Phase.REQUEST_SENT)).hasValue(50_000);
+    assertThat(r.phases().offsetNanos(Phase.RESPONSE_HEADERS_END)).hasValue(200_000);
+    assertThat(r.chunks().firstTokenOffsetNanos()).hasValue(1_000_000);
+    assertThat(r.endOffsetNanos()).isEqualTo(1_100_000);
+  }
+
+  @Test
+  void aSendReportedBeforeTheTimelineWasBuiltNeverMovesTheSendEarlier() {
+    List<RequestRecord> done = new ArrayList<>();
+    TokenTimeline t = timeline(done);
+    t.onSend(950_000);
+    t.onChunk(2_000_000, ChunkKind.CONTENT, 1);
+    t.onComplete(2_000_000);
+    assertThat(t.record().orElseThrow().sendNanos()).isEqualTo(1_000_000);
+  }
+
+  @Test
   void recordHoldsOffsetsFromSendAndTimesFromOrigin() {
     List<RequestRecord> done = new ArrayList<>();
     TokenTimeline t = timeline(done);

@@ -361,16 +361,6 @@ class OpenAiTargetTest {
   }
 
   @Test
-  void preparingForALargeLoadSizesThePoolBeyondOkHttpDefaults() {
-    try (OpenAiTarget target = chat().build()) {
-      target.prepare(512);
-      assertThat(target.client().dispatcher().getMaxRequestsPerHost()).isEqualTo(512);
-      assertThat(target.client().dispatcher().getMaxRequests()).isEqualTo(512);
-      assertThatThrownBy(() -> target.prepare(0)).isInstanceOf(IllegalArgumentException.class);
-    }
-  }
-
-  @Test
   void pooledConnectionIsReusedAndItsPhasesSaySo() {
     server.enqueue(sse(STREAM));
     server.enqueue(sse(STREAM));
@@ -381,23 +371,6 @@ class OpenAiTargetTest {
       assertThat(first.phases().connectNanos()).isPresent();
       assertThat(second.phases().connectionReused()).isTrue();
       assertThat(second.phases().connectNanos()).isEmpty();
-    }
-  }
-
-  @Test
-  void idleConnectionsOlderThanTheKeepAliveAreNotReused() {
-    server.enqueue(sse(STREAM));
-    server.enqueue(sse(STREAM));
-    try (OpenAiTarget target = chat().keepAlive(Duration.ofNanos(1)).build()) {
-      execute(target, request(GenerationParams.defaults()));
-      // The pool evicts on its own thread once the connection is idle; wait for that, not for a time.
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (target.client().connectionPool().connectionCount() > 0 && System.nanoTime() < deadline) {
-        Thread.onSpinWait();
-      }
-      RequestRecord second = execute(target, request(GenerationParams.defaults()));
-      assertThat(second.phases().connectionReused()).isFalse();
-      assertThat(second.phases().connectNanos()).isPresent();
     }
   }
 

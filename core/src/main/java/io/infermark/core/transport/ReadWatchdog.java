@@ -1,4 +1,4 @@
-package io.infermark.core.target;
+package io.infermark.core.transport;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,8 +1,7 @@
-package io.infermark.core.target;
+package io.infermark.core.transport;
 
 import io.infermark.core.Clock;
 import io.infermark.core.capture.Phase;
-import io.infermark.core.capture.StreamObserver;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Proxy;
@@ -15,9 +14,10 @@ import okhttp3.Protocol;
 import okhttp3.Response;
 
 /**
- * Forwards OkHttp's connection events for one call to its {@link StreamObserver} as
- * {@link Phase} milestones, and remembers how far the call got so timeouts can be attributed to a
- * phase.
+ * Forwards OkHttp's connection events for one call to its {@link ResponseHandler} as
+ * {@link Phase} milestones, reports the send when the call first touches the network (name
+ * resolution or connecting on a new connection, writing the request headers on a pooled one), and
+ * remembers how far the call got so timeouts can be attributed to a phase.
  */
 final class PhaseListener extends EventListener {
 
@@ -27,15 +27,24 @@ final class PhaseListener extends EventListener {
     return l == null ? EventListener.NONE : l;
   };
 
-  private final StreamObserver observer;
+  private final ResponseHandler observer;
   private final Clock clock;
+  private boolean sendReported;
   private volatile boolean connected;
   private volatile boolean requestSent;
   private volatile long requestSentNanos;
 
-  PhaseListener(StreamObserver observer, Clock clock) {
-    this.observer = observer;
-    this.clock = clock;
+  PhaseListener(ResponseHandler handler) {
+    this.observer = handler;
+    this.clock = handler.clock();
+  }
+
+  /** Reports the send once, at the first network action of the call. */
+  private void send(long now) {
+    if (!sendReported) {
+      sendReported = true;
+      observer.onSend(now);
+    }
   }
 
   /** True once a connection (new or pooled) was assigned to the call. */
@@ -55,7 +64,9 @@ final class PhaseListener extends EventListener {
 
   @Override
   public void dnsStart(Call call, String domainName) {
-    observer.onPhase(Phase.DNS_START, clock.nanoTime());
+    long now = clock.nanoTime();
+    send(now);
+    observer.onPhase(Phase.DNS_START, now);
   }
 
   @Override
@@ -65,7 +76,9 @@ final class PhaseListener extends EventListener {
 
   @Override
   public void connectStart(Call call, InetSocketAddress address, Proxy proxy) {
-    observer.onPhase(Phase.CONNECT_START, clock.nanoTime());
+    long now = clock.nanoTime();
+    send(now);
+    observer.onPhase(Phase.CONNECT_START, now);
   }
 
   @Override
@@ -87,6 +100,11 @@ final class PhaseListener extends EventListener {
   public void connectionAcquired(Call call, Connection connection) {
     connected = true;
     observer.onPhase(Phase.CONNECTION_ACQUIRED, clock.nanoTime());
+  }
+
+  @Override
+  public void requestHeadersStart(Call call) {
+    send(clock.nanoTime());
   }
 
   @Override

@@ -1,4 +1,4 @@
-package io.infermark.core.target;
+package io.infermark.core.transport;
 
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
