@@ -2,6 +2,8 @@ package io.infermark.core;
 
 import java.lang.reflect.Method;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,6 +43,20 @@ final class RequestThreads {
       return t;
     };
     return Executors.newCachedThreadPool(factory);
+  }
+
+  /**
+   * The single thread that builds and starts closed-loop requests on an asynchronous target and
+   * runs each stream's continuation (think time included) when its request ends.
+   */
+  static ScheduledExecutorService newSender() {
+    ScheduledThreadPoolExecutor sender = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "infermark-sender");
+      t.setDaemon(true);
+      return t;
+    });
+    sender.setRemoveOnCancelPolicy(true);
+    return sender;
   }
 
   private static Method findVirtualFactory() {

@@ -31,18 +31,24 @@ import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one benchmark: issues requests as the load profile says, on one thread per in-flight
- * request, and guarantees that every scheduled request ends as exactly one record and that the
- * run ends by its deadline.
+ * Runs one benchmark: issues requests as the load profile says and guarantees that every scheduled
+ * request ends as exactly one record and that the run ends by its deadline.
+ *
+ * <p>An {@linkplain Target#isAsync() asynchronous} target (an event-loop transport) is started
+ * from the issuing thread itself and no thread waits for its response; a blocking one runs each
+ * in-flight request on a thread of its own (virtual on Java 21+). Open-loop prompts are built ahead
+ * of their intended times by a {@link LookAhead} thread, so building never shows as schedule lag.
  *
  * <p>Three ways to issue: an open loop walks a precomputed schedule (only its shard's indices when
  * sharded); a controlled open loop spaces requests evenly at a rate its controller resets every
@@ -53,8 +59,13 @@ import org.slf4j.LoggerFactory;
 final class RunEngine {
 
   private static final Logger LOG = LoggerFactory.getLogger(RunEngine.class);
-  /** Below this distance to a send time the scheduler spins instead of parking, for sub-ms accuracy. */
-  private static final long SPIN_NANOS = 200_000;
+  /**
+   * Below this distance to a send time the scheduler spins instead of parking. Parking alone wakes
+   * 50-100 us late on Linux (the default timer slack is 50 us), well inside the 1 ms a schedule is
+   * held to, while spinning costs CPU on every request (200 us twice a request cost 1.2 cores at
+   * 1,000 req/s); so the spin is short.
+   */
+  private static final long SPIN_NANOS = 20_000;
   /**
    * How long before its intended time an open-loop request is handed to its thread, which then
    * parks and spins until the time itself: starting or waking a thread takes tens of microseconds
@@ -80,6 +91,7 @@ final class RunEngine {
   private final boolean retainRecords;
   private final Optional<StartBarrier> barrier;
   private final boolean virtualThreads;
+  private final boolean async;
   private final String runId = Long.toString(System.nanoTime() & 0xFFFFFFFFFL, 36);
 
   /** Every issued request that has not yet produced its record, by index. */
@@ -109,6 +121,7 @@ final class RunEngine {
     this.retainRecords = retainRecords;
     this.barrier = barrier;
     this.virtualThreads = virtualThreads && RequestThreads.virtual();
+    this.async = target.isAsync();
   }
 
   /**
@@ -141,6 +154,7 @@ final class RunEngine {
     load.validate();
     target.prepare(load.expectedMaxInFlight());
     ExecutorService executor = RequestThreads.newExecutor(virtualThreads);
+    ScheduledExecutorService sender = async && load.isClosedLoop() ? RequestThreads.newSender() : null;
     Instant startedAt = barrier.map(StartBarrier::await).orElseGet(Instant::now);
     origin = clock.nanoTime();
     long issueDeadline = load.duration().map(d -> origin + d.toNanos()).orElse(Long.MAX_VALUE);
@@ -160,7 +174,9 @@ final class RunEngine {
     listeners.runStarted(new RunStart(startedAt, origin, clock, target.toString(), load, params, planned));
     LOG.debug("run {} starting: {} against {}", runId, load, target);
     try {
-      if (load.isClosedLoop()) {
+      if (load.isClosedLoop() && sender != null && pacer == null && permits == null) {
+        runClosedLoopAsync(sender, issueDeadline, hardDeadline);
+      } else if (load.isClosedLoop()) {
         runClosedLoop(executor, issueDeadline, hardDeadline);
       } else if (control != null) {
         runControlled(executor, issueDeadline, hardDeadline);
@@ -170,6 +186,9 @@ final class RunEngine {
       awaitInFlight(hardDeadline);
     } finally {
       executor.shutdown();
+      if (sender != null) {
+        sender.shutdownNow();
+      }
     }
     List<RequestRecord> all;
     synchronized (this) {
@@ -243,7 +262,15 @@ final class RunEngine {
       if (index >= total || now >= issueDeadline) {
         return;
       }
-      RequestSpec spec = source.next(index, now - origin, params);
+      RequestSpec spec;
+      try {
+        spec = requireSpec(source.next(index, now - origin, params), index);
+      } catch (Throwable t) {
+        if (!recordWorkloadFailure(index, now, t)) {
+          return;
+        }
+        continue;
+      }
       if (!acquirePermit(hardDeadline) || !pace(spec, issueDeadline)) {
         return;
       }
@@ -255,6 +282,107 @@ final class RunEngine {
       long think = thinkNanos(index);
       if (think > 0 && !waitUntil(clock.nanoTime() + think, issueDeadline)) {
         return;
+      }
+    }
+  }
+
+  /**
+   * A closed loop on an asynchronous target: no thread per stream. Each stream's next request is
+   * built and started on the sender thread; when it ends (on the target's I/O thread) the stream's
+   * continuation goes back to the sender, after its think time.
+   */
+  private void runClosedLoopAsync(ScheduledExecutorService sender, long issueDeadline, long hardDeadline) {
+    long total = totalRequests();
+    AtomicLong next = new AtomicLong();
+    CountDownLatch streams = new CountDownLatch(load.concurrency());
+    for (int s = 0; s < load.concurrency(); s++) {
+      AsyncStream stream = new AsyncStream(s, sender, next, total, issueDeadline, streams);
+      sender.execute(stream::step);
+    }
+    awaitLatch(streams, hardDeadline);
+  }
+
+  /** One closed-loop stream on an asynchronous target; its steps run on the sender thread, one at a time. */
+  private final class AsyncStream {
+    private final int stream;
+    private final ScheduledExecutorService sender;
+    private final AtomicLong next;
+    private final long total;
+    private final long issueDeadline;
+    private final CountDownLatch streams;
+    private StreamSource source;
+    private boolean finished;
+
+    AsyncStream(int stream, ScheduledExecutorService sender, AtomicLong next, long total, long issueDeadline,
+        CountDownLatch streams) {
+      this.stream = stream;
+      this.sender = sender;
+      this.next = next;
+      this.total = total;
+      this.issueDeadline = issueDeadline;
+      this.streams = streams;
+    }
+
+    void step() {
+      try {
+        if (source == null) {
+          source = workload.stream(stream);
+        }
+        long index = next.getAndIncrement();
+        long now = clock.nanoTime();
+        if (index >= total || now >= issueDeadline) {
+          finish();
+          return;
+        }
+        RequestSpec spec;
+        try {
+          spec = requireSpec(source.next(index, now - origin, params), index);
+        } catch (Throwable t) {
+          spec = null;
+          if (!recordWorkloadFailure(index, now, t)) {
+            finish();
+            return;
+          }
+          sender.execute(this::step);
+          return;
+        }
+        Issued request = issue(index, now);
+        if (request == null) {
+          finish();
+          return;
+        }
+        StreamSource s = source;
+        start(index, request, spec, record -> continueAfter(index, record, s));
+      } catch (Throwable t) {
+        LOG.error("closed-loop stream {} stopped: {}", stream, t.toString());
+        finish();
+      }
+    }
+
+    private void continueAfter(long index, RequestRecord record, StreamSource s) {
+      try {
+        sender.execute(() -> {
+          try {
+            s.completed(record);
+          } catch (RuntimeException e) {
+            LOG.warn("stream source of stream {} threw on completion: {}", stream, e.toString());
+          }
+          long think = thinkNanos(index);
+          if (think > 0) {
+            sender.schedule(this::step, think, TimeUnit.NANOSECONDS);
+          } else {
+            step();
+          }
+        });
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        finish(); // the run is over
+      }
+    }
+
+    private void finish() {
+      if (!finished) {
+        finished = true;
+        streams.countDown();
       }
     }
   }
@@ -291,34 +419,49 @@ final class RunEngine {
   private void runOpenLoop(ExecutorService executor, long[] schedule, long hardDeadline) {
     int stride = load.shardCount();
     int i = load.shardIndex();
-    // With rate limits or an in-flight cap the issuing thread must decide at the send time itself.
-    boolean early = pacer == null && permits == null;
-    for (; i < schedule.length; i += stride) {
-      long intended = origin + schedule[i];
-      if (!waitUntil(early ? intended - DISPATCH_LEAD_NANOS : intended, hardDeadline)
-          || !acquirePermit(hardDeadline)) {
-        break;
-      }
-      long index = i;
-      RequestSpec spec = null;
-      if (pacer != null) {
-        spec = workload.request(index, schedule[i], params);
+    // A blocking target's thread is started ahead of the send time (starting or waking a thread
+    // takes tens of microseconds to milliseconds on a busy machine) unless rate limits or an
+    // in-flight cap must decide at the send time itself. An asynchronous target needs no thread.
+    boolean early = !async && pacer == null && permits == null;
+    LookAhead ahead = new LookAhead(workload, params, schedule, i, stride);
+    try {
+      for (; i < schedule.length; i += stride) {
+        long intended = origin + schedule[i];
+        LookAhead.Built built = ahead.take(i, hardDeadline, clock);
+        if (!waitUntil(early ? intended - DISPATCH_LEAD_NANOS : intended, hardDeadline)
+            || !acquirePermit(hardDeadline)) {
+          break;
+        }
+        long index = i;
+        if (built.failure() != null) {
+          releasePermit();
+          if (!recordWorkloadFailure(index, intended, built.failure())) {
+            break;
+          }
+          continue;
+        }
+        RequestSpec spec = built.spec();
         if (!pace(spec, hardDeadline)) {
           break;
         }
-      }
-      Issued request = issue(index, intended);
-      if (request == null) {
-        break;
-      }
-      RequestSpec paced = spec;
-      executor.execute(() -> {
-        if (early && !waitUntil(intended, hardDeadline)) {
-          abandonUnsent(index, request);
-          return;
+        Issued request = issue(index, intended);
+        if (request == null) {
+          break;
         }
-        send(index, request, paced != null ? paced : workload.request(index, request.intended - origin, params));
-      });
+        if (async) {
+          start(index, request, spec, r -> {});
+        } else {
+          executor.execute(() -> {
+            if (early && !waitUntil(intended, hardDeadline)) {
+              abandonUnsent(index, request);
+              return;
+            }
+            send(index, request, spec);
+          });
+        }
+      }
+    } finally {
+      ahead.close();
     }
     for (; i < schedule.length; i += stride) {
       add(notSent(i, origin + schedule[i]));
@@ -351,7 +494,17 @@ final class RunEngine {
         return;
       }
       long i = index;
-      RequestSpec spec = workload.request(i, due - origin, params);
+      RequestSpec spec;
+      try {
+        spec = requireSpec(workload.request(i, due - origin, params), i);
+      } catch (Throwable t) {
+        releasePermit();
+        if (!recordWorkloadFailure(i, due, t)) {
+          return;
+        }
+        last = due;
+        continue;
+      }
       if (!pace(spec, hardDeadline)) {
         return;
       }
@@ -359,7 +512,11 @@ final class RunEngine {
       if (request == null) {
         return;
       }
-      executor.execute(() -> send(i, request, spec));
+      if (async) {
+        start(i, request, spec, r -> {});
+      } else {
+        executor.execute(() -> send(i, request, spec));
+      }
       last = due;
     }
   }
@@ -424,29 +581,19 @@ final class RunEngine {
   }
 
   /**
-   * Sends one issued request on the current thread and makes sure it ends as one record; returns
-   * that record, or empty when the engine recorded the request itself because the run ended first.
+   * Sends one issued request on the current thread (a blocking target) and makes sure it ends as
+   * one record; returns that record, or empty when the engine recorded the request itself because
+   * the run ended first.
    */
   private Optional<RequestRecord> send(long index, Issued issuedRequest, RequestSpec spec) {
-    InferenceRequest request = new InferenceRequest(requestId(index), spec.prompt(), spec.params());
-    if (!listeners.isEmpty()) {
-      request = listeners.beforeSend(request);
-    }
-    long intendedOffset = issuedRequest.intended - origin;
-    Cancellation cancellation = new Cancellation();
-    TokenTimeline timeline = TokenTimeline.builder(clock).index(index).requestId(request.id())
-        .tags(spec.prompt().tags()).warmup(load.isWarmup(index, intendedOffset))
-        .cooldown(load.isCooldown(index, intendedOffset)).originNanos(origin).intendedNanos(issuedRequest.intended)
-        .sendNanos(clock.nanoTime()).captureText(captureText).onDone(r -> done(index, r)).build();
-    if (!issuedRequest.begin(timeline, cancellation)) {
+    Begun begun = begin(index, issuedRequest, spec, r -> {});
+    if (begun == null) {
       return Optional.empty(); // the run ended before this thread got to the request; the engine recorded it
     }
-    if (stopping) {
-      cancellation.cancel();
-    }
+    TokenTimeline timeline = begun.timeline;
     try {
-      target.execute(request, timeline, cancellation);
-    } catch (RuntimeException e) {
+      target.execute(begun.request, timeline, begun.cancellation);
+    } catch (Throwable e) {
       timeline.onFailure(Failure.of(ErrorCategory.CLIENT, "target threw " + e), clock.nanoTime());
     } finally {
       if (!timeline.isDone()) {
@@ -455,6 +602,103 @@ final class RunEngine {
       }
     }
     return timeline.record();
+  }
+
+  /**
+   * Starts one issued request on an asynchronous target from the current thread; {@code then} gets
+   * its record once it has ended and been recorded (on whichever thread ended it).
+   */
+  private void start(long index, Issued issuedRequest, RequestSpec spec, Consumer<RequestRecord> then) {
+    Begun begun = begin(index, issuedRequest, spec, then);
+    if (begun == null) {
+      return;
+    }
+    try {
+      target.start(begun.request, begun.timeline, begun.cancellation);
+    } catch (Throwable e) {
+      begun.timeline.onFailure(Failure.of(ErrorCategory.CLIENT, "target threw " + e), clock.nanoTime());
+    }
+  }
+
+  /** A request handed to its target: what was sent, its timeline and its cancellation. */
+  private record Begun(InferenceRequest request, TokenTimeline timeline, Cancellation cancellation) {}
+
+  /** Builds the request and its timeline and marks it begun; null if the engine already recorded it. */
+  private Begun begin(long index, Issued issuedRequest, RequestSpec spec, Consumer<RequestRecord> then) {
+    InferenceRequest request;
+    try {
+      request = new InferenceRequest(requestId(index), spec.prompt(), spec.params());
+      if (!listeners.isEmpty()) {
+        request = listeners.beforeSend(request);
+      }
+    } catch (Throwable t) {
+      if (issuedRequest.abandon()) {
+        releasePermit();
+        recordFailedBeforeSend(index, issuedRequest.intended, spec, "a listener's beforeSend threw " + t);
+      }
+      return null;
+    }
+    long intendedOffset = issuedRequest.intended - origin;
+    Cancellation cancellation = new Cancellation();
+    TokenTimeline timeline = TokenTimeline.builder(clock).index(index).requestId(request.id())
+        .tags(spec.prompt().tags()).warmup(load.isWarmup(index, intendedOffset))
+        .cooldown(load.isCooldown(index, intendedOffset)).originNanos(origin).intendedNanos(issuedRequest.intended)
+        .sendNanos(clock.nanoTime()).captureText(captureText).onDone(r -> {
+          done(index, r);
+          then.accept(r);
+        }).build();
+    if (!issuedRequest.begin(timeline, cancellation)) {
+      return null;
+    }
+    if (stopping) {
+      cancellation.cancel();
+    }
+    return new Begun(request, timeline, cancellation);
+  }
+
+  /** The workload's request, or an exception naming the index when it returned null. */
+  private static RequestSpec requireSpec(RequestSpec spec, long index) {
+    if (spec == null) {
+      throw new NullPointerException("the workload returned null for request " + index);
+    }
+    return spec;
+  }
+
+  /**
+   * Records a request whose workload failed to produce it as a {@link ErrorCategory#CLIENT} failure,
+   * so the run goes on with every record accounted for; false once the run is stopping.
+   */
+  private boolean recordWorkloadFailure(long index, long intended, Throwable cause) {
+    LOG.warn("run {}: the workload failed to build request {}: {}", runId, index, cause.toString());
+    Issued issuedRequest = issue(index, intended);
+    if (issuedRequest == null) {
+      return false;
+    }
+    if (issuedRequest.abandon()) {
+      recordFailedBeforeSend(index, intended, null, "the workload failed to build this request: " + cause);
+    }
+    return true;
+  }
+
+  private void recordFailedBeforeSend(long index, long intended, RequestSpec spec, String message) {
+    long at = intended - origin;
+    RequestRecord r = RequestRecord.builder().index(index).requestId(requestId(index))
+        .tags(spec == null ? Map.of() : spec.prompt().tags()).warmup(load.isWarmup(index, at))
+        .cooldown(load.isCooldown(index, at)).intendedNanos(at).sendNanos(Math.max(at, clock.nanoTime() - origin))
+        .failure(Optional.of(Failure.of(ErrorCategory.CLIENT, message))).build();
+    synchronized (this) {
+      issued.remove(index);
+      if (!closed) {
+        accept(r);
+      }
+      notifyAll();
+    }
+  }
+
+  private void releasePermit() {
+    if (permits != null) {
+      permits.release();
+    }
   }
 
   /** A request dispatched early whose intended time came after the hard deadline: recorded as not sent. */
@@ -475,10 +719,20 @@ final class RunEngine {
   private RequestRecord notSent(long index, long intended) {
     long at = intended - origin;
     return RequestRecord.builder().index(index).requestId(requestId(index))
-        .tags(workload.request(index, at, params).prompt().tags()).warmup(load.isWarmup(index, at))
+        .tags(tagsOf(index, at)).warmup(load.isWarmup(index, at))
         .cooldown(load.isCooldown(index, at)).intendedNanos(at).sendNanos(at)
         .failure(Optional.of(Failure.of(ErrorCategory.NOT_SENT, "the run ended before this request was sent")))
         .build();
+  }
+
+  /** The tags the workload gives a request that was never sent; none if the workload fails. */
+  private Map<String, String> tagsOf(long index, long at) {
+    try {
+      RequestSpec spec = workload.request(index, at, params);
+      return spec == null ? Map.of() : spec.prompt().tags();
+    } catch (RuntimeException e) {
+      return Map.of();
+    }
   }
 
   private void done(long index, RequestRecord record) {

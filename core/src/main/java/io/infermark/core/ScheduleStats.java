@@ -15,7 +15,9 @@ import java.util.OptionalDouble;
  *
  * @param requestedRate the configured mean rate in requests/s (open loop), if any
  * @param scheduledRate requests/s in the precomputed schedule: (n−1) / (last − first intended), 0 if n < 2
- * @param achievedRate requests/s actually sent: (n−1) / (last − first send), 0 if n < 2
+ * @param achievedRate requests/s actually sent, over the schedule's own span: (n−1) / (last send − first
+ *     intended send), 0 if n < 2. Measured from the first intended time rather than the first actual
+ *     send, so a run whose first sends were late is not credited with over-delivery when it catches up
  * @param sent measured requests that were sent
  * @param notSent measured requests scheduled but never sent because the run ended first
  * @param lagP50Nanos median schedule lag
@@ -60,7 +62,8 @@ public record ScheduleStats(OptionalDouble requestedRate, double scheduledRate, 
     Arrays.sort(sends);
     Arrays.sort(lags);
     QuantileMethod q = QuantileMethod.LINEAR;
-    return new ScheduleStats(requestedRate, rate(intended), rate(sends), n, notSent, q.quantile(lags, 0.5),
+    return new ScheduleStats(requestedRate, rate(intended), rate(n, intended[0], sends[n - 1]), n, notSent,
+        q.quantile(lags, 0.5),
         q.quantile(lags, 0.9), q.quantile(lags, 0.99), q.quantile(lags, 0.999), lags[n - 1]);
   }
 

@@ -16,7 +16,6 @@ final class StreamingScheduleStats {
   private int notSent;
   private long firstIntended = Long.MAX_VALUE;
   private long lastIntended = Long.MIN_VALUE;
-  private long firstSend = Long.MAX_VALUE;
   private long lastSend = Long.MIN_VALUE;
   private long maxLag;
 
@@ -31,7 +30,6 @@ final class StreamingScheduleStats {
     sent++;
     firstIntended = Math.min(firstIntended, r.intendedNanos());
     lastIntended = Math.max(lastIntended, r.intendedNanos());
-    firstSend = Math.min(firstSend, r.sendNanos());
     lastSend = Math.max(lastSend, r.sendNanos());
     long lag = Math.max(0, r.scheduleLagNanos());
     maxLag = Math.max(maxLag, lag);
@@ -43,7 +41,7 @@ final class StreamingScheduleStats {
       return new ScheduleStats(requestedRate, 0, 0, 0, notSent, 0, 0, 0, 0, 0);
     }
     return new ScheduleStats(requestedRate, ScheduleStats.rate(sent, firstIntended, lastIntended),
-        ScheduleStats.rate(sent, firstSend, lastSend), sent, notSent, lags.getValueAtPercentile(50),
+        ScheduleStats.rate(sent, firstIntended, lastSend), sent, notSent, lags.getValueAtPercentile(50),
         lags.getValueAtPercentile(90), lags.getValueAtPercentile(99), lags.getValueAtPercentile(99.9), maxLag);
   }
 }
