@@ -89,8 +89,8 @@ final class AnthropicEventHandler extends SseStreamDecoder {
   private int cacheRead;
   private int cacheCreation;
 
-  AnthropicEventHandler(StreamObserver observer) {
-    super(observer);
+  AnthropicEventHandler(StreamObserver observer, StreamLimits limits) {
+    super(observer, limits);
   }
 
   @Override

@@ -49,8 +49,8 @@ final class LlamaCppCompletionHandler extends SseStreamDecoder {
   private int predicted;
   private int evaluated;
 
-  LlamaCppCompletionHandler(StreamObserver observer) {
-    super(observer);
+  LlamaCppCompletionHandler(StreamObserver observer, StreamLimits limits) {
+    super(observer, limits);
   }
 
   @Override

@@ -15,24 +15,40 @@ final class NdjsonLines {
   interface LineHandler {
     /** A line arrived; {@code line} is only valid during the call and excludes the line ending. */
     void onLine(byte[] line, int start, int end, long nanoTime);
+
+    /** A line outgrew the limit; the rest of the body is ignored. */
+    void onLimitExceeded(String message, long nanoTime);
   }
 
   private final LineHandler handler;
+  private final int maxLineBytes;
+  private boolean overflowed;
   private byte[] pending = new byte[256];
   private int pendingLength;
 
-  NdjsonLines(LineHandler handler) {
+  NdjsonLines(LineHandler handler, int maxLineBytes) {
     this.handler = Objects.requireNonNull(handler, "handler");
+    this.maxLineBytes = maxLineBytes;
   }
 
   void feed(byte[] bytes, int offset, int length, long nanoTime) {
     Objects.checkFromIndexSize(offset, length, bytes.length);
+    if (overflowed) {
+      return;
+    }
     int i = offset;
     int end = offset + length;
     while (i < end) {
       int lf = i;
       while (lf < end && bytes[lf] != '\n') {
         lf++;
+      }
+      if (pendingLength + (lf - i) > maxLineBytes) {
+        overflowed = true;
+        pendingLength = 0;
+        pending = new byte[0];
+        handler.onLimitExceeded("line exceeds " + maxLineBytes + " bytes", nanoTime);
+        return;
       }
       if (lf == end) {
         append(bytes, i, end - i);
@@ -51,6 +67,9 @@ final class NdjsonLines {
   }
 
   void end(long nanoTime) {
+    if (overflowed) {
+      return;
+    }
     int n = pendingLength;
     pendingLength = 0;
     if (n > 0) {

@@ -45,7 +45,7 @@ final class OllamaLineHandler implements StreamDecoder, NdjsonLines.LineHandler 
 
   private final StreamReporter out;
   private final JsonScanner json = new JsonScanner();
-  private final NdjsonLines lines = new NdjsonLines(this);
+  private final NdjsonLines lines;
   private final TextSpans spans;
   private final double[] durations = new double[DURATIONS.length];
 
@@ -59,7 +59,8 @@ final class OllamaLineHandler implements StreamDecoder, NdjsonLines.LineHandler 
   private int promptEvalCount;
   private int evalCount;
 
-  OllamaLineHandler(StreamObserver observer) {
+  OllamaLineHandler(StreamObserver observer, StreamLimits limits) {
+    this.lines = new NdjsonLines(this, limits.maxLineBytes());
     this.out = new StreamReporter(observer);
     this.spans = new TextSpans(out.wantsText);
   }
@@ -82,6 +83,11 @@ final class OllamaLineHandler implements StreamDecoder, NdjsonLines.LineHandler 
       lines.end(nanoTime);
       out.fail(ErrorCategory.MALFORMED_STREAM, "stream ended before the done:true line", nanoTime);
     }
+  }
+
+  @Override
+  public void onLimitExceeded(String message, long nanoTime) {
+    out.fail(ErrorCategory.MALFORMED_STREAM, message, nanoTime);
   }
 
   @Override

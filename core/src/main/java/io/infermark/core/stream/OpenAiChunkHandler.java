@@ -72,8 +72,8 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
   private String[] finishReasons = new String[2];
   private int finishCount;
 
-  OpenAiChunkHandler(StreamObserver observer) {
-    super(observer);
+  OpenAiChunkHandler(StreamObserver observer, StreamLimits limits) {
+    super(observer, limits);
   }
 
   @Override

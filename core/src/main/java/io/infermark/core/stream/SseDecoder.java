@@ -23,6 +23,9 @@ import java.util.Objects;
  * turn a server error into a truncated stream; this decoder passes it to
  * {@link Listener#onErrorField} instead (still without dispatching an event).
  *
+ * <p>What it buffers is bounded by {@link StreamLimits}: a line or an event that outgrows them is
+ * reported through {@link Listener#onLimitExceeded} and the rest of the body is ignored.
+ *
  * <p>Not thread-safe; one decoder per response body.
  */
 public final class SseDecoder {
@@ -53,6 +56,13 @@ public final class SseDecoder {
      * surface it, so it is reported here for callers that want to see what they would.
      */
     default void onDatalessEvent(String type, long nanoTime) {}
+
+    /**
+     * A line or an event outgrew its {@link StreamLimits}; the decoder ignores the rest of the body.
+     *
+     * @param message what was exceeded, e.g. {@code line exceeds 1048576 bytes}
+     */
+    default void onLimitExceeded(String message, long nanoTime) {}
   }
 
   /**
@@ -116,6 +126,9 @@ public final class SseDecoder {
   private static final byte[] FIELD_ERROR = ascii("error");
 
   private final Listener listener;
+  private final int maxLineBytes;
+  private final int maxEventBytes;
+  private boolean overflowed;
   private final Event event = new Event();
   /** Holds a line that spans reads; lines inside one read are parsed in place. */
   private byte[] line = new byte[256];
@@ -123,9 +136,16 @@ public final class SseDecoder {
   private boolean afterCr;
   private int bomMatched;
 
-  /** A decoder that reports to {@code listener}. */
+  /** A decoder that reports to {@code listener}, within the default {@link StreamLimits}. */
   public SseDecoder(Listener listener) {
+    this(listener, StreamLimits.DEFAULT);
+  }
+
+  /** A decoder that reports to {@code listener} and buffers within {@code limits}. */
+  public SseDecoder(Listener listener, StreamLimits limits) {
     this.listener = Objects.requireNonNull(listener, "listener");
+    this.maxLineBytes = limits.maxLineBytes();
+    this.maxEventBytes = limits.maxEventBytes();
   }
 
   /**
@@ -138,6 +158,9 @@ public final class SseDecoder {
    */
   public void feed(byte[] bytes, int offset, int length, long nanoTime) {
     Objects.checkFromIndexSize(offset, length, bytes.length);
+    if (overflowed) {
+      return;
+    }
     int i = offset;
     int end = offset + length;
     if (bomMatched < BOM_DONE) {
@@ -156,7 +179,15 @@ public final class SseDecoder {
         eol++;
       }
       if (eol == end) {
+        if (lineLength + (end - i) > maxLineBytes) {
+          overflow("line exceeds " + maxLineBytes + " bytes", nanoTime);
+          return;
+        }
         appendToLine(bytes, i, end - i);
+        return;
+      }
+      if (lineLength + (eol - i) > maxLineBytes) {
+        overflow("line exceeds " + maxLineBytes + " bytes", nanoTime);
         return;
       }
       if (lineLength == 0) {
@@ -166,6 +197,9 @@ public final class SseDecoder {
         int n = lineLength;
         lineLength = 0;
         processLine(line, 0, n, nanoTime);
+      }
+      if (overflowed) {
+        return;
       }
       afterCr = bytes[eol] == CR;
       i = eol + 1;
@@ -195,6 +229,16 @@ public final class SseDecoder {
       i++;
     }
     return i;
+  }
+
+  private void overflow(String message, long nanoTime) {
+    overflowed = true;
+    lineLength = 0;
+    event.dataLength = 0;
+    event.typeLength = 0;
+    line = new byte[0];
+    event.data = new byte[0];
+    listener.onLimitExceeded(message, nanoTime);
   }
 
   private void appendToLine(byte[] bytes, int from, int n) {
@@ -228,6 +272,10 @@ public final class SseDecoder {
     }
     int nameLength = colon - start;
     if (is(b, start, nameLength, FIELD_DATA)) {
+      if (event.dataLength + (end - valueStart) + 1 > maxEventBytes) {
+        overflow("event data exceeds " + maxEventBytes + " bytes", nanoTime);
+        return;
+      }
       appendData(b, valueStart, end - valueStart);
     } else if (is(b, start, nameLength, FIELD_EVENT)) {
       event.type = copy(event.type, b, valueStart, end - valueStart);

@@ -14,15 +14,16 @@ abstract class SseStreamDecoder implements StreamDecoder, SseDecoder.Listener {
 
   final StreamReporter out;
   final JsonScanner json = new JsonScanner();
-  private final SseDecoder sse = new SseDecoder(this);
+  private final SseDecoder sse;
   /**
    * Set by {@link #readPayload} when the payload is a server error (an error object, in the
    * dialect's own terms); {@link #scanPayload} then reports it.
    */
   boolean error;
 
-  SseStreamDecoder(StreamObserver observer) {
+  SseStreamDecoder(StreamObserver observer, StreamLimits limits) {
     this.out = new StreamReporter(observer);
+    this.sse = new SseDecoder(this, limits);
   }
 
   @Override
@@ -68,6 +69,11 @@ abstract class SseStreamDecoder implements StreamDecoder, SseDecoder.Listener {
     } catch (JsonScanner.MalformedJsonException e) {
       out.fail(ErrorCategory.MALFORMED_STREAM, "invalid JSON in event: " + e.getMessage(), nanoTime);
     }
+  }
+
+  @Override
+  public final void onLimitExceeded(String message, long nanoTime) {
+    out.fail(ErrorCategory.MALFORMED_STREAM, message, nanoTime);
   }
 
   @Override

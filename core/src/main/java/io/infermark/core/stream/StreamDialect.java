@@ -2,7 +2,7 @@ package io.infermark.core.stream;
 
 import io.infermark.core.capture.StreamObserver;
 import java.util.Objects;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 /**
  * The streaming wire protocols infermark can decode; each makes {@link StreamDecoder}s that turn a
@@ -32,14 +32,19 @@ public enum StreamDialect {
   /** Triton's {@code generate_stream} SSE ({@code text_output} or {@code TEXT}), ending at EOF. */
   TRITON_GENERATE(TritonGenerateHandler::new);
 
-  private final Function<StreamObserver, StreamDecoder> factory;
+  private final BiFunction<StreamObserver, StreamLimits, StreamDecoder> factory;
 
-  StreamDialect(Function<StreamObserver, StreamDecoder> factory) {
+  StreamDialect(BiFunction<StreamObserver, StreamLimits, StreamDecoder> factory) {
     this.factory = factory;
   }
 
-  /** A decoder for one response body that reports to {@code observer}. */
+  /** A decoder for one response body that reports to {@code observer}, with the default {@link StreamLimits}. */
   public StreamDecoder newDecoder(StreamObserver observer) {
-    return factory.apply(Objects.requireNonNull(observer, "observer"));
+    return newDecoder(observer, StreamLimits.DEFAULT);
+  }
+
+  /** A decoder for one response body that reports to {@code observer} and buffers within {@code limits}. */
+  public StreamDecoder newDecoder(StreamObserver observer, StreamLimits limits) {
+    return factory.apply(Objects.requireNonNull(observer, "observer"), Objects.requireNonNull(limits, "limits"));
   }
 }

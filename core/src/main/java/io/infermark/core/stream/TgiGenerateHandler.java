@@ -45,8 +45,8 @@ final class TgiGenerateHandler extends SseStreamDecoder {
   private int generatedTokens;
   private int inputLength;
 
-  TgiGenerateHandler(StreamObserver observer) {
-    super(observer);
+  TgiGenerateHandler(StreamObserver observer, StreamLimits limits) {
+    super(observer, limits);
   }
 
   @Override

@@ -22,8 +22,8 @@ final class TritonGenerateHandler extends SseStreamDecoder {
   private final TextSpans spans = new TextSpans(out.wantsText);
   private boolean content;
 
-  TritonGenerateHandler(StreamObserver observer) {
-    super(observer);
+  TritonGenerateHandler(StreamObserver observer, StreamLimits limits) {
+    super(observer, limits);
   }
 
   @Override

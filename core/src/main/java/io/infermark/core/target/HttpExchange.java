@@ -8,6 +8,7 @@ import io.infermark.core.capture.StreamObserver;
 import io.infermark.core.stream.ErrorBodies;
 import io.infermark.core.stream.StreamDecoder;
 import io.infermark.core.stream.StreamDialect;
+import io.infermark.core.stream.StreamLimits;
 import io.infermark.core.transport.BodyConsumer;
 import io.infermark.core.transport.ResponseHandler;
 import io.infermark.core.transport.ResponseHead;
@@ -42,10 +43,11 @@ final class HttpExchange implements ResponseHandler {
   private final boolean stream;
   private final Redactor redactor;
   private final int maxBodyBytes;
+  private final StreamLimits limits;
   private final CountDownLatch ended = new CountDownLatch(1);
 
   HttpExchange(StreamObserver observer, Clock clock, StreamDialect dialect, BodyReader bodyReader, boolean stream,
-      Redactor redactor, int maxBodyBytes) {
+      Redactor redactor, int maxBodyBytes, StreamLimits limits) {
     this.observer = redactor.isEmpty() ? observer : new RedactingObserver(observer, redactor);
     this.clock = clock;
     this.dialect = dialect;
@@ -53,6 +55,7 @@ final class HttpExchange implements ResponseHandler {
     this.stream = stream;
     this.redactor = redactor;
     this.maxBodyBytes = maxBodyBytes;
+    this.limits = limits;
   }
 
   @Override
@@ -76,8 +79,15 @@ final class HttpExchange implements ResponseHandler {
     if (status < 200 || status > 299) {
       return new ErrorExcerpt(status);
     }
+    String encoding = head.header("Content-Encoding").orElse("identity").strip();
+    if (!encoding.isEmpty() && !encoding.equalsIgnoreCase("identity")) {
+      // Asked for identity; a body the transport did not decode cannot be read (and a corrupt one
+      // is the server's fault, not the host's).
+      return new Refused(Failure.of(ErrorCategory.MALFORMED_STREAM, "response body is " + encoding
+          + "-encoded though identity was asked for"));
+    }
     if (stream && isEventStream(head.contentType())) {
-      return new Decoding(dialect.newDecoder(observer));
+      return new Decoding(dialect.newDecoder(observer, limits));
     }
     return new WholeBody();
   }
@@ -134,6 +144,30 @@ final class HttpExchange implements ResponseHandler {
     public void onEnd(long nanoTime) {
       try {
         decoder.end(nanoTime);
+      } finally {
+        ended();
+      }
+    }
+  }
+
+  /** Reads nothing: the exchange failed on its headers. */
+  private final class Refused implements BodyConsumer {
+    private final Failure failure;
+
+    Refused(Failure failure) {
+      this.failure = failure;
+    }
+
+    @Override
+    public boolean onBytes(byte[] bytes, int offset, int length, long nanoTime) {
+      onEnd(nanoTime);
+      return true;
+    }
+
+    @Override
+    public void onEnd(long nanoTime) {
+      try {
+        observer.onFailure(failure, nanoTime);
       } finally {
         ended();
       }

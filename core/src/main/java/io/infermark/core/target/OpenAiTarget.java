@@ -13,6 +13,7 @@ import io.infermark.core.request.InferenceRequest;
 import io.infermark.core.request.Message;
 import io.infermark.core.stream.OpenAiResponses;
 import io.infermark.core.stream.StreamDialect;
+import io.infermark.core.stream.StreamLimits;
 import io.infermark.core.transport.OkHttpTransport;
 import io.infermark.core.transport.OutboundRequest;
 import io.infermark.core.transport.Timeouts;
@@ -82,6 +83,7 @@ public final class OpenAiTarget implements Target {
   private final boolean sendRequestId;
   private final Timeouts timeouts;
   private final int maxBodyBytes;
+  private final StreamLimits limits;
   private final Clock clock;
   private final Transport transport;
   private final Redactor redactor;
@@ -98,6 +100,7 @@ public final class OpenAiTarget implements Target {
     this.sendRequestId = b.sendRequestId;
     this.timeouts = new Timeouts(b.connectTimeout, b.readTimeout, b.callTimeout);
     this.maxBodyBytes = b.maxBodyBytes;
+    this.limits = b.limits;
     this.clock = b.clock;
     this.transport = b.transport != null ? b.transport.apply(b.keepAlive) : OkHttpTransport.of(new OkHttpClient(),
         b.keepAlive);
@@ -113,6 +116,8 @@ public final class OpenAiTarget implements Target {
     }
     this.redactor = Redactor.of(secrets);
     List<OutboundRequest.Header> fixed = new ArrayList<>();
+    // Compressed streams arrive in bursts at the compressor's pace; the client reads what the server wrote.
+    fixed.add(new OutboundRequest.Header("Accept-Encoding", "identity"));
     if (!apiKey.isEmpty()) {
       fixed.add(new OutboundRequest.Header("Authorization", "Bearer " + apiKey));
     }
@@ -182,7 +187,7 @@ public final class OpenAiTarget implements Target {
   private HttpExchange exchange(InferenceRequest request, StreamObserver observer) {
     Redactor r = redactor.withHeaders(request.params().headers(), Redactor.SENSITIVE_HEADERS);
     return new HttpExchange(observer, clock, StreamDialect.OPENAI, OpenAiResponses::report, request.params().stream(),
-        r, maxBodyBytes);
+        r, maxBodyBytes, limits);
   }
 
   /** The HTTP request for an inference request; package-private for tests. */
@@ -266,6 +271,7 @@ public final class OpenAiTarget implements Target {
     private Duration callTimeout = Duration.ofMinutes(10);
     private Duration keepAlive = Duration.ofSeconds(4);
     private int maxBodyBytes = 16 << 20;
+    private StreamLimits limits = StreamLimits.DEFAULT;
     private Clock clock = Clock.system();
     private Function<Duration, Transport> transport;
 
@@ -386,6 +392,16 @@ public final class OpenAiTarget implements Target {
         throw new IllegalArgumentException("maxBodyBytes must be > 0, was " + bytes);
       }
       this.maxBodyBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Bounds on what the stream decoder buffers per request (default {@link StreamLimits#DEFAULT}: 1 MiB
+     * lines, 4 MiB events); a server exceeding them fails the request as
+     * {@link io.infermark.core.capture.ErrorCategory#MALFORMED_STREAM}.
+     */
+    public Builder streamLimits(StreamLimits limits) {
+      this.limits = Objects.requireNonNull(limits, "limits");
       return this;
     }
 

@@ -376,6 +376,87 @@ class OpenAiTargetTest {
   }
 
   @Test
+  void aSecretEchoedInsideTheStreamIsRedacted() {
+    server.enqueue(sse("data: {\"error\":{\"message\":\"key " + SECRET + " revoked\"}}\n\n"));
+    try (OpenAiTarget target = chat().build()) {
+      Failure f = execute(target, request(GenerationParams.defaults())).failure().orElseThrow();
+      assertThat(f.category()).isEqualTo(ErrorCategory.STREAM_ERROR);
+      assertThat(f.message()).contains("key *** revoked").doesNotContain(SECRET);
+    }
+  }
+
+  @Test
+  void sensitiveHeaderValuesAndUrlPasswordsAreRedactedFromFailures() {
+    String headerSecret = "hdr-secret-0123456789";
+    server.enqueue(new MockResponse.Builder().code(403).body("bad x-api-key " + headerSecret + " for user:pw-9876")
+        .build());
+    String url = server.url("/v1").toString().replace("http://", "http://user:pw-9876@");
+    try (OpenAiTarget target = OpenAiTarget.chat(url, "test-model").build()) {
+      GenerationParams p = GenerationParams.builder().header("x-api-key", headerSecret).build();
+      Failure f = execute(target, request(p)).failure().orElseThrow();
+      assertThat(f.message()).contains("bad x-api-key ***").doesNotContain(headerSecret).doesNotContain("pw-9876");
+      assertThat(target.toString()).doesNotContain("pw-9876").contains("***@");
+      assertThat(target.url()).doesNotContain("pw-9876");
+    }
+  }
+
+  @Test
+  void anEndlessLineEndsTheRequestAsAMalformedStreamWithinItsLimit() {
+    server.enqueue(sse("data: {\"choices\":[{\"delta\":{\"content\":\"" + "a".repeat(64 * 1024)));
+    try (OpenAiTarget target = chat().streamLimits(new io.infermark.core.stream.StreamLimits(4096, 8192)).build()) {
+      Failure f = execute(target, request(GenerationParams.defaults())).failure().orElseThrow();
+      assertThat(f.category()).isEqualTo(ErrorCategory.MALFORMED_STREAM);
+      assertThat(f.message()).isEqualTo("line exceeds 4096 bytes");
+    }
+  }
+
+  @Test
+  void aNonStreamedBodyOverItsLimitIsAMalformedStream() {
+    server.enqueue(new MockResponse.Builder().addHeader("Content-Type", "application/json")
+        .body("{\"choices\":[{\"message\":{\"content\":\"" + "b".repeat(100_000) + "\"}}]}").build());
+    try (OpenAiTarget target = chat().maxBodyBytes(10_000).build()) {
+      Failure f = execute(target, request(GenerationParams.builder().stream(false).build())).failure().orElseThrow();
+      assertThat(f.category()).isEqualTo(ErrorCategory.MALFORMED_STREAM);
+      assertThat(f.message()).contains("exceeds 10000 bytes");
+    }
+  }
+
+  @Test
+  void aCompressedBodyThatWasNotAskedForIsAMalformedStreamNotAClientFault() throws InterruptedException {
+    server.enqueue(new MockResponse.Builder().addHeader("Content-Type", "text/event-stream")
+        .addHeader("Content-Encoding", "gzip").body("\u001f\u008bnot really gzip").build());
+    try (OpenAiTarget target = chat().build()) {
+      Failure f = execute(target, request(GenerationParams.defaults())).failure().orElseThrow();
+      assertThat(f.category()).isEqualTo(ErrorCategory.MALFORMED_STREAM);
+      assertThat(f.message()).contains("gzip");
+    }
+    assertThat(server.takeRequest(5, TimeUnit.SECONDS).getHeaders().get("Accept-Encoding")).isEqualTo("identity");
+  }
+
+  @Test
+  void aBodyThatGoesOnAfterDoneDoesNotHoldTheRequest() {
+    // [DONE], then 1 KB every 200 ms for minutes: the request ends at [DONE], not at EOF or a timeout.
+    server.enqueue(new MockResponse.Builder().addHeader("Content-Type", "text/event-stream")
+        .body(STREAM + ": still here\n".repeat(100_000)).throttleBody(1024, 200, TimeUnit.MILLISECONDS).build());
+    try (OpenAiTarget target = chat().callTimeout(Duration.ofMinutes(5)).build()) {
+      RequestRecord r = execute(target, request(GenerationParams.defaults()));
+      assertThat(r.succeeded()).isTrue();
+      assertThat(r.outputTokens()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void redirectsAreNotFollowedAndAreRecordedAsTheStatusTheyAre() {
+    server.enqueue(new MockResponse.Builder().code(307).addHeader("Location", server.url("/elsewhere")).build());
+    try (OpenAiTarget target = chat().build()) {
+      RequestRecord r = execute(target, request(GenerationParams.defaults()));
+      assertThat(r.failure().orElseThrow().category()).isEqualTo(ErrorCategory.HTTP_STATUS);
+      assertThat(r.httpStatus()).isEqualTo(307);
+      assertThat(server.getRequestCount()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void chunkKindsFollowTheStream() {
     server.enqueue(sse(STREAM));
     try (OpenAiTarget target = chat().build()) {
