@@ -122,6 +122,9 @@ public final class GenerationParams {
     return s.append(']').toString();
   }
 
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
   /** Builds {@link GenerationParams}. */
   public static final class Builder {
     private int maxTokens = -1;
@@ -163,21 +166,35 @@ public final class GenerationParams {
       return this;
     }
 
-    /** Adds an extra JSON body field (a string, number, boolean, list or map). */
+    /**
+     * Adds an extra JSON body field (a string, number, boolean, list or map).
+     *
+     * @throws IllegalArgumentException if the value cannot be written as JSON, so a bad value fails
+     *     here rather than every request of a run
+     */
     public Builder extraBody(String name, Object value) {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(value, "value");
+      try {
+        JSON.writeValueAsBytes(value);
+      } catch (com.fasterxml.jackson.core.JsonProcessingException | RuntimeException e) {
+        throw new IllegalArgumentException("extraBody field \"" + name + "\" cannot be written as JSON: "
+            + e.getMessage(), e);
+      }
       extraBody.put(name, value);
       return this;
     }
 
-    /** Adds an HTTP header. */
+    /**
+     * Adds an HTTP header. Its value never appears in records, logs or reports.
+     *
+     * @throws IllegalArgumentException if the name is not an HTTP token or the value holds CR, LF or
+     *     NUL (which would split the request); the message never shows the value
+     */
     public Builder header(String name, String value) {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(value, "value");
-      if (name.isBlank()) {
-        throw new IllegalArgumentException("header name must not be blank");
-      }
+      new io.infermark.core.transport.OutboundRequest.Header(name, value); // validates
       headers.put(name, value);
       return this;
     }
