@@ -537,7 +537,7 @@ final class GenerationHandler {
       if (is(Fault.Kind.SLOWDOWN)) {
         long arrival = recorder.arrivalNanos();
         long jitter = faults.jitterNanos(recorder.sequence(), fault.duration().toNanos());
-        RealTimeServingModel.parkUntil(arrival + Math.round((ready - arrival) * fault.multiplier()) + jitter);
+        RealTimeServingModel.parkUntil(arrival + fault.slowedNanos(ready - arrival, jitter));
       }
     }
 
