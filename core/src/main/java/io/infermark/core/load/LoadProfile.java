@@ -410,7 +410,13 @@ public final class LoadProfile {
     return (int) Math.max(1, Math.min(total, 4096));
   }
 
-  /** Checks that the profile can end; called before a run. */
+  /**
+   * Checks that the profile can end and measure something: a limit is set, a cooldown time has a
+   * duration, a warmup time (with warmup + cooldown) leaves some of the duration to measure, and a
+   * count without a duration fits a nanosecond schedule at the nominal rate. Called before a run.
+   *
+   * @throws IllegalStateException naming what is wrong and what to change
+   */
   public void validate() {
     if (requests < 0 && duration == null) {
       throw new IllegalStateException("a load profile needs a limit: call requests(n) or duration(d)");
