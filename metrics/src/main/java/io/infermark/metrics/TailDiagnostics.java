@@ -63,8 +63,8 @@ public record TailDiagnostics(Optional<HillEstimate> hill, PercentileInterval p9
 
   /**
    * The heavy-tail reason, α and the threshold printed with as many decimals (two at least) as it
-   * takes for the printed α to be below the printed threshold too: 1.997 reads "1.997 < 2.000", not
-   * "2.00 < 2.0".
+   * takes for the printed α to be below the printed threshold too: 1.997 reads {@code "1.997 < 2.000"},
+   * not {@code "2.00 < 2.0"}.
    */
   static String heavyTailReason(double alpha) {
     int decimals = tailIndexDecimals(alpha);
