@@ -94,6 +94,20 @@ class LoadShapingEngineTest {
   }
 
   @Test
+  void aWarmupAsLongAsTheDurationIsRejected() {
+    // Before: accepted, and the run gave 19 records with none measured.
+    assertThatThrownBy(() -> LoadProfile.constantRate(10).duration(Duration.ofSeconds(2))
+        .warmup(Duration.ofSeconds(3)).validate()).isInstanceOf(IllegalStateException.class)
+        .hasMessage("warmup PT3S covers the whole duration PT2S: every request would be warmup and nothing "
+            + "measured; shorten the warmup or lengthen the duration");
+    assertThatThrownBy(() -> LoadProfile.concurrency(2).duration(Duration.ofSeconds(2))
+        .warmup(Duration.ofSeconds(2)).validate()).hasMessageContaining("covers the whole duration");
+    assertThatThrownBy(() -> Benchmark.target(INSTANT).prompts(PROMPT).load(LoadProfile.constantRate(10)
+        .warmup(Duration.ofSeconds(3)).duration(Duration.ofSeconds(2)))).hasMessageContaining("covers the whole");
+    LoadProfile.constantRate(10).duration(Duration.ofSeconds(2)).warmup(Duration.ofMillis(1999)).validate();
+  }
+
+  @Test
   void closedLoopStreamsWaitTheirThinkTimeBetweenRequests() {
     RunResult result = Benchmark.target(INSTANT).prompts(PROMPT)
         .load(LoadProfile.concurrency(1).requests(4).thinkTime(Duration.ofMillis(15))).run();

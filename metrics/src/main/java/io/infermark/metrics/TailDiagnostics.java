@@ -33,6 +33,8 @@ public record TailDiagnostics(Optional<HillEstimate> hill, PercentileInterval p9
   /** The relative interval width (width ÷ P99) above which P99 is called unstable. */
   public static final double MAX_RELATIVE_WIDTH = 0.5;
 
+  private static final int MAX_DECIMALS = 17;
+
   /** Validates and copies. */
   public TailDiagnostics {
     reasons = java.util.List.copyOf(reasons);
@@ -50,21 +52,56 @@ public record TailDiagnostics(Optional<HillEstimate> hill, PercentileInterval p9
       reasons.add(String.format(Locale.ROOT, "no 95%% interval for P99 from %d values (needs 368)", d.count()));
     }
     if (hill.isPresent() && hill.get().alpha() < MIN_TAIL_INDEX) {
-      reasons.add(String.format(Locale.ROOT, "heavy tail: Hill tail index %.2f < %.1f", hill.get().alpha(),
-          MIN_TAIL_INDEX));
+      reasons.add(heavyTailReason(hill.get().alpha()));
     }
     if (p99.isFormed() && p99.estimateMillis().getAsDouble() > 0
         && p99.widthMillis().getAsDouble() > MAX_RELATIVE_WIDTH * p99.estimateMillis().getAsDouble()) {
-      reasons.add(String.format(Locale.ROOT, "wide interval: 95%% interval of P99 spans %.3f ms, more than %.0f%% "
-          + "of P99 %.3f ms", p99.widthMillis().getAsDouble(), MAX_RELATIVE_WIDTH * 100,
-          p99.estimateMillis().getAsDouble()));
+      reasons.add(wideIntervalReason(p99.widthMillis().getAsDouble(), p99.estimateMillis().getAsDouble()));
     }
     return new TailDiagnostics(hill, p99, !reasons.isEmpty(), reasons);
+  }
+
+  /**
+   * The heavy-tail reason, α and the threshold printed with as many decimals (two at least) as it
+   * takes for the printed α to be below the printed threshold too: 1.997 reads {@code "1.997 < 2.000"},
+   * not {@code "2.00 < 2.0"}.
+   */
+  static String heavyTailReason(double alpha) {
+    int decimals = tailIndexDecimals(alpha);
+    return "heavy tail: Hill tail index " + fixed(alpha, decimals) + " < " + fixed(MIN_TAIL_INDEX, decimals);
+  }
+
+  /**
+   * The wide-interval reason, the width and P99 printed with as many decimals (three at least) as it
+   * takes for the printed width to exceed half the printed P99 too.
+   */
+  static String wideIntervalReason(double width, double p99) {
+    int decimals = 3;
+    while (decimals < MAX_DECIMALS && !(Double.parseDouble(fixed(width, decimals))
+        > MAX_RELATIVE_WIDTH * Double.parseDouble(fixed(p99, decimals)))) {
+      decimals++;
+    }
+    return String.format(Locale.ROOT, "wide interval: 95%% interval of P99 spans %s ms, more than %.0f%% of P99 %s ms",
+        fixed(width, decimals), MAX_RELATIVE_WIDTH * 100, fixed(p99, decimals));
+  }
+
+  /** Two decimals, or more when two would put α on the other side of the threshold. */
+  private static int tailIndexDecimals(double alpha) {
+    int decimals = 2;
+    boolean below = alpha < MIN_TAIL_INDEX;
+    while (decimals < MAX_DECIMALS && (Double.parseDouble(fixed(alpha, decimals)) < MIN_TAIL_INDEX) != below) {
+      decimals++;
+    }
+    return decimals;
+  }
+
+  private static String fixed(double value, int decimals) {
+    return String.format(Locale.ROOT, "%." + decimals + "f", value);
   }
 
   @Override
   public String toString() {
     return "TailDiagnostics[" + (p99Unstable ? "P99 unstable: " + String.join("; ", reasons) : "P99 stable")
-        + hill.map(h -> String.format(Locale.ROOT, ", alpha %.2f", h.alpha())).orElse("") + "]";
+        + hill.map(h -> ", alpha " + fixed(h.alpha(), tailIndexDecimals(h.alpha()))).orElse("") + "]";
   }
 }

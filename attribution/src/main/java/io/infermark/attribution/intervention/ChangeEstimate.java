@@ -58,12 +58,8 @@ public final class ChangeEstimate {
     Objects.requireNonNull(method, "method");
     double[] d = differences.clone();
     MeanBootstrap.Interval ci = MeanBootstrap.interval(d, confidence, resamples, seed, method);
-    double sum = 0;
-    for (double v : d) {
-      sum += v;
-    }
     SignedRankTest.Result signedRank = SignedRankTest.test(d);
-    return new ChangeEstimate(sum / d.length, ci.lower(), ci.upper(), confidence, ci.method(), resamples,
+    return new ChangeEstimate(MeanBootstrap.mean(d), ci.lower(), ci.upper(), confidence, ci.method(), resamples,
         signedRank.statistic(), signedRank.pValue(), d);
   }
 

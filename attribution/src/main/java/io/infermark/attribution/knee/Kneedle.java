@@ -8,7 +8,8 @@ import java.util.Objects;
 /**
  * The Kneedle knee detector (Satopää, Albrecht, Irwin and Raghavan, "Finding a 'Kneedle' in a
  * Haystack: Detecting Knee Points in System Behavior", ICDCS workshops 2011), behaving as the
- * reference Python package {@code kneed}'s {@code KneeLocator} with {@code interp_method="interp1d"}.
+ * reference Python package {@code kneed}'s {@code KneeLocator} (version 0.8.6) with
+ * {@code interp_method="interp1d"}.
  *
  * <p>The steps, on points with strictly increasing x:
  * <ol>
@@ -22,8 +23,9 @@ import java.util.Objects;
  *       {@code argrelextrema} with {@code greater_equal}/{@code less_equal} and clipped edges);
  *   <li>each maximum gets the threshold {@code T = y_diff(max) − S · mean(Δx_normalized)};
  *   <li>walking right from the first maximum, a maximum sets the current threshold and a minimum
- *       resets it to 0; when the next point's difference drops below the current threshold, the
- *       latest maximum is a knee. Offline ({@code online = false}, the default) stops at the first
+ *       resets it to 0 and pauses detection until the next maximum (kneed 0.8.6; 0.8.5 kept
+ *       detecting against the threshold 0); while detecting, when the next point's difference drops
+ *       below the current threshold, the latest maximum is a knee. Offline ({@code online = false}, the default) stops at the first
  *       knee found; online keeps walking and returns the last knee found, "correcting" earlier ones.
  * </ol>
  *
@@ -176,15 +178,20 @@ public final class Kneedle {
     double threshold = 0;
     int thresholdIndex = -1;
     int nextMax = 0;
+    boolean detecting = true;
     for (int i = maxima.length == 0 ? n : maxima[0]; i < n - 1; i++) {
       if (isMax[i]) {
         threshold = thresholds[nextMax++];
         thresholdIndex = i;
+        detecting = true;
       }
       if (isMin[i]) {
+        // kneed 0.8.6: after a local minimum, detection pauses until the next local maximum (a point
+        // that is both, on a flat stretch, pauses it too).
         threshold = 0.0;
+        detecting = false;
       }
-      if (diff[i + 1] < threshold) {
+      if (detecting && diff[i + 1] < threshold) {
         int dataIndex = reversed ? n - 1 - thresholdIndex : thresholdIndex;
         if (!seen[dataIndex]) {
           seen[dataIndex] = true;

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  *         for i in range(len(u)):
  *             s = (s + 0x9E3779B97F4A7C15) &amp; M
  *             idx.append((mix(s) &gt;&gt; 1) % len(u))
- *         out.append(np.mean(np.array(u)[idx]))
+ *         out.append(math.fsum(np.array(u)[idx]) / len(u))
  *     return np.array(out)
  * np.percentile(means(u, 2000, 42), [2.5, 97.5])                       # percentile interval
  * a1, a2, _ = scipy.stats._resampling._bca_interval((np.array(u),), np.mean, -1, 0.025,
@@ -63,6 +63,41 @@ class MeanBootstrapTest {
     MeanBootstrap.Interval ninety = MeanBootstrap.interval(UNITS, 0.90, 1000, -7, IntervalMethod.BCA);
     assertThat(ninety.lower()).isCloseTo(8.841447068076087, within(1e-9));
     assertThat(ninety.upper()).isCloseTo(19.125, within(1e-9));
+  }
+
+  /** Their mean is exactly 1.25, but summed left to right they give 10.000000000000002. */
+  private static final double[] TIED = {1.8, 1.6, 0.1, 0.1, 1.6, 1.5, 1.8, 1.5};
+
+  @Test
+  void theMeanIsTheCorrectlyRoundedSumOverNWhateverTheOrder() {
+    double leftToRight = 0;
+    for (double u : TIED) {
+      leftToRight += u;
+    }
+    assertThat(leftToRight / TIED.length).isEqualTo(1.2500000000000002); // the naive sum's rounding
+    assertThat(MeanBootstrap.mean(TIED)).isEqualTo(1.25);
+    assertThat(MeanBootstrap.mean(new double[] {1.5, 1.8, 0.1, 1.6, 1.8, 0.1, 1.5, 1.6})).isEqualTo(1.25);
+    assertThat(MeanBootstrap.mean(new double[] {1e308, 1e308, -1e308, -1e308})).isZero(); // no overflow
+  }
+
+  @Test
+  void bcaCountsResamplesTiedWithTheEstimateAsTiesAsScipyDoes() {
+    // The resamples' means are the correctly rounded sum over n, as the estimate is, so the 89 of 2000
+    // resamples with the data's own sum tie with the estimate (mid-rank, scipy's _percentile_of_score).
+    // Before, the estimate summed left to right was 1.2500000000000002 and those ties counted as below:
+    // [0.6710, 1.6375] instead of scipy's [0.6426, 1.625]. scipy: np.mean(u) = 1.25, resamples
+    // math.fsum(u[idx]) / n, levels 0.008707663349005659 and 0.948861749046409.
+    double[] means = MeanBootstrap.resampledMeans(TIED, 2000, 42);
+    assertThat(java.util.Arrays.stream(means).filter(m -> m == 1.25).count()).isEqualTo(89);
+
+    MeanBootstrap.Interval ci = MeanBootstrap.interval(TIED, 0.95, 2000, 42, IntervalMethod.BCA);
+    assertThat(ci.lower()).isCloseTo(0.6425827379332789, within(1e-9));
+    assertThat(ci.upper()).isCloseTo(1.625, within(1e-9));
+
+    MeanBootstrap.Interval ninety = MeanBootstrap.interval(TIED, 0.90, 1000, -7, IntervalMethod.BCA);
+    assertThat(ninety.lower()).isCloseTo(0.8260699453623763, within(1e-9));
+    assertThat(ninety.upper()).isCloseTo(1.6125, within(1e-9));
+    assertThat(ChangeEstimate.of(TIED, 0.95, 2000, 42, IntervalMethod.BCA).estimate()).isEqualTo(1.25);
   }
 
   @Test

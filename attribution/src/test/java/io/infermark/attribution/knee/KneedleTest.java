@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * expected_knee} is always true) and its list says 43 for S = 1 where {@code test_gamma_online_offline}
  * asserts 22. Those values come from a Python port of kneed's algorithm (interp1d), which review
  * checked against kneed itself on 400 random curves. The intermediate curves were checked with
- * numpy/scipy.
+ * numpy/scipy. {@code kneed086-random-curves.txt} holds 300 random curves with the knees kneed 0.8.6
+ * itself finds (its header says how they were drawn).
  */
 class KneedleTest {
 
@@ -189,6 +190,50 @@ class KneedleTest {
 
     assertThat(elbow.sensitivity(0).locate(range(0, 18), y).knee()).hasValue(1);
     assertThat(elbow.sensitivity(1).locate(range(0, 18), y).knee()).hasValue(8);
+  }
+
+  @Test
+  void detectionPausesAfterALocalMinimumUntilTheNextMaximum() {
+    // kneed 0.8.6: the difference curve [0, .3, −.2, −.1, .1, 0] has maxima at 1 and 4 (thresholds
+    // −.3 and −.5 with S = 3) and a minimum at 2. Point 3 (−.1) lies below the minimum's threshold 0,
+    // which made kneed 0.8.5 call point 1 a knee; 0.8.6 waits for the next maximum and finds none.
+    KneedleResult r = Kneedle.defaults().sensitivity(3).locate(range(0, 6), new double[] {0, .5, .2, .5, .9, 1});
+    assertThat(r.minimaIndices()).contains(2);
+    assertThat(r.knee()).isEmpty();
+    assertThat(r.allKnees()).isEmpty();
+    assertThat(Kneedle.defaults().sensitivity(3).online(true).locate(range(0, 6), new double[] {0, .5, .2, .5, .9, 1})
+        .allKnees()).isEmpty();
+  }
+
+  @Test
+  void randomCurvesInEveryOrientationMatchKneed086() throws IOException {
+    int curves = 0;
+    int changedSince085 = 0;
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(Objects.requireNonNull(
+        KneedleTest.class.getResourceAsStream("kneed086-random-curves.txt")), StandardCharsets.UTF_8))) {
+      for (String line : (Iterable<String>) in.lines()::iterator) {
+        if (line.startsWith("#")) {
+          continue;
+        }
+        String[] col = line.split("\\|");
+        String[] setting = col[0].trim().split(" ");
+        double[] y = Arrays.stream(col[1].trim().split(" ")).mapToDouble(Double::parseDouble).toArray();
+        Kneedle k = Kneedle.defaults().curve(Curve.valueOf(setting[0].toUpperCase(java.util.Locale.ROOT)))
+            .direction(Direction.valueOf(setting[1].toUpperCase(java.util.Locale.ROOT)))
+            .sensitivity(Double.parseDouble(setting[2])).online(setting[3].equals("online"));
+        KneedleResult r = k.locate(range(0, y.length), y);
+        String knee = r.knee().isPresent() ? String.valueOf((int) r.knee().getAsDouble()) : "none";
+        String all = r.allKnees().stream().mapToInt(kn -> (int) kn.x()).sorted().mapToObj(String::valueOf)
+            .reduce((a, b) -> a + "," + b).orElse("-");
+        assertThat(knee + " | " + all).as(line).isEqualTo(col[2].trim() + " | " + col[3].trim());
+        curves++;
+        if (!col[4].trim().equals("same")) {
+          changedSince085++;
+        }
+      }
+    }
+    assertThat(curves).isEqualTo(300);
+    assertThat(changedSince085).isEqualTo(26); // the curves on which 0.8.6 differs from 0.8.5
   }
 
   @Test

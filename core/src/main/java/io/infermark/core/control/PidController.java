@@ -23,9 +23,12 @@ import java.util.OptionalDouble;
  * {@code e = (target − y) / target} (positive means room for more load), then
  * {@code rate = clamp(initialRate + kp·e + ki·∫e dt + kd·de/dt, minRate, maxRate)} with {@code dt}
  * in seconds. Gains are therefore in requests/s per unit of relative error. The integral is
- * clamped so that it never pushes the output past a bound (anti-windup by back-calculation), and
- * the derivative acts on the error from the second measured step on. With no measurement (nothing
- * completed yet) the rate is held. Immutable; each run gets a fresh state.
+ * clamped so that it never pushes the output past a bound (anti-windup by back-calculation). The
+ * derivative acts on the measurement, not the error ({@code de/dt = −(dy/dt) / target}), from the
+ * second measured step on, and its {@code dt} is never shorter than the interval: when the engine
+ * catches up after a stall with several updates back to back, a change in the signal is divided by
+ * the interval rather than by microseconds, so it cannot swing the rate from bound to bound. With
+ * no measurement (nothing completed yet) the rate is held. Immutable; each run gets a fresh state.
  */
 public final class PidController implements RateController {
 
@@ -88,9 +91,10 @@ public final class PidController implements RateController {
     private final ControlSignal.Probe probe;
     private final List<ControlStep> steps = new ArrayList<>();
     private double integral;
-    private double lastError = Double.NaN;
+    private double lastMeasured = Double.NaN;
     private long lastNanos;
     private double rate = initialRate;
+    private final double minDerivativeDt = interval.toNanos() / 1e9;
 
     PidLoop(ControlSignal.Probe probe) {
       this.probe = probe;
@@ -108,9 +112,13 @@ public final class PidController implements RateController {
       double dt = Math.max(elapsedNanos - lastNanos, 1) / 1e9;
       lastNanos = elapsedNanos;
       if (y.isPresent() && Double.isFinite(y.getAsDouble())) {
-        double e = (target - y.getAsDouble()) / target;
-        double derivative = Double.isNaN(lastError) ? 0 : (e - lastError) / dt;
-        lastError = e;
+        double measured = y.getAsDouble();
+        double e = (target - measured) / target;
+        // On the measurement (no kick if the target were ever changed) and over at least one
+        // interval: back-to-back updates after a stall must not divide a change by microseconds.
+        double derivative = Double.isNaN(lastMeasured) ? 0
+            : -(measured - lastMeasured) / target / Math.max(dt, minDerivativeDt);
+        lastMeasured = measured;
         integral += e * dt;
         double rest = initialRate + kp * e + kd * derivative;
         if (ki > 0) {

@@ -7,7 +7,7 @@ final class ConstantArrivals implements ArrivalProcess {
   private final double rate;
 
   ConstantArrivals(double rate) {
-    this.rate = Rates.check(rate);
+    this.rate = Rates.checkSchedulable(rate);
   }
 
   @Override
@@ -18,8 +18,8 @@ final class ConstantArrivals implements ArrivalProcess {
     long[] t = new long[n];
     int count = 0;
     for (int i = 0; i < n; i++) {
-      long at = Math.round(i * gap); // from i, not accumulated, so rounding never drifts
-      if (at >= limitNanos) {
+      long at = Rates.at(i * gap, limitNanos, i, maxCount, rate); // from i, not accumulated: no drift
+      if (at < 0 || at >= limitNanos) {
         break;
       }
       t[count++] = at;

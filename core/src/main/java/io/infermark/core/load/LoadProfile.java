@@ -410,7 +410,13 @@ public final class LoadProfile {
     return (int) Math.max(1, Math.min(total, 4096));
   }
 
-  /** Checks that the profile can end; called before a run. */
+  /**
+   * Checks that the profile can end and measure something: a limit is set, a cooldown time has a
+   * duration, a warmup time (with warmup + cooldown) leaves some of the duration to measure, and a
+   * count without a duration fits a nanosecond schedule at the nominal rate. Called before a run.
+   *
+   * @throws IllegalStateException naming what is wrong and what to change
+   */
   public void validate() {
     if (requests < 0 && duration == null) {
       throw new IllegalStateException("a load profile needs a limit: call requests(n) or duration(d)");
@@ -418,6 +424,20 @@ public final class LoadProfile {
     if (cooldownTime != null && duration == null) {
       throw new IllegalStateException("a cooldown time is measured back from the end of the duration: call "
           + "duration(d) too, or use cooldownRequests(n)");
+    }
+    if (warmupTime != null && duration != null && warmupTime.compareTo(duration) >= 0) {
+      throw new IllegalStateException("warmup " + warmupTime + " covers the whole duration " + duration
+          + ": every request would be warmup and nothing measured; shorten the warmup or lengthen the duration");
+    }
+    if (arrivals != null && controller == null && requests >= 0 && duration == null
+        && arrivals.nominalRate().isPresent()) {
+      double rate = arrivals.nominalRate().getAsDouble();
+      long total = totalRequests();
+      if (rate > 0 && (total - 1) * 1e9 / rate >= Rates.SCHEDULE_END_NANOS) {
+        throw new IllegalStateException(total + " requests at " + rate + " requests/s span "
+            + (total - 1) / rate / 31_556_952 + " years, beyond the 292 years (2^63 ns) a schedule can hold: raise "
+            + "the rate, send fewer requests or set a duration");
+      }
     }
     if (cooldownTime != null && warmupTime != null && warmupTime.plus(cooldownTime).compareTo(duration) >= 0) {
       throw new IllegalStateException("warmup " + warmupTime + " + cooldown " + cooldownTime

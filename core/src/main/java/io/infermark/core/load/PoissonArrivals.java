@@ -8,7 +8,7 @@ final class PoissonArrivals implements ArrivalProcess {
   private final double rate;
 
   PoissonArrivals(double rate) {
-    this.rate = Rates.check(rate);
+    this.rate = Rates.checkSchedulable(rate);
   }
 
   @Override
@@ -23,8 +23,8 @@ final class PoissonArrivals implements ArrivalProcess {
     double now = 0;
     while (count < maxCount) {
       now += -Math.log(1.0 - random.nextDouble()) * meanGap; // 1-u is in (0, 1], so the log is finite
-      long at = Math.round(now);
-      if (at >= limitNanos) {
+      long at = Rates.at(now, limitNanos, count, maxCount, rate);
+      if (at < 0 || at >= limitNanos) {
         break;
       }
       if (count == t.length) {

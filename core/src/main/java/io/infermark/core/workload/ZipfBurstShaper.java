@@ -18,7 +18,7 @@ import java.util.SplittableRandom;
  * which item it asks about, how long its context is and how soon it follows the previous one.
  *
  * <pre>{@code
- * ZipfBurstShaper shaper = ZipfBurstShaper.defaults();            // α 1.2, 512 + 1024/rank, λ 2.5, 100 ms
+ * ZipfBurstShaper shaper = ZipfBurstShaper.defaults();  // α 1.2, 512 + 1024·(rank − 1), λ 2.5, 100 ms
  * Benchmark.target(t).workload(shaper.workload())
  *     .load(LoadProfile.arrivals(shaper.arrivals()).duration(Duration.ofMinutes(5))).run();
  * }</pre>
@@ -79,7 +79,10 @@ public final class ZipfBurstShaper {
     }
   }
 
-  /** The preset: 10 items, α = 1.2, context 512 + 1024 per rank, λ = 2.5, base gap 100 ms, seed 0. */
+  /**
+   * The preset: 10 items, α = 1.2, context {@code 512 + 1024·(rank − 1)} tokens (512 for rank 1,
+   * 9,728 for rank 10), λ = 2.5, base gap 100 ms, seed 0.
+   */
   public static ZipfBurstShaper defaults() {
     return builder().build();
   }

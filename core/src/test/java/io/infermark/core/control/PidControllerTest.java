@@ -67,6 +67,39 @@ class PidControllerTest {
   }
 
   @Test
+  void backToBackUpdatesAfterAStallDoNotKickTheDerivative() {
+    // After a stall the engine catches up with several updates a microsecond apart while the
+    // signal moves: the derivative must not divide that move by a microsecond.
+    double[] y = {1.0};
+    PidController pid = PidController.builder(ControlSignal.of("y", t -> OptionalDouble.of(y[0])), 1)
+        .initialRate(10).rateRange(1, 100).gains(0, 0, 1).interval(Duration.ofSeconds(1)).build();
+    RateController.Loop loop = pid.start();
+    assertThat(loop.update(1_000_000_000L)).isEqualTo(10); // first measurement: no derivative yet
+    y[0] = 1.2;
+    double afterRise = loop.update(5_000_000_000L);       // the stall: 4 s since the last update
+    y[0] = 1.0;
+    double afterFall = loop.update(5_000_001_000L);       // 1 µs later
+    y[0] = 1.3;
+    double afterRiseAgain = loop.update(5_000_002_000L);  // 1 µs later
+    // Relative error moves by 0.2, −0.2 and 0.3; with kd = 1 s the step is kd·Δe/max(dt, interval).
+    assertThat(afterRise).isCloseTo(10 - 0.2 / 4, within(1e-9));
+    assertThat(afterFall).isCloseTo(10 + 0.2, within(1e-9));
+    assertThat(afterRiseAgain).isCloseTo(10 - 0.3, within(1e-9));
+  }
+
+  @Test
+  void derivativeActsOnTheMeasurementAtTheRegularInterval() {
+    double[] y = {0.5};
+    PidController pid = PidController.builder(ControlSignal.of("y", t -> OptionalDouble.of(y[0])), 2)
+        .initialRate(10).rateRange(1, 100).gains(0, 0, 4).interval(Duration.ofMillis(500)).build();
+    RateController.Loop loop = pid.start();
+    loop.update(500_000_000L);
+    y[0] = 1.5; // relative error falls by (1.5 − 0.5)/2 = 0.5 in 0.5 s: de/dt = −1/s, kd·de/dt = −4
+    assertThat(loop.update(1_000_000_000L)).isCloseTo(6, within(1e-9));
+    assertThat(loop.update(1_500_000_000L)).isCloseTo(10, within(1e-9)); // flat signal: no derivative
+  }
+
+  @Test
   void holdsTheRateWhileThereIsNothingToMeasure() {
     PidController pid = PidController.builder(ControlSignal.ttftP99(10), 0.2).initialRate(5).build();
     RateController.Loop loop = pid.start();

@@ -1,7 +1,10 @@
 package io.infermark.core.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
+
+import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
@@ -54,6 +57,42 @@ class ArrivalProcessTest {
     // 60,000 expected, standard deviation 245: allow four of them.
     assertThat(t.length).isBetween(59_020, 60_980);
     assertThat(t[t.length - 1]).isLessThan(60_000_000_000L);
+  }
+
+  @Test
+  void ratesWhoseGapDoesNotFitANanosecondScheduleAreRejectedAtBuildTime() {
+    // 1e-11/s: one gap is 1e20 ns, past Long.MAX_VALUE (292 years); Math.round saturated and the
+    // schedule silently held only the request at 0.
+    assertThatThrownBy(() -> ArrivalProcess.constant(1e-11)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("rate 1.0E-11 requests/s is too low to schedule")
+        .hasMessageContaining("the lowest is 1.0842021724855046E-10 requests/s");
+    assertThatThrownBy(() -> ArrivalProcess.poisson(1e-11)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("too low to schedule");
+    assertThatThrownBy(() -> LoadProfile.constantRate(1e-11)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("too low to schedule");
+    assertThatThrownBy(() -> LoadProfile.poisson(1e-11)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("too low to schedule");
+    // The lowest rate: 1e9 / rate rounds to 2^63 − 1,024 ns, the last double below 2^63; a hair lower
+    // and the gap is 2^63 ns itself.
+    assertThat(ArrivalProcess.constant(1.0842021724855046E-10).schedule(2, Long.MAX_VALUE, 0))
+        .containsExactly(0L, Long.MAX_VALUE - 1023);
+    assertThatThrownBy(() -> ArrivalProcess.constant(1.0842021724855044E-10)).hasMessageContaining("too low");
+  }
+
+  @Test
+  void aCountThatCannotBeScheduledFailsInsteadOfDroppingRequests() {
+    // 2e-10/s: gaps of 5e18 ns fit, but the third request would fall at 1e19 ns, past Long.MAX_VALUE.
+    assertThatThrownBy(() -> ArrivalProcess.constant(2e-10).schedule(5, Long.MAX_VALUE, 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("request 2 of 5")
+        .hasMessageContaining("beyond the 292 years");
+    assertThatThrownBy(() -> ArrivalProcess.poisson(2e-10).schedule(50, Long.MAX_VALUE, 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("of 50")
+        .hasMessageContaining("beyond the 292 years");
+    assertThatThrownBy(() -> LoadProfile.constantRate(2e-10).requests(5).validate())
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("5 requests at 2.0E-10 requests/s");
+    // With a duration the schedule simply ends at it: nothing is dropped that the run would have sent.
+    assertThat(ArrivalProcess.constant(2e-10).schedule(5, 60_000_000_000L, 0)).containsExactly(0L);
+    LoadProfile.constantRate(2e-10).requests(5).duration(Duration.ofMinutes(1)).validate();
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.infermark.perturbation.design;
 
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * An experimental design: {@code runs()} level vectors over {@code factors()} factors, factor
@@ -13,6 +14,7 @@ public final class Design {
   private final String name;
   private final int[] levelCounts;
   private final int[][] rows;
+  private final String note;
 
   /**
    * A design from explicit rows.
@@ -47,9 +49,27 @@ public final class Design {
   }
 
   Design(String name, int[] levelCounts, int[][] rows) {
+    this(name, levelCounts, rows, null);
+  }
+
+  private Design(String name, int[] levelCounts, int[][] rows, String note) {
     this.name = name;
     this.levelCounts = levelCounts;
     this.rows = rows;
+    this.note = note;
+  }
+
+  /** The same runs with a note on how they were chosen. */
+  Design withNote(String note) {
+    return new Design(name, levelCounts, rows, Objects.requireNonNull(note, "note"));
+  }
+
+  /**
+   * How the design was chosen when a construction gave something other than what was asked for,
+   * e.g. the full factorial in place of a larger orthogonal array; empty otherwise.
+   */
+  public Optional<String> note() {
+    return Optional.ofNullable(note);
   }
 
   /** What made the design. */
@@ -96,9 +116,9 @@ public final class Design {
     return copy;
   }
 
-  /** The same runs under another name. */
+  /** The same runs under another name (the note, if any, is kept). */
   public Design named(String name) {
-    return new Design(Objects.requireNonNull(name, "name"), levelCounts, rows);
+    return new Design(Objects.requireNonNull(name, "name"), levelCounts, rows, note);
   }
 
   /**
@@ -145,6 +165,6 @@ public final class Design {
   @Override
   public String toString() {
     return "Design[" + name + ": " + rows.length + " runs x " + levelCounts.length + " factors, levels "
-        + Arrays.toString(levelCounts) + "]";
+        + Arrays.toString(levelCounts) + (note == null ? "" : "; " + note) + "]";
   }
 }

@@ -60,6 +60,10 @@ public final class Designs {
    * a prime power, use the smallest prime power {@code q} at least the largest level count and
    * collapse factor {@code j}'s levels with {@code v mod n_j}: every pair of levels is still
    * covered, though no longer equally often ({@link Design#isOrthogonal()} says which).
+   *
+   * <p>When the full factorial has fewer runs than that array (two levels and three: 6 runs, not the
+   * 9 of L9; six and six: 36, not 49), the full factorial is returned instead: it covers every pair
+   * too, equally often. Its {@link Design#note()} says so, and so does its {@code toString()}.
    */
   public static Design orthogonalArray(int... levels) {
     checkLevels(levels);
@@ -93,8 +97,16 @@ public final class Designs {
     for (int n : levels) {
       collapsed |= n != q;
     }
-    return new Design(name + " orthogonal array" + (collapsed ? " (collapsed from " + q + " levels)" : ""),
-        levels.clone(), rows);
+    name = name + " orthogonal array" + (collapsed ? " (collapsed from " + q + " levels)" : "");
+    long full = 1;
+    for (int n : levels) {
+      full = Math.min(full * n, Integer.MAX_VALUE); // stays far from overflow: n < 2^31
+    }
+    if (full < rows.length) {
+      return fullFactorial(levels).withNote("the full factorial (" + full + " runs) replaces the " + name
+          + ", which has " + rows.length);
+    }
+    return new Design(name, levels.clone(), rows);
   }
 
   /**

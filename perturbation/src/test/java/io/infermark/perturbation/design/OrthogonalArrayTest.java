@@ -151,6 +151,60 @@ class OrthogonalArrayTest {
   }
 
   @Test
+  void neverMoreRunsThanTheFullFactorialForTwoToFourFactorsOfTwoToSevenLevels() {
+    int sets = 0;
+    int fallbacks = 0;
+    for (int k = 2; k <= 4; k++) {
+      int[] levels = new int[k];
+      java.util.Arrays.fill(levels, 2);
+      do {
+        Design d = Designs.orthogonalArray(levels);
+        int full = java.util.Arrays.stream(levels).reduce(1, (a, b) -> a * b);
+        assertThat(d.runs()).as(d.toString()).isLessThanOrEqualTo(full);
+        assertThat(DesignQuality.of(d).pairwiseCoverage()).as(d.toString()).isEqualTo(1.0);
+        assertThat(d.levelCounts()).isEqualTo(levels);
+        if (d.note().isPresent()) {
+          fallbacks++;
+          assertThat(d.rows()).isEqualTo(Designs.fullFactorial(levels).rows());
+          assertThat(d.isOrthogonal()).isTrue();
+          assertThat(d.toString()).contains(d.note().get());
+        }
+        sets++;
+      } while (next(levels, 2, 7));
+    }
+    assertThat(sets).isEqualTo(1548);
+    // The 62 level sets on which the array had more runs than the full factorial (Python, same rules).
+    assertThat(fallbacks).isEqualTo(62);
+  }
+
+  @Test
+  void theFullFactorialReplacesALargerArrayAndSaysSo() {
+    Design twoThree = Designs.orthogonalArray(2, 3);
+    assertThat(twoThree.runs()).isEqualTo(6);
+    assertThat(twoThree.name()).isEqualTo("full factorial");
+    assertThat(twoThree.note()).hasValue("the full factorial (6 runs) replaces the L9 orthogonal array (collapsed "
+        + "from 3 levels), which has 9");
+    assertThat(twoThree.toString()).isEqualTo("Design[full factorial: 6 runs x 2 factors, levels [2, 3]; the full "
+        + "factorial (6 runs) replaces the L9 orthogonal array (collapsed from 3 levels), which has 9]");
+    assertThat(Designs.orthogonalArray(2, 4).runs()).isEqualTo(8);
+    assertThat(Designs.orthogonalArray(6, 6).runs()).isEqualTo(36);
+    assertThat(Designs.orthogonalArray(3, 3).name()).isEqualTo("L9 orthogonal array"); // as many runs, orthogonal
+    assertThat(Designs.orthogonalArray(3, 3).note()).isEmpty();
+  }
+
+  /** The next level vector in lexicographic order within [min, max]; false after the last. */
+  private static boolean next(int[] levels, int min, int max) {
+    for (int j = levels.length - 1; j >= 0; j--) {
+      if (levels[j] < max) {
+        levels[j]++;
+        return true;
+      }
+      levels[j] = min;
+    }
+    return false;
+  }
+
+  @Test
   void fieldsObeyTheFieldAxioms() {
     for (int q : new int[] {2, 3, 4, 5, 7, 8, 9, 16, 25, 27}) {
       GaloisField f = GaloisField.of(q);

@@ -17,7 +17,7 @@ import java.util.Objects;
  *   <tr><td>{@link #rateLimited}</td><td>HTTP 429, {@code Retry-After}, OpenAI error body</td><td>HTTP_STATUS 429</td></tr>
  *   <tr><td>{@link #unavailable}</td><td>HTTP 503, {@code Retry-After}, OpenAI error body</td><td>HTTP_STATUS 503</td></tr>
  *   <tr><td>{@link #serverError}</td><td>HTTP 500, OpenAI error body</td><td>HTTP_STATUS 500</td></tr>
- *   <tr><td>{@link #slowdown}</td><td>the response's times from arrival stretched ×m, plus a fixed seeded jitter</td><td>success, slower</td></tr>
+ *   <tr><td>{@link #slowdown}</td><td>the response's times from arrival stretched ×m, plus a fixed seeded jitter, never sooner than a floor</td><td>success, slower</td></tr>
  *   <tr><td>{@link #stall}</td><td>no bytes for a while after K tokens, then the rest</td><td>success, one long gap</td></tr>
  *   <tr><td>{@link #disconnect}</td><td>connection closed after K tokens, body truncated</td><td>RESET</td></tr>
  *   <tr><td>{@link #malformedChunk}</td><td>after K tokens, a {@code data:} event with invalid JSON</td><td>MALFORMED_STREAM</td></tr>
@@ -53,12 +53,21 @@ public final class Fault {
   private final int afterTokens;
   private final Duration duration;
   private final double multiplier;
+  private final Duration floor;
+
+  /** The floor of {@link #slowdown(double, Duration)}: no slowed write sooner than 100 ms after arrival. */
+  public static final Duration DEFAULT_SLOWDOWN_FLOOR = Duration.ofMillis(100);
 
   private Fault(Kind kind, int afterTokens, Duration duration, double multiplier) {
+    this(kind, afterTokens, duration, multiplier, Duration.ZERO);
+  }
+
+  private Fault(Kind kind, int afterTokens, Duration duration, double multiplier, Duration floor) {
     this.kind = kind;
     this.afterTokens = afterTokens;
     this.duration = duration;
     this.multiplier = multiplier;
+    this.floor = floor;
   }
 
   /** HTTP 429 {@code rate_limit_exceeded} with {@code Retry-After} of {@code retryAfter} (whole seconds, rounded up). */
@@ -78,15 +87,26 @@ public final class Fault {
 
   /**
    * Stretches the response: every write that would happen {@code d} after arrival happens at
-   * {@code d × multiplier + jitter}, the jitter drawn once per request, uniformly in
+   * {@code max(100 ms, d × multiplier + jitter)}, the jitter drawn once per request, uniformly in
    * {@code [0, maxJitter]}, from the seed. {@code slowdown(1.8, Duration.ofMillis(200))} makes a
-   * request 80 % slower plus up to 200 ms.
+   * request 80 % slower plus up to 200 ms, and never faster than 100 ms (seed 003's model). The
+   * same as {@code slowdown(multiplier, maxJitter, DEFAULT_SLOWDOWN_FLOOR)}.
    */
   public static Fault slowdown(double multiplier, Duration maxJitter) {
+    return slowdown(multiplier, maxJitter, DEFAULT_SLOWDOWN_FLOOR);
+  }
+
+  /**
+   * Stretches the response with an explicit floor: every write that would happen {@code d} after
+   * arrival happens at {@code max(floor, d × multiplier + jitter)} (see {@link #slowdown(double,
+   * Duration)}); {@code Duration.ZERO} for no floor.
+   */
+  public static Fault slowdown(double multiplier, Duration maxJitter, Duration floor) {
     if (!(multiplier >= 1) || Double.isInfinite(multiplier)) {
       throw new IllegalArgumentException("slowdown multiplier must be a finite number >= 1, was " + multiplier);
     }
-    return new Fault(Kind.SLOWDOWN, 0, nonNegative(maxJitter, "maxJitter"), multiplier);
+    return new Fault(Kind.SLOWDOWN, 0, nonNegative(maxJitter, "maxJitter"), multiplier,
+        nonNegative(floor, "floor"));
   }
 
   /** After {@code afterTokens} tokens, sends nothing for {@code pause}, then the rest of the stream. */
@@ -142,15 +162,28 @@ public final class Fault {
     return multiplier;
   }
 
+  /** The slowdown's floor: no write of a slowed response sooner than this after arrival; zero for the others. */
+  public Duration floor() {
+    return floor;
+  }
+
+  /**
+   * When a write that would happen {@code normalNanos} after arrival happens under this slowdown,
+   * with this request's {@code jitterNanos}: {@code max(floor, normalNanos × multiplier + jitterNanos)}.
+   */
+  long slowedNanos(long normalNanos, long jitterNanos) {
+    return Math.max(floor.toNanos(), Math.round(normalNanos * multiplier) + jitterNanos);
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof Fault f && f.kind == kind && f.afterTokens == afterTokens && f.duration.equals(duration)
-        && Double.compare(f.multiplier, multiplier) == 0;
+        && Double.compare(f.multiplier, multiplier) == 0 && f.floor.equals(floor);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(kind, afterTokens, duration, multiplier);
+    return Objects.hash(kind, afterTokens, duration, multiplier, floor);
   }
 
   @Override
@@ -159,7 +192,8 @@ public final class Fault {
     return switch (kind) {
       case RATE_LIMITED, UNAVAILABLE -> name + "(retry after " + duration.toMillis() + "ms)";
       case SERVER_ERROR -> name;
-      case SLOWDOWN -> name + "(x" + multiplier + " + up to " + duration.toMillis() + "ms)";
+      case SLOWDOWN -> name + "(x" + multiplier + " + up to " + duration.toMillis() + "ms"
+          + (floor.isZero() ? "" : ", at least " + floor.toMillis() + "ms") + ")";
       case STALL -> name + "(" + duration.toMillis() + "ms after " + afterTokens + " tokens)";
       case SLOW_HEADERS -> name + "(" + duration.toMillis() + "ms)";
       default -> name + "(after " + afterTokens + " tokens)";

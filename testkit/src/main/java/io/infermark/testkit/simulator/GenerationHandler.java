@@ -1,9 +1,12 @@
 package io.infermark.testkit.simulator;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.infermark.testkit.simulator.ServerTimeline.Outcome;
 import io.infermark.testkit.simulator.ServingModel.Generation;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -74,9 +77,7 @@ final class GenerationHandler {
    * a slow first TTFT in every benchmark run against a fresh simulator).
    */
   void warmUp() {
-    byte[] chat = ("{\"model\":\"" + config.model() + "\",\"messages\":[{\"role\":\"user\",\"content\":"
-        + "\"warm up\"}],\"stream\":true,\"max_tokens\":2,\"ignore_eos\":true,\"stream_options\":"
-        + "{\"include_usage\":true,\"continuous_usage_stats\":true}}").getBytes(StandardCharsets.UTF_8);
+    byte[] chat = warmUpChat();
     byte[] completion = "{\"prompt\":\"warm up\",\"max_tokens\":1}".getBytes(StandardCharsets.UTF_8);
     for (Endpoint endpoint : Endpoint.values()) {
       ResponseRenderer renderer = ResponseRenderer.of(endpoint, json, config.seed(), -1, 0, config.model());
@@ -93,6 +94,32 @@ final class GenerationHandler {
     } catch (ApiError expected) {
       expected.toJson(json);
     }
+  }
+
+  /** The warm-up chat request, written by Jackson so that any model name (quotes, backslashes) stays valid JSON. */
+  private byte[] warmUpChat() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (JsonGenerator g = json.createGenerator(out)) {
+      g.writeStartObject();
+      g.writeStringField("model", config.model());
+      g.writeArrayFieldStart("messages");
+      g.writeStartObject();
+      g.writeStringField("role", "user");
+      g.writeStringField("content", "warm up");
+      g.writeEndObject();
+      g.writeEndArray();
+      g.writeBooleanField("stream", true);
+      g.writeNumberField("max_tokens", 2);
+      g.writeBooleanField("ignore_eos", true);
+      g.writeObjectFieldStart("stream_options");
+      g.writeBooleanField("include_usage", true);
+      g.writeBooleanField("continuous_usage_stats", true);
+      g.writeEndObject();
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not write the warm-up request", e); // in memory: never
+    }
+    return out.toByteArray();
   }
 
   /** Marks the simulator as closing, so failures from closed connections count as such. */
@@ -537,7 +564,7 @@ final class GenerationHandler {
       if (is(Fault.Kind.SLOWDOWN)) {
         long arrival = recorder.arrivalNanos();
         long jitter = faults.jitterNanos(recorder.sequence(), fault.duration().toNanos());
-        RealTimeServingModel.parkUntil(arrival + Math.round((ready - arrival) * fault.multiplier()) + jitter);
+        RealTimeServingModel.parkUntil(arrival + fault.slowedNanos(ready - arrival, jitter));
       }
     }
 

@@ -38,7 +38,8 @@ public final class SimulatorMain {
       "  --max-running-seqs N  --max-batched-tokens N  --kv-blocks N  --block-size N  --no-prefix-caching",
       " faults (repeatable; PROB is a per-request probability):",
       "  --fault server-error:PROB          --fault rate-limited:PROB:RETRY_AFTER_MS",
-      "  --fault unavailable:PROB:RETRY_AFTER_MS  --fault slowdown:PROB:MULTIPLIER:MAX_JITTER_MS",
+      "  --fault unavailable:PROB:RETRY_AFTER_MS  --fault slowdown:PROB:MULTIPLIER:MAX_JITTER_MS[:FLOOR_MS]",
+      "                                   (floor: no slowed write sooner after arrival; default 100)",
       "  --fault stall:PROB:AFTER_TOKENS:PAUSE_MS  --fault disconnect:PROB:AFTER_TOKENS",
       "  --fault malformed-chunk:PROB:AFTER_TOKENS  --fault slow-headers:PROB:DELAY_MS",
       "  --fault stream-error:PROB:AFTER_TOKENS",
@@ -148,7 +149,7 @@ public final class SimulatorMain {
       case "slowdown", "stall" -> 4;
       default -> throw new IllegalArgumentException("unknown fault kind '" + p[0] + "' in --fault " + spec);
     };
-    if (p.length != need) {
+    if (p.length != need && !(kind.equals("slowdown") && p.length == need + 1)) {
       throw new IllegalArgumentException("--fault " + spec + " needs " + need + " ':'-separated fields; see --help");
     }
     String o = "--fault " + spec;
@@ -157,7 +158,8 @@ public final class SimulatorMain {
       case "server-error" -> Fault.serverError();
       case "rate-limited" -> Fault.rateLimited(millis(o, p[2]));
       case "unavailable" -> Fault.unavailable(millis(o, p[2]));
-      case "slowdown" -> Fault.slowdown(decimal(o, p[2]), millis(o, p[3]));
+      case "slowdown" -> p.length == 5 ? Fault.slowdown(decimal(o, p[2]), millis(o, p[3]), millis(o, p[4]))
+          : Fault.slowdown(decimal(o, p[2]), millis(o, p[3]));
       case "stall" -> Fault.stall(integer(o, p[2]), millis(o, p[3]));
       case "disconnect" -> Fault.disconnect(integer(o, p[2]));
       case "malformed-chunk" -> Fault.malformedChunk(integer(o, p[2]));

@@ -77,6 +77,34 @@ class FaultPolicyTest {
   }
 
   @Test
+  void slowdownDelayIsTheStretchedDelayPlusSeededJitterWithAFloor() {
+    // Seed 9's jitters on [0, 200 ms] for requests 0, 1, 3 and 4, from SplitMix64 by hand (Python,
+    // the same mix as Mix.unit; seed 9 ^ 0x5DEECE66D ^ 0x7A3C1F2B9D4E6F81): 1.565098, 126.238647,
+    // 29.892791 and 77.031013 ms. Delay = max(100 ms, 1.8 × base + jitter).
+    FaultPolicy policy = policy(9, 0, 0);
+    long max = 200_000_000;
+    assertThat(policy.jitterNanos(0, max)).isEqualTo(1_565_098L);
+    assertThat(policy.jitterNanos(1, max)).isEqualTo(126_238_647L);
+    assertThat(policy.jitterNanos(3, max)).isEqualTo(29_892_791L);
+    assertThat(policy.jitterNanos(4, max)).isEqualTo(77_031_013L);
+
+    Fault seed003 = Fault.slowdown(1.8, Duration.ofMillis(200));
+    assertThat(seed003.floor()).isEqualTo(Duration.ofMillis(100));
+    long base = 20_000_000; // a write normally 20 ms after arrival: 36 ms stretched
+    assertThat(seed003.slowedNanos(base, policy.jitterNanos(0, max))).isEqualTo(100_000_000L);  // 37.6 ms: floor
+    assertThat(seed003.slowedNanos(base, policy.jitterNanos(1, max))).isEqualTo(162_238_647L);
+    assertThat(seed003.slowedNanos(base, policy.jitterNanos(3, max))).isEqualTo(100_000_000L);  // 65.9 ms: floor
+    assertThat(seed003.slowedNanos(base, policy.jitterNanos(4, max))).isEqualTo(113_031_013L);
+    assertThat(seed003.slowedNanos(50_000_000, policy.jitterNanos(3, max))).isEqualTo(119_892_791L);
+
+    Fault noFloor = Fault.slowdown(1.8, Duration.ofMillis(200), Duration.ZERO);
+    assertThat(noFloor.slowedNanos(base, policy.jitterNanos(0, max))).isEqualTo(37_565_098L);
+    assertThat(noFloor).isNotEqualTo(seed003);
+    assertThat(seed003.toString()).isEqualTo("slowdown(x1.8 + up to 200ms, at least 100ms)");
+    assertThat(noFloor.toString()).isEqualTo("slowdown(x1.8 + up to 200ms)");
+  }
+
+  @Test
   void slowdownJitterIsSeededAndWithinItsBound() {
     FaultPolicy policy = policy(9, 0, 0);
     long max = 200_000_000;

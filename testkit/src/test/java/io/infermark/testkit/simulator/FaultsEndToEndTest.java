@@ -109,6 +109,20 @@ class FaultsEndToEndTest {
   }
 
   @Test
+  void slowdownWritesNothingSoonerThanItsFloorAfterArrival() {
+    // 1.8 × (5 ms + 2 ms per token) and no jitter would write every token within 34 ms; the floor
+    // (100 ms by default, seed 003's model) holds each of them to at least 100 ms after arrival.
+    Run run = run(Fault.slowdown(1.8, Duration.ZERO));
+
+    assertThat(run.faulted().succeeded()).isTrue();
+    ServerTimeline t = run.server();
+    for (int i = 0; i < TOKENS; i++) {
+      assertThat(t.tokenNanos(i) - t.arrivalNanos()).as("token %d", i).isGreaterThanOrEqualTo(100_000_000L);
+    }
+    assertThat(run.faulted().chunks().firstTokenOffsetNanos().getAsLong()).isGreaterThanOrEqualTo(100_000_000L);
+  }
+
+  @Test
   void stallLeavesOneLongGapAfterTheChosenToken() {
     Run run = run(Fault.stall(3, Duration.ofMillis(300)));
 

@@ -114,6 +114,8 @@ class SimulatorConfigTest {
     assertThatThrownBy(() -> b.maxModelLength(1)).hasMessage("maxModelLength must be at least 2, was 1");
     assertThatThrownBy(() -> b.faultOnRequests(Fault.serverError())).hasMessageContaining("at least one");
     assertThatThrownBy(() -> Fault.slowdown(0.5, Duration.ZERO)).hasMessageContaining("multiplier must be");
+    assertThatThrownBy(() -> Fault.slowdown(2, Duration.ZERO, Duration.ofMillis(-1)))
+        .hasMessage("floor must not be negative, was PT-0.001S");
     assertThatThrownBy(() -> Fault.stall(-1, Duration.ZERO)).hasMessage("afterTokens must be 0 or more, was -1");
     SimulatorConfig.Builder faulty = SimulatorConfig.builder().fault(Fault.stall(1, Duration.ofMillis(5)), 0.7);
     assertThatThrownBy(() -> faulty.serverErrors(0.4)).hasMessage("STALL (0.7) + serverErrors (0.4) probabilities "

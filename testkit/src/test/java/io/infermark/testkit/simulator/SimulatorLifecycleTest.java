@@ -33,6 +33,23 @@ class SimulatorLifecycleTest {
   }
 
   @Test
+  void aModelNameWithQuotesAndBackslashesIsServedAsGiven() throws IOException {
+    // Before: the warm-up request was built by concatenation, so the quote broke its JSON and
+    // Simulator.start failed.
+    String model = "team \"blue\" \\ llama\t3";
+    try (Simulator sim = Simulator.start(SimulatorConfig.builder().model(model).build())) {
+      SimHttp http = new SimHttp(sim);
+      assertThat(SimHttp.MAPPER.readTree(http.get("/v1/models").body()).at("/data/0/id").asText()).isEqualTo(model);
+      String body = SimHttp.MAPPER.createObjectNode().put("model", model).put("max_tokens", 3)
+          .set("messages", SimHttp.MAPPER.createArrayNode().add(SimHttp.MAPPER.createObjectNode().put("role", "user")
+              .put("content", "Hello"))).toString();
+      HttpResponse<String> response = http.post("/v1/chat/completions", body);
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+      assertThat(SimHttp.MAPPER.readTree(response.body()).get("model").asText()).isEqualTo(model);
+    }
+  }
+
+  @Test
   void bindsTheConfiguredPortAndFailsClearlyWhenItIsTaken() throws IOException {
     int port;
     try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

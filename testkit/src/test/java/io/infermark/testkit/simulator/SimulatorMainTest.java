@@ -23,7 +23,8 @@ class SimulatorMainTest {
         "--model", "m", "--seed", "9", "--output-tokens", "10..20", "--tokens-per-chunk", "3",
         "--reasoning-tokens", "4", "--max-model-len", "4096", "--timeline-retention", "50",
         "--kv-blocks", "77", "--max-running-seqs", "5", "--step-overhead-ms", "1.5", "--no-prefix-caching",
-        "--fault", "rate-limited:0.1:1500", "--fault", "slowdown:0.2:1.8:200", "--fault", "stall:0.05:3:400");
+        "--fault", "rate-limited:0.1:1500", "--fault", "slowdown:0.2:1.8:200", "--fault", "stall:0.05:3:400",
+        "--fault", "slowdown:0.01:2:0:250");
 
     EngineProfile e = c.engine().orElseThrow();
     assertThat(e.name()).isEqualTo("early-saturation");
@@ -43,8 +44,8 @@ class SimulatorMainTest {
     assertThat(c.timelineRetention()).isEqualTo(50);
     assertThat(c.faultRules()).extracting(FaultRule::fault).containsExactly(
         Fault.rateLimited(Duration.ofMillis(1500)), Fault.slowdown(1.8, Duration.ofMillis(200)),
-        Fault.stall(3, Duration.ofMillis(400)));
-    assertThat(c.faultRules()).extracting(FaultRule::probability).containsExactly(0.1, 0.2, 0.05);
+        Fault.stall(3, Duration.ofMillis(400)), Fault.slowdown(2, Duration.ZERO, Duration.ofMillis(250)));
+    assertThat(c.faultRules()).extracting(FaultRule::probability).containsExactly(0.1, 0.2, 0.05, 0.01);
   }
 
   @Test
