@@ -32,7 +32,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   private final HostPool pool;
   private final Stamper stamper = new Stamper();
-  private Channel channel;
+  private volatile Channel channel;
   private SslHandler ssl;
 
   /** The exchange this connection carries, or null between exchanges. */
