@@ -15,7 +15,11 @@ import io.netty.channel.epoll.Epoll;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,6 +38,7 @@ import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -312,6 +317,39 @@ class TransportContractTest {
     assertThat(f.category()).isEqualTo(ErrorCategory.CONNECT);
     assertThat(f.message()).contains("127.0.0.1:" + port);
     assertThat(r.events(Kind.SEND)).hasSize(1);
+  }
+
+  /**
+   * A listener whose accept queue is full drops new SYNs, so connecting to it hangs until the
+   * connect timeout; the queue is filled with plain sockets first.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("transports")
+  void connectThatNeverCompletesIsAConnectTimeout(Supplier<Transport> transport) throws Exception {
+    Transport t = open(transport);
+    ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+    servers.add(listener);
+    InetSocketAddress address = new InetSocketAddress(listener.getInetAddress(), listener.getLocalPort());
+    boolean full = false;
+    for (int n = 0; n < 32 && !full; n++) {
+      Socket filler = new Socket();
+      servers.add(filler);
+      try {
+        filler.connect(address, 200);
+      } catch (SocketTimeoutException e) {
+        full = true;
+      }
+    }
+    Assumptions.assumeTrue(full, "this kernel did not stop accepting SYNs on a full accept queue");
+    Duration connect = Duration.ofMillis(300);
+    RecordingHandler r = start(t, post(URI.create("http://127.0.0.1:" + address.getPort() + "/"), "{}",
+        new Timeouts(connect, Duration.ofSeconds(30), Duration.ofSeconds(60))), new RecordingHandler());
+
+    Failure f = r.awaitFailure();
+    assertThat(f.category()).isEqualTo(ErrorCategory.TIMEOUT);
+    assertThat(f.timeoutPhase()).isEqualTo(TimeoutPhase.CONNECT);
+    assertThat(f.message()).contains("127.0.0.1:" + address.getPort());
+    assertThat(r.awaitTerminal().nanoTime() - r.sendStamp()).isGreaterThanOrEqualTo(connect.toNanos());
   }
 
   @ParameterizedTest(name = "{0}")

@@ -144,15 +144,19 @@ final class Exchange implements Runnable {
       }
       return;
     }
+    DefaultFullHttpRequest req = newRequest();
     long now = clock.nanoTime();
     if (!send(now)) {
+      req.release();
       pool.release(c);
       return;
     }
     attach(c);
     reused = true;
     if (phase(Phase.CONNECTION_ACQUIRED, now)) {
-      write();
+      write(req);
+    } else {
+      req.release();
     }
   }
 
@@ -261,7 +265,7 @@ final class Exchange implements Runnable {
     connecting = false;
     handshaking = false;
     if (phase(Phase.CONNECT_END, now) && phase(Phase.CONNECTION_ACQUIRED, now)) {
-      write();
+      write(newRequest());
     }
   }
 
@@ -277,8 +281,8 @@ final class Exchange implements Runnable {
     }
   }
 
-  private void write() {
-    Connection c = conn;
+  /** The request as Netty encodes it; built before {@code onSend} on a pooled connection, so the send is the write. */
+  private DefaultFullHttpRequest newRequest() {
     byte[] body = request.body();
     DefaultFullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(request.method()),
         request.pathAndQuery(), body.length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body));
@@ -301,6 +305,11 @@ final class Exchange implements Runnable {
     if (body.length > 0 || expectsBody(req.method())) {
       h.set(HttpHeaderNames.CONTENT_LENGTH, body.length);
     }
+    return req;
+  }
+
+  private void write(DefaultFullHttpRequest req) {
+    Connection c = conn;
     c.channel().writeAndFlush(req).addListener((ChannelFuture f) -> guarded(() -> written(c, f)));
   }
 

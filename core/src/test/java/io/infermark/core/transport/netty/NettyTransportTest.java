@@ -433,6 +433,23 @@ class NettyTransportTest {
     assertThat(r.body()).isEmpty();
   }
 
+  @Test
+  void serverThatNeverAnswersTheTlsHandshakeIsAConnectTimeout() throws Exception {
+    NettyTransport t = open(NettyTransport.builder().trustManagerFactory(trustingTheTestCertificate()));
+    RawServer server = server((s, i) -> RawServer.readUntilClosed(s.getInputStream()));
+    Duration connect = Duration.ofMillis(300);
+    RecordingHandler r = new RecordingHandler();
+    t.start(new OutboundRequest("POST", URI.create("https://localhost:" + server.port() + "/"), List.of(),
+        new byte[0], "", new Timeouts(connect, Duration.ofSeconds(30), Duration.ofSeconds(60))), r, new Cancellation());
+
+    Failure f = r.awaitFailure();
+    assertThat(f.category()).isEqualTo(ErrorCategory.TIMEOUT);
+    assertThat(f.timeoutPhase()).isEqualTo(io.infermark.core.capture.TimeoutPhase.CONNECT);
+    assertThat(r.phases()).contains(Phase.SECURE_CONNECT_START).doesNotContain(Phase.SECURE_CONNECT_END);
+    assertThat(r.awaitTerminal().nanoTime() - r.sendStamp()).isGreaterThanOrEqualTo(connect.toNanos());
+    r.assertContract();
+  }
+
   // ---- plumbing ----
 
   private NettyTransport open(NettyTransport.Builder b) {
