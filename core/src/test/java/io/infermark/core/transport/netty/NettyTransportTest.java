@@ -207,9 +207,9 @@ class NettyTransportTest {
     t.start(post(server.url("/")), r, new Cancellation());
     assertThat(r.awaitTerminal().kind()).isEqualTo(Kind.END);
 
+    // the server wrote the response before the client read it and put the connection in the pool
     long closedAt = closedByClient.get(WAIT_SECONDS, TimeUnit.SECONDS);
-    assertThat(closedAt - r.awaitTerminal().nanoTime()).isGreaterThanOrEqualTo(keepAlive.toNanos());
-    assertThat(closedAt).isGreaterThan(responded.get());
+    assertThat(closedAt - responded.get()).isGreaterThanOrEqualTo(keepAlive.toNanos());
     assertThat(t.idleConnections("http", "127.0.0.1", server.port())).isZero();
   }
 
