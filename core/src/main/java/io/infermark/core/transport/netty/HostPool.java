@@ -1,0 +1,91 @@
+package io.infermark.core.transport.netty;
+
+import io.infermark.core.transport.netty.NettyTransport.PoolKey;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The idle keep-alive connections to one scheme, host and port. Connections are taken from any
+ * thread (the caller of {@code start}) and returned on their own I/O thread; a connection's
+ * {@code idle} flag, flipped by compare-and-set, decides who owns it when taking, expiry and the
+ * server's close race. Most recently used first, so the connection least likely to have been closed
+ * by the server is reused.
+ */
+final class HostPool {
+
+  private final NettyTransport transport;
+  private final PoolKey key;
+  private final String authority;
+  private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
+  private final AtomicInteger idleCount = new AtomicInteger();
+
+  HostPool(NettyTransport transport, PoolKey key) {
+    this.transport = transport;
+    this.key = key;
+    this.authority = key.authority();
+  }
+
+  PoolKey key() {
+    return key;
+  }
+
+  /** {@code host:port} for messages. */
+  String authority() {
+    return authority;
+  }
+
+  NettyTransport transport() {
+    return transport;
+  }
+
+  int idleCount() {
+    return idleCount.get();
+  }
+
+  /** An idle, open, unexpired connection now owned by the caller, or null when there is none. */
+  Connection acquire() {
+    long now = System.nanoTime();
+    Connection c;
+    while ((c = idle.pollLast()) != null) {
+      if (!c.claimIdle()) {
+        continue; // expiry or the server's close got it first
+      }
+      idleCount.decrementAndGet();
+      if (c.channel().isActive() && now - c.idleSince() < transport.keepAliveNanos()) {
+        return c;
+      }
+      c.close();
+    }
+    return null;
+  }
+
+  /** Called on the connection's I/O thread when its response has ended and it may be reused. */
+  void release(Connection c) {
+    if (transport.isClosed() || idleCount.incrementAndGet() > transport.maxIdlePerHost()) {
+      idleCount.decrementAndGet();
+      c.close();
+      return;
+    }
+    int generation = c.markIdle(System.nanoTime());
+    idle.offerLast(c);
+    c.channel().eventLoop().schedule(() -> expire(c, generation), transport.keepAliveNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** Closes {@code c} if it is still idle since the release numbered {@code generation}. */
+  private void expire(Connection c, int generation) {
+    if (c.idleGeneration() == generation && c.claimIdle()) {
+      idleCount.decrementAndGet();
+      idle.remove(c);
+      c.close();
+    }
+  }
+
+  /** Removes {@code c} if it is idle: its channel has closed. */
+  void dropIfIdle(Connection c) {
+    if (c.claimIdle()) {
+      idleCount.decrementAndGet();
+      idle.remove(c);
+    }
+  }
+}
