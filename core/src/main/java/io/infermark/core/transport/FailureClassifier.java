@@ -51,6 +51,9 @@ final class FailureClassifier {
         || (e instanceof SSLException && !progress.requestSent())) {
       return Failure.of(ErrorCategory.CONNECT, detail);
     }
+    if (e instanceof ProtocolException && !isUnexpectedEnd(e)) {
+      return Failure.of(ErrorCategory.MALFORMED_STREAM, "invalid HTTP from the server: " + detail);
+    }
     if (isStreamReset(e) || e instanceof EOFException || e instanceof ProtocolException
         || e instanceof SocketException || isUnexpectedEnd(e)) {
       return Failure.of(ErrorCategory.RESET, detail);

@@ -1,5 +1,6 @@
 package io.infermark.core.transport;
 
+import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.TimeoutPhase;
 import io.infermark.core.target.Cancellation;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import javax.net.SocketFactory;
@@ -35,13 +37,17 @@ import okhttp3.Response;
  *   <li>every socket gets {@code TCP_NODELAY} (the given socket factory is wrapped): with Nagle's
  *       algorithm a body over ~8 KiB leaves in two writes and the second waits for the server's
  *       40 ms delayed ACK, which lands in every TTFT of a long prompt;
- *   <li>retries on connection failure and redirects are off: a retried or redirected request would
- *       hide a failure and skew its timing;
+ *   <li>OkHttp's own retries and redirects are off: a retried or redirected request would hide a
+ *       failure and skew its timing. One retry is made here, and only when a pooled connection the
+ *       server had closed while idle fails before any response byte: the request never reached the
+ *       server, and without the retry 30-50 % of the requests after an idle pause would be recorded
+ *       as resets. The retry keeps the original send time, so its cost shows in the latency;
  *   <li>the dispatcher and connection pool are sized from the load ({@link #prepare}), so OkHttp's
  *       {@code maxRequestsPerHost} (5 by default) never caps a run;
- *   <li>the read timeout is enforced by one shared watchdog thread rather than by OkHttp on every
- *       read (see {@link ReadWatchdog}), which keeps each read to one system call; it fires within
- *       1/16 of its value (at most 1 s) after it expires;
+ *   <li>the read and call timeouts are enforced by one shared watchdog thread rather than by OkHttp
+ *       (see {@link ReadWatchdog}): a timed read costs three system calls instead of one, and OkHttp's
+ *       call timeout would start before the send; they fire within 1/16 of their value (at most
+ *       1 s) after they expire;
  *   <li>its event listener is replaced by infermark's phase capture.
  * </ul>
  */
@@ -52,7 +58,9 @@ public final class OkHttpTransport implements Transport {
   private final OkHttpClient baseClient;
   private final Duration keepAlive;
   private final Map<Timeouts, OkHttpClient> byTimeouts = new ConcurrentHashMap<>();
+  private final Set<Call> active = ConcurrentHashMap.newKeySet();
   private volatile OkHttpClient sized;
+  private volatile boolean closed;
 
   private OkHttpTransport(OkHttpClient client, Duration keepAlive) {
     this.keepAlive = keepAlive;
@@ -115,8 +123,7 @@ public final class OkHttpTransport implements Transport {
     return byTimeouts.computeIfAbsent(timeouts, t -> sized.newBuilder()
         .connectTimeout(t.connect())
         .writeTimeout(t.connect())
-        .callTimeout(t.call())
-        .build());
+        .build()); // the call timeout runs from the send, on the watchdog
   }
 
   private OkHttpClient sizedFor(int maxInFlight) {
@@ -131,14 +138,41 @@ public final class OkHttpTransport implements Transport {
 
   @Override
   public void start(OutboundRequest request, ResponseHandler handler, Cancellation cancellation) {
-    PhaseListener progress = new PhaseListener(handler);
+    Guarded guarded = new Guarded(handler);
+    String where = request.url().getHost() + ":" + request.port();
+    try {
+      if (closed) {
+        guarded.onFailure(Failure.of(ErrorCategory.CANCELLED, "the transport is closed [" + where + "]"),
+            handler.clock().nanoTime());
+        return;
+      }
+      if (!attempt(request, guarded, cancellation, where, false)) {
+        // A pooled connection the server had closed while idle failed before any response byte:
+        // the request never reached the server, so it is sent once more on a fresh connection.
+        sized.connectionPool().evictAll();
+        attempt(request, guarded, cancellation, where, true);
+      }
+    } catch (Throwable t) {
+      guarded.clientFailure(t, where);
+    }
+  }
+
+  /**
+   * One attempt; false when it failed on a reused connection before any response byte and may be
+   * retried (never for a retry itself).
+   */
+  private boolean attempt(OutboundRequest request, Guarded handler, Cancellation cancellation, String where,
+      boolean retry) {
+    PhaseListener progress = new PhaseListener(handler, retry);
     Call call = client(request.timeouts()).newCall(okRequest(request, progress));
+    handler.call = call;
+    active.add(call);
     cancellation.onCancel(call::cancel);
     long readTimeoutNanos = request.timeouts().read().toNanos();
     long callTimeoutNanos = request.timeouts().call().toNanos();
-    ReadWatchdog.Watch watch = ReadWatchdog.watch(call, progress, readTimeoutNanos);
-    long start = handler.clock().nanoTime();
+    ReadWatchdog.Watch watch = ReadWatchdog.watch(call, progress, readTimeoutNanos, callTimeoutNanos);
     try (Response response = call.execute()) {
+      handler.rethrow();
       long headersAt = handler.clock().nanoTime();
       watch.touch(System.nanoTime());
       Headers headers = response.headers();
@@ -151,22 +185,138 @@ public final class OkHttpTransport implements Transport {
           long now = handler.clock().nanoTime();
           watch.touch(System.nanoTime());
           if (body.onBytes(buf, 0, n, now)) {
-            return; // closing the response discards the rest (bounded by OkHttp) or drops the connection
+            handler.ended();
+            return true; // closing the response discards the rest (bounded by OkHttp) or drops the connection
           }
         }
       }
       body.onEnd(handler.clock().nanoTime());
+      handler.ended();
+      return true;
     } catch (IOException e) {
+      handler.rethrow();
       long now = handler.clock().nanoTime();
+      if (closed && !cancellation.isCancelled()) {
+        handler.onFailure(Failure.of(ErrorCategory.CANCELLED, "the transport was closed [" + where + "]"), now);
+        return true;
+      }
+      if (!retry && !cancellation.isCancelled() && !watch.expired() && progress.connected()
+          && !progress.newConnection() && !progress.responseStarted() && !handler.responded()) {
+        return false;
+      }
+      if (watch.callExpired() && !cancellation.isCancelled()) {
+        handler.onFailure(Failure.timeout(TimeoutPhase.CALL, "call timeout: the exchange lasted more than "
+            + TimeUnit.NANOSECONDS.toMillis(callTimeoutNanos) + " ms [" + where + "]"), now);
+        return true;
+      }
       if (watch.expired() && !cancellation.isCancelled()) {
         handler.onFailure(Failure.timeout(TimeoutPhase.READ, "read timeout: no data for more than "
-            + TimeUnit.NANOSECONDS.toMillis(readTimeoutNanos) + " ms"), now);
-        return;
+            + TimeUnit.NANOSECONDS.toMillis(readTimeoutNanos) + " ms [" + where + "]"), now);
+        return true;
       }
-      boolean timedOut = now - start >= callTimeoutNanos;
-      handler.onFailure(FailureClassifier.classify(e, cancellation.isCancelled(), timedOut, progress), now);
+      Failure f = FailureClassifier.classify(e, cancellation.isCancelled(), false, progress);
+      String m = f.message().contains(where) ? f.message() : f.message() + " [" + where + "]";
+      handler.onFailure(new Failure(f.category(), f.httpStatus(), f.timeoutPhase(), m), now);
+      return true;
     } finally {
       ReadWatchdog.unwatch(watch);
+      active.remove(call);
+    }
+  }
+
+  /**
+   * Passes events to the protocol's handler, remembering whether the exchange has ended, and turns an
+   * exception thrown by the handler (host code) into the exchange's one {@code CLIENT} failure: thrown
+   * inside OkHttp's event callbacks it is held, the call is cancelled, and it is reported once the
+   * call returns.
+   */
+  private static final class Guarded implements ResponseHandler {
+    private final ResponseHandler delegate;
+    private volatile Call call;
+    private volatile Throwable thrown;
+    private boolean ended;
+    private boolean responded;
+
+    Guarded(ResponseHandler delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public io.infermark.core.Clock clock() {
+      return delegate.clock();
+    }
+
+    @Override
+    public void onSend(long nanoTime) {
+      try {
+        delegate.onSend(nanoTime);
+      } catch (RuntimeException | Error e) {
+        hold(e);
+      }
+    }
+
+    @Override
+    public void onPhase(io.infermark.core.capture.Phase phase, long nanoTime) {
+      try {
+        delegate.onPhase(phase, nanoTime);
+      } catch (RuntimeException | Error e) {
+        hold(e);
+      }
+    }
+
+    @Override
+    public BodyConsumer onResponse(int status, ResponseHead head, long nanoTime) {
+      responded = true;
+      return delegate.onResponse(status, head, nanoTime);
+    }
+
+    @Override
+    public void onFailure(Failure failure, long nanoTime) {
+      if (!ended) {
+        ended = true;
+        delegate.onFailure(failure, nanoTime);
+      }
+    }
+
+    private void hold(Throwable t) {
+      if (thrown == null) {
+        thrown = t;
+      }
+      Call c = call;
+      if (c != null) {
+        c.cancel();
+      }
+    }
+
+    /** Throws what a callback threw inside OkHttp, so the caller reports it as the failure. */
+    void rethrow() {
+      Throwable t = thrown;
+      if (t instanceof RuntimeException r) {
+        throw r;
+      }
+      if (t instanceof Error err) {
+        throw err;
+      }
+    }
+
+    void ended() {
+      ended = true;
+    }
+
+    boolean responded() {
+      return responded;
+    }
+
+    void clientFailure(Throwable t, String where) {
+      if (!ended) {
+        ended = true;
+        try {
+          delegate.onFailure(Failure.of(ErrorCategory.CLIENT, "the response handler threw " + t + " [" + where + "]"),
+              delegate.clock().nanoTime());
+        } catch (RuntimeException e) {
+          // the handler failed twice; nothing more can be reported
+        }
+      }
     }
   }
 
@@ -185,8 +335,13 @@ public final class OkHttpTransport implements Transport {
     return b.build();
   }
 
+  /** Cancels exchanges in flight (they end as {@code CANCELLED}) and releases threads and connections. */
   @Override
   public void close() {
+    closed = true;
+    for (Call c : active) {
+      c.cancel();
+    }
     OkHttpClient c = sized;
     c.dispatcher().executorService().shutdown();
     c.connectionPool().evictAll();

@@ -31,20 +31,47 @@ final class PhaseListener extends EventListener {
   private final Clock clock;
   private boolean sendReported;
   private volatile boolean connected;
+  private volatile boolean newConnection;
+  private volatile boolean responseStarted;
+  private volatile long sendSystemNanos = Long.MIN_VALUE;
   private volatile boolean requestSent;
   private volatile long requestSentNanos;
 
   PhaseListener(ResponseHandler handler) {
+    this(handler, false);
+  }
+
+  /** A listener for a retry: the send was reported by the first attempt and is not reported again. */
+  PhaseListener(ResponseHandler handler, boolean sendAlreadyReported) {
     this.observer = handler;
     this.clock = handler.clock();
+    this.sendReported = sendAlreadyReported;
+  }
+
+  /** True when the call connected anew (rather than taking a pooled connection). */
+  boolean newConnection() {
+    return newConnection;
+  }
+
+  /** True once the first byte of the response headers arrived. */
+  boolean responseStarted() {
+    return responseStarted;
   }
 
   /** Reports the send once, at the first network action of the call. */
   private void send(long now) {
+    if (sendSystemNanos == Long.MIN_VALUE) {
+      sendSystemNanos = System.nanoTime();
+    }
     if (!sendReported) {
       sendReported = true;
       observer.onSend(now);
     }
+  }
+
+  /** When the call first touched the network, in {@link System#nanoTime()} units; MIN_VALUE before. */
+  long sendSystemNanos() {
+    return sendSystemNanos;
   }
 
   /** True once a connection (new or pooled) was assigned to the call. */
@@ -76,6 +103,7 @@ final class PhaseListener extends EventListener {
 
   @Override
   public void connectStart(Call call, InetSocketAddress address, Proxy proxy) {
+    newConnection = true;
     long now = clock.nanoTime();
     send(now);
     observer.onPhase(Phase.CONNECT_START, now);
@@ -99,7 +127,9 @@ final class PhaseListener extends EventListener {
   @Override
   public void connectionAcquired(Call call, Connection connection) {
     connected = true;
-    observer.onPhase(Phase.CONNECTION_ACQUIRED, clock.nanoTime());
+    long now = clock.nanoTime();
+    send(now); // a pooled connection: its request is written next
+    observer.onPhase(Phase.CONNECTION_ACQUIRED, now);
   }
 
   @Override
@@ -116,6 +146,7 @@ final class PhaseListener extends EventListener {
 
   @Override
   public void responseHeadersStart(Call call) {
+    responseStarted = true;
     observer.onPhase(Phase.RESPONSE_HEADERS_START, clock.nanoTime());
   }
 

@@ -8,7 +8,8 @@ import okhttp3.Call;
 
 /**
  * Enforces read timeouts (the longest silence allowed between two reads, counted from the moment
- * the request was sent) for every call in the JVM with one shared daemon thread that looks at all
+ * the request was sent) and call timeouts (counted from the send, as the transport contract says,
+ * not from when OkHttp's call began) for every call in the JVM with one shared daemon thread that looks at all
  * watched calls every {@link #tickNanos(long) tick} and cancels those silent for too long.
  *
  * <p>It replaces OkHttp's own read timeout, which costs CPU on every read: OkHttp sets the socket's
@@ -27,13 +28,21 @@ final class ReadWatchdog {
     private final Call call;
     private final PhaseListener progress;
     private final long timeoutNanos;
+    private final long callTimeoutNanos;
     private volatile long lastReadNanos = Long.MIN_VALUE;
     private volatile boolean expired;
+    private volatile boolean callExpired;
 
-    Watch(Call call, PhaseListener progress, long timeoutNanos) {
+    Watch(Call call, PhaseListener progress, long timeoutNanos, long callTimeoutNanos) {
       this.call = call;
       this.progress = progress;
       this.timeoutNanos = timeoutNanos;
+      this.callTimeoutNanos = callTimeoutNanos;
+    }
+
+    /** Whether the watchdog cancelled the call for outliving its call timeout (rather than for silence). */
+    boolean callExpired() {
+      return callExpired;
     }
 
     /** Records a read (or the response headers) at {@code systemNanos}, a {@link System#nanoTime()} value. */
@@ -50,9 +59,22 @@ final class ReadWatchdog {
       return timeoutNanos;
     }
 
-    /** Cancels the call if it has been silent for longer than its timeout since it was sent. */
+    /**
+     * Cancels the call if it has lasted longer than its call timeout since its send, or has been
+     * silent for longer than its read timeout since the request was written.
+     */
     void check(long now) {
-      if (expired || !progress.requestSent()) {
+      if (expired) {
+        return;
+      }
+      long sent = progress.sendSystemNanos();
+      if (sent != Long.MIN_VALUE && now - sent > callTimeoutNanos) {
+        callExpired = true;
+        expired = true;
+        call.cancel();
+        return;
+      }
+      if (!progress.requestSent()) {
         return; // connecting and writing have OkHttp's own timeouts
       }
       long since = Math.max(lastReadNanos, progress.requestSentNanos());
@@ -67,22 +89,23 @@ final class ReadWatchdog {
   private static final long MAX_TICK = TimeUnit.SECONDS.toNanos(1);
   private static final Set<Watch> WATCHED = ConcurrentHashMap.newKeySet();
   private static volatile long tick = MAX_TICK;
-  private static Thread thread; // guarded by ReadWatchdog.class
+  private static volatile Thread thread; // started under ReadWatchdog.class
 
   private ReadWatchdog() {}
 
   /** Starts watching {@code call}; {@link #unwatch} it when the call has ended. */
-  static Watch watch(Call call, PhaseListener progress, long timeoutNanos) {
-    if (timeoutNanos <= 0) {
-      throw new IllegalArgumentException("timeoutNanos must be > 0, was " + timeoutNanos);
+  static Watch watch(Call call, PhaseListener progress, long timeoutNanos, long callTimeoutNanos) {
+    if (timeoutNanos <= 0 || callTimeoutNanos <= 0) {
+      throw new IllegalArgumentException("timeouts must be > 0, were " + timeoutNanos + " and " + callTimeoutNanos);
     }
-    Watch w = new Watch(call, progress, timeoutNanos);
-    long t = tickNanos(timeoutNanos);
-    if (t < tick) {
-      tick = t;
-    }
+    Watch w = new Watch(call, progress, timeoutNanos, callTimeoutNanos);
+    long t = tickNanos(Math.min(timeoutNanos, callTimeoutNanos));
     WATCHED.add(w);
     ensureStarted();
+    if (t < tick) {
+      tick = t;
+      LockSupport.unpark(thread); // it may be parked for the old, longer tick
+    }
     return w;
   }
 

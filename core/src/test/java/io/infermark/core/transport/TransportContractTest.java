@@ -60,6 +60,7 @@ class TransportContractTest {
     if (Epoll.isAvailable()) {
       all.add(Named.of("netty-epoll", () -> NettyTransport.builder().nativeTransport(true).build()));
     }
+    all.add(Named.of("okhttp", OkHttpTransport::create));
     return all.stream();
   }
 
