@@ -18,6 +18,7 @@ import io.infermark.core.transport.OkHttpTransport;
 import io.infermark.core.transport.OutboundRequest;
 import io.infermark.core.transport.Timeouts;
 import io.infermark.core.transport.Transport;
+import io.infermark.core.transport.netty.NettyTransport;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -42,11 +43,12 @@ import okhttp3.OkHttpClient;
  * }</pre>
  *
  * <p>The protocol (encoding requests, decoding the SSE stream or a whole JSON body) is this class;
- * moving the bytes is its {@link Transport}'s job ({@link Builder#transport}). With a non-blocking
- * transport the target is {@linkplain #isAsync() asynchronous}: the engine starts requests from its
- * scheduling thread and no thread waits for a response. With {@link OkHttpTransport}
- * ({@link Builder#httpClient}, for a user's own {@code OkHttpClient}) each request runs on a thread
- * of its own.
+ * moving the bytes is its {@link Transport}'s job ({@link Builder#transport}). The default is the
+ * event-loop {@link NettyTransport}: the target is then {@linkplain #isAsync() asynchronous}, the
+ * engine starts requests from its scheduling thread, and every stream is read on one I/O thread
+ * that stamps each chunk at the read that completed it. With {@link OkHttpTransport}
+ * ({@link Builder#httpClient}, for a user's own {@code OkHttpClient} with its proxies, interceptors
+ * or custom TLS) each request runs on a thread of its own.
  *
  * <p>No hidden caps: the transport's pool is sized from the load ({@link #prepare}); the read
  * timeout bounds the silence between two reads (from the moment the request is sent), not the
@@ -102,8 +104,8 @@ public final class OpenAiTarget implements Target {
     this.maxBodyBytes = b.maxBodyBytes;
     this.limits = b.limits;
     this.clock = b.clock;
-    this.transport = b.transport != null ? b.transport.apply(b.keepAlive) : OkHttpTransport.of(new OkHttpClient(),
-        b.keepAlive);
+    this.transport = b.transport != null ? b.transport.apply(b.keepAlive)
+        : NettyTransport.builder().keepAlive(b.keepAlive).build();
     List<String> secrets = new ArrayList<>();
     secrets.add(apiKey);
     if (url.getRawUserInfo() != null) {
