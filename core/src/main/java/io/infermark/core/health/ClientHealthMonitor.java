@@ -48,8 +48,9 @@ public final class ClientHealthMonitor implements AutoCloseable {
       started.add(p.start());
     }
     this.running = List.copyOf(started);
-    this.startCpu = processCpuNanos();
+    // CPU is read inside the wall span at both ends, so cores used never exceed what the span allowed.
     this.startNanos = clock.nanoTime();
+    this.startCpu = processCpuNanos();
   }
 
   /** Starts a monitor with no probes and a 1 ms hiccup meter. */
@@ -109,8 +110,8 @@ public final class ClientHealthMonitor implements AutoCloseable {
     if (result != null) {
       return result;
     }
-    long wall = Math.max(0, clock.nanoTime() - startNanos);
     OptionalLong endCpu = processCpuNanos();
+    long wall = Math.max(0, clock.nanoTime() - startNanos);
     LatencyStats hiccup = hiccups.stop();
     List<ProbeReading> readings = new ArrayList<>();
     for (int i = 0; i < probes.size(); i++) {
