@@ -189,8 +189,11 @@ public final class ConsoleTable {
       return;
     }
     lines.add("");
-    lines.add(fit(String.format(Locale.ROOT, "WARNING: client %s, differences below %s ms are client noise%s",
-        h.verdict(), millis(h.floorMillis()), h.isClientBound() ? "; these figures are not the server's" : "")));
+    lines.add(fit(String.format(Locale.ROOT, "WARNING: client %s, differences below %s ms are client noise",
+        h.verdict(), millis(h.floorMillis()))));
+    if (h.isClientBound()) {
+      lines.add("  The client could not keep up: these figures describe it as much as the server.");
+    }
     for (String reason : h.reasons()) {
       StringBuilder line = new StringBuilder("  -");
       for (String word : reason.split(" ")) {
@@ -238,7 +241,7 @@ public final class ConsoleTable {
     boolean first = true;
     for (String item : items) {
       String piece = first ? item : ", " + item;
-      if (!first && line.length() + piece.length() > WIDTH) {
+      if (!first && line.length() + piece.length() + 1 > WIDTH) { // + 1: the comma a continued line ends with
         lines.add(line.append(',').toString());
         line = new StringBuilder(" ".repeat(LABEL_WIDTH));
         piece = item;
