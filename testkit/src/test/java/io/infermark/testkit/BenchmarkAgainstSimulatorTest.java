@@ -7,6 +7,7 @@ import io.infermark.core.RunResult;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.capture.TokenCountSource;
+import io.infermark.core.health.ClientHealth;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
@@ -22,14 +23,25 @@ import io.infermark.testkit.simulator.SimulatorConfig;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * End to end: infermark's client against the simulator, checking what the client measured against
  * what the server really did. Both share one JVM and so one {@code System.nanoTime} clock.
+ *
+ * <p>Client-minus-server errors are bounded by what each run measured of its own client: the bound
+ * that holds on a quiet machine plus twice the run's measurement floor ({@link ClientHealth#floorNanos()},
+ * at least its hiccup p99). A quiet machine has a floor of a fraction of a millisecond, so the quiet
+ * bound still applies there; a machine whose threads run late widens the bound by the lateness the run
+ * itself recorded, not by a guess.
  */
 class BenchmarkAgainstSimulatorTest {
+
+  private static final Logger LOG = LoggerFactory.getLogger(BenchmarkAgainstSimulatorTest.class);
 
   private static final Prompt PROMPT = Prompt.user("Tell me about latency.");
   private static final GenerationParams THIRTY_TWO_TOKENS =
@@ -37,6 +49,17 @@ class BenchmarkAgainstSimulatorTest {
 
   private static OpenAiTarget target(Simulator sim) {
     return OpenAiTarget.chat(sim.baseUrl() + "/v1", sim.config().model()).build();
+  }
+
+  /** The quiet machine's bound widened by twice the run's own measurement floor, ms. */
+  private static double boundMs(double quietBoundMs, RunResult run) {
+    return quietBoundMs + 2 * run.clientHealth().floorMillis();
+  }
+
+  /** An assertion description naming the bound and where it came from. */
+  private static String bound(String what, double quietBoundMs, RunResult run) {
+    return String.format(Locale.ROOT, "%s, ms: bound %.3f = %.1f + 2 x floor of %s", what, boundMs(quietBoundMs, run),
+        quietBoundMs, run.clientHealth());
   }
 
   private static double quantile(double[] values, double p) {
@@ -73,15 +96,23 @@ class BenchmarkAgainstSimulatorTest {
         assertThat(r.tokenCountsDisagree()).isFalse();
         i++;
       }
-      // Generous for a shared 2-core machine running client and server together; typically ~0.3 ms.
-      assertThat(quantile(firstTokenErrorMs, 0.5)).as("median first-token error, ms").isLessThan(3.0);
-      assertThat(quantile(firstTokenErrorMs, 0.9)).as("p90 first-token error, ms").isLessThan(10.0);
-      assertThat(quantile(lastTokenErrorMs, 0.5)).as("median last-token error, ms").isLessThan(3.0);
+      LOG.info("concurrency 16: median first-token error {} ms, p90 {} ms, median last-token error {} ms; {}",
+          quantile(firstTokenErrorMs, 0.5), quantile(firstTokenErrorMs, 0.9), quantile(lastTokenErrorMs, 0.5),
+          run.clientHealth());
+      // Typically ~0.3 ms on a quiet machine; the floor widens the bounds on a busy one.
+      assertThat(quantile(firstTokenErrorMs, 0.5)).as(bound("median first-token error", 3.0, run))
+          .isLessThan(boundMs(3.0, run));
+      assertThat(quantile(firstTokenErrorMs, 0.9)).as(bound("p90 first-token error", 10.0, run))
+          .isLessThan(boundMs(10.0, run));
+      assertThat(quantile(lastTokenErrorMs, 0.5)).as(bound("median last-token error", 3.0, run))
+          .isLessThan(boundMs(3.0, run));
 
       RunSummary summary = RunSummary.of(run);
       assertThat(summary.distribution(LatencyMetric.TTFT).min().getAsDouble()).isGreaterThanOrEqualTo(20.0);
-      // 32 tokens 2 ms apart: TPOT is the server's interval give or take scheduling noise.
-      assertThat(summary.distribution(LatencyMetric.TPOT).p50().getAsDouble()).isBetween(1.9, 3.0);
+      // 32 tokens 2 ms apart: TPOT is the server's interval give or take scheduling noise, which the
+      // server's threads suffer as much as the client's.
+      assertThat(summary.distribution(LatencyMetric.TPOT).p50().getAsDouble()).as(bound("TPOT p50", 3.0, run))
+          .isBetween(1.9, boundMs(3.0, run));
       assertThat(summary.tokens().outputTokens()).isEqualTo(160L * 32);
     }
   }
@@ -184,10 +215,15 @@ class BenchmarkAgainstSimulatorTest {
         i++;
       }
       assertThat(queued).as("requests that waited for admission").isGreaterThan(10);
-      // Generous for a shared 2-core machine; typically well under 1 ms.
-      assertThat(quantile(ttftErrorMs, 0.5)).as("median TTFT error, ms").isLessThan(3.0);
-      assertThat(quantile(e2eErrorMs, 0.5)).as("median last-token delay, ms").isLessThan(3.0);
-      assertThat(quantile(Arrays.copyOf(gapErrorMs, g), 0.5)).as("median ITL error, ms").isLessThan(3.0);
+      LOG.info("past the knee: median TTFT error {} ms, median last-token delay {} ms, median ITL error {} ms; {}",
+          quantile(ttftErrorMs, 0.5), quantile(e2eErrorMs, 0.5), quantile(Arrays.copyOf(gapErrorMs, g), 0.5),
+          run.clientHealth());
+      // Typically well under 1 ms on a quiet machine; the floor widens the bounds on a busy one.
+      assertThat(quantile(ttftErrorMs, 0.5)).as(bound("median TTFT error", 3.0, run)).isLessThan(boundMs(3.0, run));
+      assertThat(quantile(e2eErrorMs, 0.5)).as(bound("median last-token delay", 3.0, run))
+          .isLessThan(boundMs(3.0, run));
+      assertThat(quantile(Arrays.copyOf(gapErrorMs, g), 0.5)).as(bound("median ITL error", 3.0, run))
+          .isLessThan(boundMs(3.0, run));
       assertThat(sim.engineStats().peakRunning()).isEqualTo(16);
     }
   }
