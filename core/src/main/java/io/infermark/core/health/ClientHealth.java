@@ -19,7 +19,8 @@ import java.util.Set;
  * lag p99. Each of them is a delay the client itself added to some of its timestamps at least one
  * percent of the time (a GC pause: at least once), so latency differences below the floor are client
  * noise: two runs whose P50 differ by less cannot be told apart by this client, and a client-measured
- * latency may exceed the server's own by about that much. It is 0 when nothing was measured.
+ * latency may exceed the server's own by about that much. It is 0 when nothing was measured (a run
+ * shorter than the hiccup meter's 1 ms sleep has no hiccup sample, and is judged without one).
  *
  * <p>{@link #UNMEASURED} stands for results built by hand, merged, or read from files without it; nothing
  * refuses or warns about those. Immutable.
