@@ -67,7 +67,7 @@ public record ClientHealth(HealthVerdict verdict, List<String> reasons, long flo
       }
     }
     OptionalDouble share = m.cpu().shareOfCores();
-    if (share.isPresent()) {
+    if (share.isPresent() && m.cpu().wallNanos() >= CpuUsage.MIN_JUDGED_WALL_NANOS) {
       double s = share.getAsDouble();
       HealthVerdict v = s > t.clientBoundCpuShare() ? HealthVerdict.CLIENT_BOUND
           : s > t.degradedCpuShare() ? HealthVerdict.DEGRADED : HealthVerdict.OK;

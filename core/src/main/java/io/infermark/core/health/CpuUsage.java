@@ -10,8 +10,9 @@ import java.util.OptionalLong;
  * time counts every thread of the JVM: a server running in the same JVM (the testkit simulator) counts
  * too.
  *
- * @param processCpuNanos CPU time the JVM process used over the span, all threads and cores together;
- *     empty where the JVM does not report it
+ * @param processCpuNanos CPU time the JVM process used over the span, all threads and cores together,
+ *     at the operating system's accounting resolution (10 ms clock ticks on Linux, so a run of a few
+ *     milliseconds may show 0); empty where the JVM does not report it
  * @param wallNanos the span's length
  * @param availableProcessors the cores the JVM may use
  * @param systemLoadAverage the operating system's one-minute load average at the span's end (runnable
@@ -19,6 +20,12 @@ import java.util.OptionalLong;
  */
 public record CpuUsage(OptionalLong processCpuNanos, long wallNanos, int availableProcessors,
     OptionalDouble systemLoadAverage) {
+
+  /**
+   * The shortest span whose CPU share is judged: the operating system counts CPU time in ticks (10 ms on
+   * Linux), so over a shorter span the share is off by more than a few percent.
+   */
+  public static final long MIN_JUDGED_WALL_NANOS = 1_000_000_000L;
 
   /** Nothing measured. */
   public static final CpuUsage UNMEASURED = new CpuUsage(OptionalLong.empty(), 0, 1, OptionalDouble.empty());

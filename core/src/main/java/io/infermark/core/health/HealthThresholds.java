@@ -22,7 +22,8 @@ import java.util.Objects;
  *   <tr><td>process CPU, share of the available cores</td><td>70 %</td><td>90 %</td>
  *     <td>Queueing for a core grows steeply with utilisation (at 70 % a runnable thread already often waits
  *     for one); at 90 % the client's threads are waiting for CPU most of the time and the client is the
- *     bottleneck. The figure is the whole JVM's: a server running in the same JVM counts too.</td></tr>
+ *     bottleneck. The figure is the whole JVM's: a server running in the same JVM counts too. Judged for runs
+ *     of a second or more ({@link CpuUsage#MIN_JUDGED_WALL_NANOS}): CPU time is counted in 10 ms ticks.</td></tr>
  *   <tr><td>open loop: achieved rate / scheduled rate</td><td>below 99 %</td><td>below 90 %</td>
  *     <td>An open loop that sends less than its schedule did not offer the load it is labelled with; below
  *     90 % a sweep's level is a different level. Judged only from 10 sent requests up, and only without an

@@ -273,4 +273,14 @@ class ClientHealthTest {
     assertThat(closed.achievedRatio()).isEmpty();
     assertThat(few.scheduledRate()).isEmpty(); // a rate from nine sends is noise
   }
+
+  @Test
+  void theCpuShareOfARunShorterThanASecondIsNotJudged() {
+    CpuUsage shortRun = new CpuUsage(OptionalLong.of(40 * MS), 20 * MS, 2, OptionalDouble.empty());
+    ClientMeasurements m = new ClientMeasurements(20 * MS, LatencyStats.EMPTY, shortRun, GcPauses.NONE, List.of(),
+        SendFigures.NONE);
+
+    assertThat(shortRun.shareOfCores().getAsDouble()).isEqualTo(1.0); // 10 ms ticks: shown, not judged
+    assertThat(ClientHealth.evaluate(m, DEFAULTS).verdict()).isEqualTo(HealthVerdict.OK);
+  }
 }
