@@ -413,7 +413,7 @@ public final class HtmlReport {
         new SvgCharts.Line("achieved req/s", x, sweep.stream().mapToDouble(p -> or(p.summary().requestThroughputRps()))
             .toArray(), true)), false));
     b.append("</div><table><thead><tr><th>level</th><th>offered</th><th>req/s</th><th>TTFT p99</th><th>E2E p50</th>"
-        + "<th>E2E p99</th><th>failed</th></tr></thead><tbody>");
+        + "<th>E2E p99</th><th>failed</th><th>client</th></tr></thead><tbody>");
     for (LoadCurvePoint p : sweep) {
       RunSummary s = p.summary();
       b.append("<tr><td>").append(Html.escape(p.label())).append("</td><td>").append(SvgCharts.fmt(p.offeredLoad()))
@@ -421,9 +421,16 @@ public final class HtmlReport {
           .append(num(s.distribution(LatencyMetric.TTFT).p99())).append("</td><td>")
           .append(num(s.distribution(LatencyMetric.E2E).p50())).append("</td><td>")
           .append(num(s.distribution(LatencyMetric.E2E).p99())).append("</td><td>").append(s.requests().failed())
-          .append("</td></tr>");
+          .append("</td><td class='t'>").append(clientCell(s.clientHealth())).append("</td></tr>");
     }
     b.append("</tbody></table>");
+  }
+
+  /** A sweep level's client verdict, its reasons in a tooltip when it warns. */
+  private static String clientCell(ClientHealth h) {
+    String verdict = Html.escape(h.verdict().name().toLowerCase(Locale.ROOT).replace('_', ' '));
+    return h.isWarning() ? "<span class='warn' title='" + Html.escape(h.reasonText()) + "'>" + verdict + "</span>"
+        : verdict;
   }
 
   private static SvgCharts.Line sweepLine(String name, double[] x, List<LoadCurvePoint> sweep, LatencyMetric m,

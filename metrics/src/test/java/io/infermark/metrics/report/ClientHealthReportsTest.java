@@ -117,6 +117,11 @@ class ClientHealthReportsTest {
     assertThat(html).doesNotContain("<b>loop</b>");
     assertThat(html.indexOf("class='banner")).isLessThan(html.indexOf("<h2>Latency</h2>"));
 
+    String sweep = HtmlReport.builder(summary(starved())).sweep(List.of(new LoadCurvePoint("8 req/s", 8,
+        summary(starved())))).build().html();
+    assertThat(sweep).contains("<th>client</th>", "<span class='warn' title='hiccup p99 12.3 ms &gt; 10 ms: the "
+        + "client&#39;s threads could not run on time; process CPU");
+
     String ok = HtmlReport.builder(TestRuns.mixedRun()).build().html();
     assertThat(ok).doesNotContain("class='banner").contains("Not measured");
   }
