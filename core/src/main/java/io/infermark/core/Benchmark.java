@@ -1,5 +1,6 @@
 package io.infermark.core;
 
+import io.infermark.core.health.HealthThresholds;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
@@ -39,6 +40,7 @@ public final class Benchmark {
   private boolean retainRecords = true;
   private StartBarrier barrier;
   private boolean virtualThreads = true;
+  private HealthThresholds healthThresholds = HealthThresholds.defaults();
 
   private Benchmark(Target target) {
     this.target = target;
@@ -56,6 +58,7 @@ public final class Benchmark {
     b.retainRecords = retainRecords;
     b.barrier = barrier;
     b.virtualThreads = virtualThreads;
+    b.healthThresholds = healthThresholds;
     return b;
   }
 
@@ -176,6 +179,16 @@ public final class Benchmark {
   }
 
   /**
+   * The limits the run's client health ({@link RunResult#clientHealth()}) is judged by; default
+   * {@link HealthThresholds#defaults()}.
+   */
+  public Benchmark healthThresholds(HealthThresholds thresholds) {
+    Benchmark b = copy();
+    b.healthThresholds = Objects.requireNonNull(thresholds, "thresholds");
+    return b;
+  }
+
+  /**
    * Runs the benchmark and returns every request's record. Blocks until the load profile's limits
    * are reached and in-flight requests have finished or been cancelled at the drain timeout.
    *
@@ -186,7 +199,8 @@ public final class Benchmark {
       throw new IllegalStateException("no prompts: call prompts(...) or workload(...) before run()");
     }
     return new RunEngine(target, workload, params, load, captureText || workload.needsText(), clock,
-        new RunListeners(listeners), retainRecords, Optional.ofNullable(barrier), virtualThreads).run();
+        new RunListeners(listeners), retainRecords, Optional.ofNullable(barrier), virtualThreads)
+        .healthThresholds(healthThresholds).run();
   }
 
   @Override

@@ -6,6 +6,8 @@ import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.capture.TokenTimeline;
 import io.infermark.core.control.ControlStep;
 import io.infermark.core.control.RateController;
+import io.infermark.core.health.ClientHealthMonitor;
+import io.infermark.core.health.HealthThresholds;
 import io.infermark.core.load.ArrivalProcess;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.load.Randoms;
@@ -156,6 +158,7 @@ final class RunEngine {
     ExecutorService executor = RequestThreads.newExecutor(virtualThreads);
     ScheduledExecutorService sender = async && load.isClosedLoop() ? RequestThreads.newSender() : null;
     Instant startedAt = barrier.map(StartBarrier::await).orElseGet(Instant::now);
+    ClientHealthMonitor clientMonitor = ClientHealthMonitor.start(); // hiccups, CPU, GC: can the run be trusted?
     origin = clock.nanoTime();
     long issueDeadline = load.duration().map(d -> origin + d.toNanos()).orElse(Long.MAX_VALUE);
     long hardDeadline = Math.min(
@@ -189,6 +192,7 @@ final class RunEngine {
       if (sender != null) {
         sender.shutdownNow();
       }
+      clientMonitor.stop();
     }
     List<RequestRecord> all;
     synchronized (this) {
@@ -207,9 +211,10 @@ final class RunEngine {
     }
     LOG.debug("run {} finished: {} records", runId, retainRecords ? all.size() : streamingSchedule);
     List<ControlStep> trajectory = control == null ? List.of() : control.trajectory();
+    ScheduleStats scheduleStats = retainRecords ? ScheduleStats.of(all, requested) : streamingSchedule.result(requested);
     RunResult result = new RunResult(all, retainRecords, startedAt, origin, lastEndNanos, target.toString(), load,
-        params, workload.distinctPrompts(), RunEnvironment.current(virtualThreads),
-        retainRecords ? ScheduleStats.of(all, requested) : streamingSchedule.result(requested), trajectory);
+        params, workload.distinctPrompts(), RunEnvironment.current(virtualThreads), scheduleStats,
+        trajectory, clientMonitor.health(scheduleStats, load, healthThresholds));
     listeners.runFinished(result);
     return result;
   }
@@ -839,5 +844,13 @@ final class RunEngine {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** The limits the run's client health is judged by (the defaults unless the benchmark set others). */
+  private HealthThresholds healthThresholds = HealthThresholds.defaults();
+
+  RunEngine healthThresholds(HealthThresholds thresholds) {
+    this.healthThresholds = thresholds;
+    return this;
   }
 }

@@ -2,6 +2,7 @@ package io.infermark.core;
 
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.control.ControlStep;
+import io.infermark.core.health.ClientHealth;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
 import java.time.Instant;
@@ -31,10 +32,12 @@ import java.util.Objects;
  * @param schedule requested vs achieved rate and schedule lag
  * @param control a controlled run's trajectory: (time, measured signal, offered rate) per control
  *     step; empty for other runs
+ * @param clientHealth whether the client itself could be trusted during the run: a verdict with its
+ *     reasons and measurement floor ({@link ClientHealth#UNMEASURED} for results built by hand or merged)
  */
 public record RunResult(List<RequestRecord> records, boolean recordsRetained, Instant startedAt, long originNanos, long durationNanos,
     String target, LoadProfile load, GenerationParams params, int promptCount, RunEnvironment environment,
-    ScheduleStats schedule, List<ControlStep> control) {
+    ScheduleStats schedule, List<ControlStep> control, ClientHealth clientHealth) {
 
   /** Validates and copies. */
   public RunResult {
@@ -49,17 +52,32 @@ public record RunResult(List<RequestRecord> records, boolean recordsRetained, In
     Objects.requireNonNull(params, "params");
     Objects.requireNonNull(environment, "environment");
     Objects.requireNonNull(schedule, "schedule");
+    Objects.requireNonNull(clientHealth, "clientHealth");
     if (durationNanos < 0) {
       throw new IllegalArgumentException("durationNanos must be >= 0, was " + durationNanos);
     }
   }
 
-  /** A result without a control trajectory (every run but a controlled one). */
+  /** A result whose client was not measured ({@link ClientHealth#UNMEASURED}): built by hand, merged, or read back. */
+  public RunResult(List<RequestRecord> records, boolean recordsRetained, Instant startedAt, long originNanos,
+      long durationNanos, String target, LoadProfile load, GenerationParams params, int promptCount,
+      RunEnvironment environment, ScheduleStats schedule, List<ControlStep> control) {
+    this(records, recordsRetained, startedAt, originNanos, durationNanos, target, load, params, promptCount,
+        environment, schedule, control, ClientHealth.UNMEASURED);
+  }
+
+  /** A result without a control trajectory or client health (built by hand, merged, or read back). */
   public RunResult(List<RequestRecord> records, boolean recordsRetained, Instant startedAt, long originNanos,
       long durationNanos, String target, LoadProfile load, GenerationParams params, int promptCount,
       RunEnvironment environment, ScheduleStats schedule) {
     this(records, recordsRetained, startedAt, originNanos, durationNanos, target, load, params, promptCount,
-        environment, schedule, List.of());
+        environment, schedule, List.of(), ClientHealth.UNMEASURED);
+  }
+
+  /** The same result with another client health (for instance re-judged against other thresholds). */
+  public RunResult withClientHealth(ClientHealth health) {
+    return new RunResult(records, recordsRetained, startedAt, originNanos, durationNanos, target, load, params,
+        promptCount, environment, schedule, control, health);
   }
 
   /**
@@ -103,11 +121,15 @@ public record RunResult(List<RequestRecord> records, boolean recordsRetained, In
   @Override
   public String toString() {
     if (!recordsRetained) {
-      return String.format(Locale.ROOT, "RunResult[records not retained, %d sent in %.3f s against %s, %s]",
-          schedule.sent(), durationNanos / 1e9, target, load);
+      return String.format(Locale.ROOT, "RunResult[records not retained, %d sent in %.3f s against %s, %s%s]",
+          schedule.sent(), durationNanos / 1e9, target, load, healthText());
     }
     long measured = records.stream().filter(RequestRecord::measured).count();
-    return String.format(Locale.ROOT, "RunResult[%d requests (%d measured, %d failed) in %.3f s against %s, %s]",
-        records.size(), measured, failureCount(), durationNanos / 1e9, target, load);
+    return String.format(Locale.ROOT, "RunResult[%d requests (%d measured, %d failed) in %.3f s against %s, %s%s]",
+        records.size(), measured, failureCount(), durationNanos / 1e9, target, load, healthText());
+  }
+
+  private String healthText() {
+    return clientHealth.isMeasured() ? ", client " + clientHealth.verdict() : "";
   }
 }

@@ -69,6 +69,10 @@ import java.util.function.Function;
  *       the knee of its P99 TTFT curve and the Pareto front of throughput against P99 E2E.
  * </ol>
  *
+ * <p>Every figure above rests on the client having kept up. Each run's client health is checked, and
+ * a run whose client was DEGRADED or CLIENT_BOUND gets a {@code WARNING} line with the reasons next to
+ * what was computed from it (the run summaries, "why did P99 move", the knee).
+ *
  * <p>Run it with {@code java -cp examples/target/infermark-quickstart.jar io.infermark.examples.ExplainTail
  * [requests per run [seconds per sweep level [seed]]]} (defaults {@value #DEFAULT_REQUESTS}, 0.8 and 1).
  * The simulator runs in real time: runs A and B last about ({@value #WARMUP} + requests) / {@value #RATE}
@@ -197,6 +201,7 @@ public final class ExplainTail {
     RunResult runA = run(config, workload, params, load);
     RunSummary summaryA = RunSummary.of(runA);
     out.println(line(summaryA));
+    warnIfUntrusted(out, "run A", runA);
     PhaseDecomposition phasesA = PhaseDecomposition.of(runA, LatencyBasis.SERVICE_TIME);
     out.println();
     out.println("Where the time went (service time: from the actual send; waiting = time to first byte):");
@@ -211,11 +216,17 @@ public final class ExplainTail {
         .faultOnRequests(Fault.slowHeaders(Duration.ofMillis(SLOW_HEADERS_MILLIS)), faulty).build();
     RunResult runB = run(faultyConfig, workload, params, load);
     out.println(line(RunSummary.of(runB)));
+    warnIfUntrusted(out, "run B", runB);
     Function<RequestRecord, String> position = r -> "#" + r.index();
     PercentileChange change = ChangeDecomposition.builder().percentile(0.99).build().decompose(
         ComponentTable.phases(runA.records(), LatencyBasis.SERVICE_TIME, position),
         ComponentTable.phases(runB.records(), LatencyBasis.SERVICE_TIME, position));
     out.println();
+    if (runA.clientHealth().isWarning() || runB.clientHealth().isWarning()) {
+      out.println("WARNING: the comparison below rests on a run whose client did not keep up (see above): "
+          + "differences below " + String.format(Locale.ROOT, "%.1f ms", Math.max(runA.clientHealth().floorMillis(),
+              runB.clientHealth().floorMillis())) + " are the client's noise");
+    }
     out.printf(Locale.ROOT, "Why did P99 E2E move? %.1f ms -> %.1f ms (%+.1f ms), Shapley split over phases "
         + "(%s coupling, %d request pairs, %s):%n", change.statisticA(), change.statisticB(), change.change(),
         change.coupling(), change.coupledRequests(), change.method());
@@ -250,14 +261,14 @@ public final class ExplainTail {
     List<SweepPoint<Double>> sweep = Sweep.rates(SWEEP_RATES).run(rate -> run(config, workload, params,
         LoadProfile.poisson(rate).requests(sizes.sweepRequests(rate)).seed(sizes.seed())));
     List<ParetoPoint<String>> points = new ArrayList<>();
-    out.println("  rate req/s | requests | throughput req/s | P99 TTFT ms | P99 E2E ms");
+    out.println("  rate req/s | requests | throughput req/s | P99 TTFT ms | P99 E2E ms | client");
     for (SweepPoint<Double> p : sweep) {
       RunSummary s = RunSummary.of(p.result());
       String label = String.format(Locale.ROOT, "%.0f req/s", p.level());
       ParetoPoint.of(label, s, LatencyMetric.E2E, 0.99).ifPresent(points::add);
-      out.printf(Locale.ROOT, "  %10.0f | %8d | %16.1f | %11.1f | %10.1f%n", p.level(), s.requests().measured(),
-          orNaN(s.requestThroughputRps()),
-          orNaN(s.distribution(LatencyMetric.TTFT).p99()), orNaN(s.distribution(LatencyMetric.E2E).p99()));
+      out.printf(Locale.ROOT, "  %10.0f | %8d | %16.1f | %11.1f | %10.1f | %s%n", p.level(), s.requests().measured(),
+          orNaN(s.requestThroughputRps()), orNaN(s.distribution(LatencyMetric.TTFT).p99()),
+          orNaN(s.distribution(LatencyMetric.E2E).p99()), s.clientHealth().verdict());
     }
     // Kneedle's threshold drops S × the mean step of the normalized curve (1/4 with five levels) below each
     // candidate: kneed's default S = 1 often finds no knee on a curve this short, S = 0.5 does.
@@ -265,6 +276,9 @@ public final class ExplainTail {
         SlopeThreshold.of(KNEE_SLOPE_MS_PER_RPS));
     out.println();
     out.println("Knee of the P99 TTFT curve:");
+    for (String warning : knees.clientWarnings()) {
+      out.println("  WARNING client not trustworthy at " + warning);
+    }
     out.println("  Kneedle: " + knees.kneedleLabel().map(l -> String.format(Locale.ROOT, "%s (P99 TTFT %.1f ms)", l,
         knees.kneedle().kneeY().orElse(Double.NaN))).orElse("none found"));
     out.println("  Slope above " + KNEE_SLOPE_MS_PER_RPS + " ms per req/s: " + knees.slopeLabel()
@@ -360,6 +374,14 @@ public final class ExplainTail {
     try (Simulator simulator = Simulator.start(config);
         OpenAiTarget target = OpenAiTarget.chat(simulator.baseUrl() + "/v1", config.model()).build()) {
       return Benchmark.target(target).workload(workload).params(params).load(load).run();
+    }
+  }
+
+  /** A warning line naming the reasons when a run's client was DEGRADED or CLIENT_BOUND. */
+  private static void warnIfUntrusted(PrintStream out, String label, RunResult run) {
+    if (run.clientHealth().isWarning()) {
+      out.printf(Locale.ROOT, "WARNING: %s's client was %s (measurement floor %.1f ms): %s%n", label,
+          run.clientHealth().verdict(), run.clientHealth().floorMillis(), run.clientHealth().reasonText());
     }
   }
 

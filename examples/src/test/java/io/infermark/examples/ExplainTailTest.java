@@ -158,4 +158,25 @@ class ExplainTailTest {
       }
     }
   }
+
+  @Test
+  void everyRunWhoseClientWasNotOkIsFlaggedWithItsReasons() {
+    // Whatever this machine's load made of the runs, each untrusted one is named next to its figures.
+    for (String[] run : new String[][] {{"run A", "A"}, {"run B", "B"}}) {
+      var health = (run[1].equals("A") ? result.runA() : result.runB()).clientHealth();
+      assertThat(health.isMeasured()).isTrue();
+      if (health.isWarning()) {
+        assertThat(printed).contains("WARNING: " + run[0] + "'s client was " + health.verdict(), health.reasonText());
+      } else {
+        assertThat(printed).doesNotContain("WARNING: " + run[0] + "'s client");
+      }
+    }
+    assertThat(printed.contains("WARNING: the comparison below rests on a run whose client did not keep up"))
+        .isEqualTo(result.runA().clientHealth().isWarning() || result.runB().clientHealth().isWarning());
+    for (String warning : result.knees().clientWarnings()) {
+      assertThat(printed).contains("  WARNING client not trustworthy at " + warning);
+    }
+    assertThat(result.knees().clientWarnings()).hasSize(
+        (int) result.sweep().stream().filter(p -> p.clientHealth().isWarning()).count());
+  }
 }

@@ -2,6 +2,7 @@ package io.infermark.metrics;
 
 import io.infermark.core.RunEnvironment;
 import io.infermark.core.RunResult;
+import io.infermark.core.health.ClientHealth;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
 import java.time.Instant;
@@ -19,9 +20,11 @@ import java.util.Objects;
  * @param params the generation parameters
  * @param promptCount how many distinct prompts were cycled through
  * @param environment the JVM and machine
+ * @param clientHealth whether the client could be trusted during the run ({@link ClientHealth#UNMEASURED}
+ *     when the run did not measure it)
  */
 public record RunInfo(Instant startedAt, long durationNanos, String target, LoadProfile load,
-    GenerationParams params, int promptCount, RunEnvironment environment) {
+    GenerationParams params, int promptCount, RunEnvironment environment, ClientHealth clientHealth) {
 
   /** Validates. */
   public RunInfo {
@@ -30,17 +33,24 @@ public record RunInfo(Instant startedAt, long durationNanos, String target, Load
     Objects.requireNonNull(load, "load");
     Objects.requireNonNull(params, "params");
     Objects.requireNonNull(environment, "environment");
+    Objects.requireNonNull(clientHealth, "clientHealth");
+  }
+
+  /** Metadata without client health ({@link ClientHealth#UNMEASURED}). */
+  public RunInfo(Instant startedAt, long durationNanos, String target, LoadProfile load, GenerationParams params,
+      int promptCount, RunEnvironment environment) {
+    this(startedAt, durationNanos, target, load, params, promptCount, environment, ClientHealth.UNMEASURED);
   }
 
   /** The metadata of a run. */
   public static RunInfo of(RunResult run) {
     return new RunInfo(run.startedAt(), run.durationNanos(), run.target(), run.load(), run.params(),
-        run.promptCount(), run.environment());
+        run.promptCount(), run.environment(), run.clientHealth());
   }
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "RunInfo[%s against %s, %.3f s, %s]", startedAt, target, durationNanos / 1e9,
-        load);
+    return String.format(Locale.ROOT, "RunInfo[%s against %s, %.3f s, %s%s]", startedAt, target, durationNanos / 1e9,
+        load, clientHealth.isMeasured() ? ", client " + clientHealth.verdict() : "");
   }
 }

@@ -5,6 +5,7 @@ import io.infermark.core.ScheduleStats;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.health.ClientHealth;
 import io.infermark.core.stats.QuantileMethod;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -18,7 +19,7 @@ import java.util.OptionalDouble;
 /**
  * The statistics of one run: a {@link Distribution} per {@link LatencyMetric}, request counts,
  * failures by category, throughput over the {@link MeasurementWindow}, token counts and their
- * sources, and the run's schedule statistics and metadata. Immutable.
+ * sources, and the run's schedule statistics, client health and metadata. Immutable.
  *
  * <p>Which records count:
  * <ul>
@@ -194,6 +195,14 @@ public final class RunSummary {
     return schedule;
   }
 
+  /**
+   * Whether the run's client could be trusted ({@link RunInfo#clientHealth()}): reports show it, and
+   * assertions refuse to judge latencies of a CLIENT_BOUND run.
+   */
+  public ClientHealth clientHealth() {
+    return run.clientHealth();
+  }
+
   /** How the percentiles were computed. */
   public QuantileMethod quantileMethod() {
     return quantileMethod;
@@ -254,6 +263,9 @@ public final class RunSummary {
   @Override
   public String toString() {
     StringBuilder s = new StringBuilder("RunSummary[");
+    if (clientHealth().isWarning()) {
+      s.append("client ").append(clientHealth().verdict()).append(", ");
+    }
     s.append(requests.succeeded()).append('/').append(requests.measured()).append(" ok");
     if (requests.failed() > 0) {
       s.append(", ").append(requests.failed()).append(" failed ").append(failuresByCategory);

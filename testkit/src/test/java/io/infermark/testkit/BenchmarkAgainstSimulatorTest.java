@@ -7,6 +7,7 @@ import io.infermark.core.RunResult;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.capture.TokenCountSource;
+import io.infermark.core.health.ClientHealth;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
@@ -22,14 +23,25 @@ import io.infermark.testkit.simulator.SimulatorConfig;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * End to end: infermark's client against the simulator, checking what the client measured against
  * what the server really did. Both share one JVM and so one {@code System.nanoTime} clock.
+ *
+ * <p>Client-minus-server errors are bounded by what each run measured of its own client: the bound
+ * that holds on a quiet machine plus twice the run's measurement floor ({@link ClientHealth#floorNanos()},
+ * at least its hiccup p99). A quiet machine has a floor of a fraction of a millisecond, so the quiet
+ * bound still applies there; a machine whose threads run late widens the bound by the lateness the run
+ * itself recorded, not by a guess.
  */
 class BenchmarkAgainstSimulatorTest {
+
+  private static final Logger LOG = LoggerFactory.getLogger(BenchmarkAgainstSimulatorTest.class);
 
   private static final Prompt PROMPT = Prompt.user("Tell me about latency.");
   private static final GenerationParams THIRTY_TWO_TOKENS =
@@ -37,6 +49,17 @@ class BenchmarkAgainstSimulatorTest {
 
   private static OpenAiTarget target(Simulator sim) {
     return OpenAiTarget.chat(sim.baseUrl() + "/v1", sim.config().model()).build();
+  }
+
+  /** The quiet machine's bound widened by twice the run's own measurement floor, ms. */
+  private static double boundMs(double quietBoundMs, RunResult run) {
+    return quietBoundMs + 2 * run.clientHealth().floorMillis();
+  }
+
+  /** An assertion description naming the bound and where it came from. */
+  private static String bound(String what, double quietBoundMs, RunResult run) {
+    return String.format(Locale.ROOT, "%s, ms: bound %.3f = %.1f + 2 x floor of %s", what, boundMs(quietBoundMs, run),
+        quietBoundMs, run.clientHealth());
   }
 
   private static double quantile(double[] values, double p) {
@@ -73,23 +96,33 @@ class BenchmarkAgainstSimulatorTest {
         assertThat(r.tokenCountsDisagree()).isFalse();
         i++;
       }
-      // Generous for a shared 2-core machine running client and server together; typically ~0.3 ms.
-      assertThat(quantile(firstTokenErrorMs, 0.5)).as("median first-token error, ms").isLessThan(3.0);
-      assertThat(quantile(firstTokenErrorMs, 0.9)).as("p90 first-token error, ms").isLessThan(10.0);
-      assertThat(quantile(lastTokenErrorMs, 0.5)).as("median last-token error, ms").isLessThan(3.0);
+      LOG.info("concurrency 16: median first-token error {} ms, p90 {} ms, median last-token error {} ms; {}",
+          quantile(firstTokenErrorMs, 0.5), quantile(firstTokenErrorMs, 0.9), quantile(lastTokenErrorMs, 0.5),
+          run.clientHealth());
+      // Typically ~0.3 ms on a quiet machine; the floor widens the bounds on a busy one.
+      assertThat(quantile(firstTokenErrorMs, 0.5)).as(bound("median first-token error", 3.0, run))
+          .isLessThan(boundMs(3.0, run));
+      assertThat(quantile(firstTokenErrorMs, 0.9)).as(bound("p90 first-token error", 10.0, run))
+          .isLessThan(boundMs(10.0, run));
+      assertThat(quantile(lastTokenErrorMs, 0.5)).as(bound("median last-token error", 3.0, run))
+          .isLessThan(boundMs(3.0, run));
 
       RunSummary summary = RunSummary.of(run);
       assertThat(summary.distribution(LatencyMetric.TTFT).min().getAsDouble()).isGreaterThanOrEqualTo(20.0);
-      // 32 tokens 2 ms apart: TPOT is the server's interval give or take scheduling noise.
-      assertThat(summary.distribution(LatencyMetric.TPOT).p50().getAsDouble()).isBetween(1.9, 3.0);
+      // 32 tokens 2 ms apart: TPOT is the server's interval give or take scheduling noise, which the
+      // server's threads suffer as much as the client's.
+      assertThat(summary.distribution(LatencyMetric.TPOT).p50().getAsDouble()).as(bound("TPOT p50", 3.0, run))
+          .isBetween(1.9, boundMs(3.0, run));
       assertThat(summary.tokens().outputTokens()).isEqualTo(160L * 32);
     }
   }
 
   @Test
   void sixtyFourRequestedStreamsAreSixtyFourInFlightAtTheServer() {
-    // A first token after one second keeps every stream open long enough for all 64 to overlap.
-    SimulatorConfig config = SimulatorConfig.builder().timeToFirstToken(Duration.ofSeconds(1))
+    // A first token one second after arrival keeps every stream open that long, so streams that arrive
+    // within one second of each other are all in flight together.
+    long ttft = Duration.ofSeconds(1).toNanos();
+    SimulatorConfig config = SimulatorConfig.builder().timeToFirstToken(Duration.ofNanos(ttft))
         .interTokenInterval(Duration.ofMillis(1)).build();
     try (Simulator sim = Simulator.start(config); OpenAiTarget target = target(sim)) {
       RunResult run = Benchmark.target(target).prompts(PROMPT)
@@ -97,8 +130,40 @@ class BenchmarkAgainstSimulatorTest {
           .load(LoadProfile.concurrency(64).requests(64)).run();
 
       assertThat(run.records()).hasSize(64).allMatch(RequestRecord::succeeded);
-      assertThat(sim.peakInFlight()).isEqualTo(64);
+      long[] arrivals = run.records().stream().mapToLong(r -> sim.timeline(r.requestId()).orElseThrow()
+          .arrivalNanos()).toArray();
+      long[] sends = run.records().stream().mapToLong(r -> run.originNanos() + r.sendNanos()).toArray();
+      // Exact: the server had at least as many in flight as arrived within one TTFT of each other.
+      int overlappingArrivals = mostWithin(arrivals, ttft);
+      assertThat(sim.peakInFlight()).isGreaterThanOrEqualTo(overlappingArrivals);
+      // No hidden cap: a request held back by the client after its send (a per-host or pool limit) would
+      // arrive a whole TTFT late. Requests sent close together arrive together, give or take the
+      // client's own measured lateness. On a quiet machine every send falls within a few ms: all 64.
+      long floor = run.clientHealth().floorNanos();
+      assertThat(overlappingArrivals).as("streams arriving together; sends within %d ms: %d; %s",
+          (ttft - 2 * floor) / 1_000_000, mostWithin(sends, ttft - 2 * floor), run.clientHealth())
+          .isGreaterThanOrEqualTo(mostWithin(sends, ttft - 2 * floor));
+      if (mostWithin(sends, ttft - 2 * floor) == 64) {
+        assertThat(sim.peakInFlight()).isEqualTo(64);
+      }
     }
+  }
+
+  /** The most times that lie within {@code span} ns of each other (0 for a span below 0). */
+  private static int mostWithin(long[] times, long span) {
+    if (span < 0) {
+      return 0;
+    }
+    long[] t = times.clone();
+    Arrays.sort(t);
+    int best = 0;
+    for (int i = 0, j = 0; j < t.length; j++) {
+      while (t[j] - t[i] > span) {
+        i++;
+      }
+      best = Math.max(best, j - i + 1);
+    }
+    return best;
   }
 
   @Test
@@ -184,10 +249,15 @@ class BenchmarkAgainstSimulatorTest {
         i++;
       }
       assertThat(queued).as("requests that waited for admission").isGreaterThan(10);
-      // Generous for a shared 2-core machine; typically well under 1 ms.
-      assertThat(quantile(ttftErrorMs, 0.5)).as("median TTFT error, ms").isLessThan(3.0);
-      assertThat(quantile(e2eErrorMs, 0.5)).as("median last-token delay, ms").isLessThan(3.0);
-      assertThat(quantile(Arrays.copyOf(gapErrorMs, g), 0.5)).as("median ITL error, ms").isLessThan(3.0);
+      LOG.info("past the knee: median TTFT error {} ms, median last-token delay {} ms, median ITL error {} ms; {}",
+          quantile(ttftErrorMs, 0.5), quantile(e2eErrorMs, 0.5), quantile(Arrays.copyOf(gapErrorMs, g), 0.5),
+          run.clientHealth());
+      // Typically well under 1 ms on a quiet machine; the floor widens the bounds on a busy one.
+      assertThat(quantile(ttftErrorMs, 0.5)).as(bound("median TTFT error", 3.0, run)).isLessThan(boundMs(3.0, run));
+      assertThat(quantile(e2eErrorMs, 0.5)).as(bound("median last-token delay", 3.0, run))
+          .isLessThan(boundMs(3.0, run));
+      assertThat(quantile(Arrays.copyOf(gapErrorMs, g), 0.5)).as(bound("median ITL error", 3.0, run))
+          .isLessThan(boundMs(3.0, run));
       assertThat(sim.engineStats().peakRunning()).isEqualTo(16);
     }
   }

@@ -1,5 +1,6 @@
 package io.infermark.attribution.knee;
 
+import io.infermark.core.health.ClientHealth;
 import io.infermark.core.sweep.SweepPoint;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.report.LoadCurvePoint;
@@ -39,6 +40,10 @@ import java.util.OptionalDouble;
  * knees.slopeLabel();     // Optional[16 req/s]
  * }</pre>
  *
+ * <p>A knee found on levels whose client could not keep up is the client's knee, not the server's:
+ * {@link #clientWarnings()} names every level whose run was DEGRADED or CLIENT_BOUND, with the reasons,
+ * and {@link #toString()} ends with a warning when there is any.
+ *
  * <p>Immutable.
  */
 public final class SweepKnees {
@@ -59,10 +64,11 @@ public final class SweepKnees {
   private final Optional<String> saturated;
   /** The number of curve points (levels with values) below the saturated level; 0 when there is none. */
   private final int belowSaturated;
+  private final List<String> clientWarnings;
 
   private SweepKnees(LatencyMetric metric, double percentile, List<String> labels, double[] loads,
       double[] latencies, List<String> skipped, KneedleResult kneedle, Optional<SlopeKnee> slope,
-      Optional<String> saturated, int belowSaturated) {
+      Optional<String> saturated, int belowSaturated, List<String> clientWarnings) {
     this.metric = metric;
     this.percentile = percentile;
     this.labels = labels;
@@ -73,6 +79,7 @@ public final class SweepKnees {
     this.slope = slope;
     this.saturated = saturated;
     this.belowSaturated = belowSaturated;
+    this.clientWarnings = clientWarnings;
   }
 
   /** The knees of a core sweep over rates or concurrencies, with the defaults (P99 TTFT). */
@@ -114,6 +121,7 @@ public final class SweepKnees {
     sorted.sort(Comparator.comparingDouble(LoadCurvePoint::offeredLoad));
     List<String> labels = new ArrayList<>();
     List<String> skipped = new ArrayList<>();
+    List<String> warnings = new ArrayList<>();
     String saturated = null;
     int belowSaturated = 0;
     double[] x = new double[sorted.size()];
@@ -124,6 +132,10 @@ public final class SweepKnees {
       if (i > 0 && p.offeredLoad() == sorted.get(i - 1).offeredLoad()) {
         throw new IllegalArgumentException("two levels have the same offered load " + p.offeredLoad() + " ("
             + sorted.get(i - 1).label() + ", " + p.label() + "); a curve needs one point per load");
+      }
+      ClientHealth health = p.summary().clientHealth();
+      if (health.isWarning()) {
+        warnings.add(p.label() + ": client " + health.verdict() + ": " + health.reasonText());
       }
       OptionalDouble v = p.summary().distribution(metric).percentile(percentile);
       if (v.isEmpty()) {
@@ -143,7 +155,7 @@ public final class SweepKnees {
     double[] lat = java.util.Arrays.copyOf(y, n);
     KneedleResult k = n == 0 ? KneedleResult.none(kneedle, loads, lat) : kneedle.locate(loads, lat);
     return new SweepKnees(metric, percentile, List.copyOf(labels), loads, lat, List.copyOf(skipped), k,
-        slope.find(loads, lat), Optional.ofNullable(saturated), belowSaturated);
+        slope.find(loads, lat), Optional.ofNullable(saturated), belowSaturated, List.copyOf(warnings));
   }
 
   /** The metric whose percentile makes the curve. */
@@ -182,6 +194,15 @@ public final class SweepKnees {
    */
   public Optional<String> saturatedLabel() {
     return saturated;
+  }
+
+  /**
+   * One line per level whose client was DEGRADED or CLIENT_BOUND, by ascending load, e.g. {@code "125 req/s:
+   * client CLIENT_BOUND: hiccup p99 12.3 ms > 10 ms: the client's threads could not run on time"}; empty when
+   * every level's client was OK or unmeasured. A knee at or above such a level may be the client's.
+   */
+  public List<String> clientWarnings() {
+    return clientWarnings;
   }
 
   /** Kneedle's full result on the curve. */
@@ -247,8 +268,9 @@ public final class SweepKnees {
     }
     String sat = saturated.map(l -> ", saturated at " + l).orElse("");
     String skip = skipped.isEmpty() ? "" : ", skipped " + skipped;
-    return String.format(Locale.ROOT, "SweepKnees[%s p%s over %d levels: kneedle %s, slope %s%s%s]", metric,
-        formatPercent(percentile), labels.size(), k, s, sat, skip);
+    String warn = clientWarnings.isEmpty() ? "" : "; WARNING " + String.join("; ", clientWarnings);
+    return String.format(Locale.ROOT, "SweepKnees[%s p%s over %d levels: kneedle %s, slope %s%s%s%s]", metric,
+        formatPercent(percentile), labels.size(), k, s, sat, skip, warn);
   }
 
   static String formatPercent(double p) {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.infermark.core.health.ClientHealth;
+import io.infermark.core.health.HealthVerdict;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.sweep.SweepPoint;
 import io.infermark.metrics.LatencyMetric;
@@ -11,6 +13,7 @@ import io.infermark.metrics.RunSummary;
 import io.infermark.metrics.report.LoadCurvePoint;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class SweepKneesTest {
@@ -168,5 +171,22 @@ class SweepKneesTest {
     SweepKnees none = SweepKnees.of(List.of());
     assertThat(none.kneedleLabel()).isEmpty();
     assertThat(none.slopeLabel()).isEmpty();
+  }
+
+  @Test
+  void levelsWhoseClientWasNotOkAreNamedWithTheirReasons() {
+    List<SweepPoint<Double>> points = new ArrayList<>(rateSweep());
+    ClientHealth bound = new ClientHealth(HealthVerdict.CLIENT_BOUND,
+        List.of("hiccup p99 12.3 ms > 10 ms: the client's threads could not run on time"), 12_300_000,
+        Optional.empty());
+    points.set(5, new SweepPoint<>(RATES[5], points.get(5).result().withClientHealth(bound)));
+
+    SweepKnees knees = SweepKnees.ofSweep(points);
+
+    assertThat(knees.clientWarnings()).containsExactly(
+        "10.00 req/s: client CLIENT_BOUND: hiccup p99 12.3 ms > 10 ms: the client's threads could not run on time");
+    assertThat(knees.toString()).endsWith("; WARNING 10.00 req/s: client CLIENT_BOUND: hiccup p99 12.3 ms > 10 ms: "
+        + "the client's threads could not run on time]");
+    assertThat(SweepKnees.ofSweep(rateSweep()).clientWarnings()).isEmpty(); // unmeasured runs warn of nothing
   }
 }

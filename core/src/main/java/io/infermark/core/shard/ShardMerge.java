@@ -3,6 +3,7 @@ package io.infermark.core.shard;
 import io.infermark.core.RunResult;
 import io.infermark.core.ScheduleStats;
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.health.ClientHealth;
 import io.infermark.core.load.ArrivalProcess;
 import io.infermark.core.load.LoadProfile;
 import java.time.Duration;
@@ -24,7 +25,9 @@ import java.util.stream.Collectors;
  * {@code startedAt} minus the earliest), so a shard that started late shows it as schedule lag.
  * Schedule statistics are recomputed over all records; the requested rate is the whole schedule's.
  * The merged {@code originNanos} is 0 (the shards' monotonic clocks are not comparable), the
- * environment is the first shard's, and the target is the shards' common description.
+ * environment is the first shard's, and the target is the shards' common description. The client
+ * health is the worst shard's ({@link ClientHealth#worstOf}): one starved shard makes the whole run
+ * suspect.
  */
 public final class ShardMerge {
 
@@ -81,8 +84,10 @@ public final class ShardMerge {
     OptionalDouble requested = load.arrivalProcess().map(ArrivalProcess::nominalRate).orElse(OptionalDouble.empty());
     String target = shards.stream().map(RunResult::target).distinct().collect(Collectors.joining(" | "));
     int prompts = shards.stream().mapToInt(RunResult::promptCount).max().orElse(0);
+    // Each shard's client was judged on its own machine: the merged run is as trustworthy as the worst of them.
+    ClientHealth health = ClientHealth.worstOf(shards.stream().map(RunResult::clientHealth).toList());
     return new RunResult(all, true, start, 0, duration, target, load, first.params(), prompts, first.environment(),
-        ScheduleStats.of(all, requested));
+        ScheduleStats.of(all, requested), List.of(), health);
   }
 
   private static String missing(BitSet seen, int count) {

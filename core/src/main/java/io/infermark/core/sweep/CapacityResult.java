@@ -1,5 +1,7 @@
 package io.infermark.core.sweep;
 
+import io.infermark.core.health.ClientHealth;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalDouble;
@@ -7,7 +9,8 @@ import java.util.OptionalDouble;
 /**
  * What a capacity search found.
  *
- * @param capacity the highest rate whose run met the SLO; empty if none did down to the minimum rate
+ * @param capacity the highest rate whose run met the SLO with a client that was not CLIENT_BOUND; empty
+ *     if none did down to the minimum rate
  * @param limitedByMaxRate true when even the maximum rate passed, so the real capacity is higher
  * @param probes every run, in the order they were made
  */
@@ -23,10 +26,36 @@ public record CapacityResult(OptionalDouble capacity, boolean limitedByMaxRate, 
     return probes.size();
   }
 
+  /**
+   * The probes whose client was CLIENT_BOUND, in order. Their SLO outcome was not accepted as a pass, so the
+   * capacity found may be the client's limit rather than the server's.
+   */
+  public List<CapacityProbe> clientBoundProbes() {
+    return probes.stream().filter(p -> p.clientHealth().isClientBound()).toList();
+  }
+
+  /**
+   * One sentence per client-bound probe, e.g. {@code "64 req/s met the SLO but was not accepted: the client
+   * was CLIENT_BOUND (hiccup p99 12.3 ms > 10 ms: ...)"}; empty when no probe's client was.
+   */
+  public List<String> warnings() {
+    List<String> lines = new ArrayList<>();
+    for (CapacityProbe p : clientBoundProbes()) {
+      ClientHealth h = p.clientHealth();
+      lines.add(String.format(Locale.ROOT, "%.4g req/s %s: the client was CLIENT_BOUND (%s)", p.rate(),
+          p.sloMet() ? "met the SLO but was not accepted" : "failed the SLO, perhaps by the client's fault",
+          h.reasonText()));
+    }
+    return List.copyOf(lines);
+  }
+
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "CapacityResult[%s in %d runs%s]",
+    List<CapacityProbe> bound = clientBoundProbes();
+    return String.format(Locale.ROOT, "CapacityResult[%s in %d runs%s%s]",
         capacity.isPresent() ? String.format(Locale.ROOT, "%.4g req/s", capacity.getAsDouble()) : "no passing rate",
-        probes.size(), limitedByMaxRate ? ", limited by the maximum rate" : "");
+        probes.size(), limitedByMaxRate ? ", limited by the maximum rate" : "",
+        bound.isEmpty() ? "" : ", " + bound.size() + " client-bound run" + (bound.size() == 1 ? "" : "s")
+            + " not accepted as passing: " + bound.get(0).clientHealth().reasonText());
   }
 }

@@ -32,7 +32,9 @@ import java.util.function.ToDoubleFunction;
  * </ol>
  *
  * <p>The capacity is the highest passing rate. A metric value of NaN (no successful request) counts
- * as a failure. The SLO is assumed monotone in rate (it holds below capacity and fails above);
+ * as a failure, and so does a run whose client was CLIENT_BOUND ({@link CapacityProbe#passed()}): its
+ * figures are the client's, not the server's. {@link CapacityResult#warnings()} names such runs, and the
+ * result's {@code toString} says how many there were. The SLO is assumed monotone in rate (it holds below capacity and fails above);
  * noise near the capacity moves the answer within the tolerance. Immutable.
  */
 public final class CapacitySearch {

@@ -1,6 +1,7 @@
 package io.infermark.core.sweep;
 
 import io.infermark.core.RunResult;
+import io.infermark.core.health.ClientHealth;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -21,6 +22,10 @@ import java.util.stream.Collectors;
  * List<SweepPoint<Double>> points = Sweep.rates(1, 2, 4, 8)
  *     .run(rate -> base.load(LoadProfile.poisson(rate).duration(Duration.ofMinutes(1))).run());
  * }</pre>
+ *
+ * <p>Each point carries its run's {@link SweepPoint#clientHealth() client health}: a level where the
+ * client could not keep up measured the client, not the server, so {@link #lastPassing} never counts a
+ * CLIENT_BOUND level as passing, and {@link #healthWarnings} names every level whose client was not OK.
  *
  * <p>Immutable. {@link #run} stops at the first run that throws (the exception propagates).
  */
@@ -103,15 +108,36 @@ public final class Sweep<L> {
     return points.stream().mapToDouble(p -> summary.applyAsDouble(p.result())).toArray();
   }
 
-  /** The last point, in run order, whose run meets {@code slo}, if any (for increasing load levels, the highest). */
+  /**
+   * The last point, in run order, whose run meets {@code slo} and whose client was not
+   * {@link io.infermark.core.health.HealthVerdict#CLIENT_BOUND CLIENT_BOUND}, if any (for increasing load
+   * levels, the highest). A client-bound run's latencies are the client's, so it cannot show that the
+   * server met the SLO.
+   */
   public static <L> Optional<SweepPoint<L>> lastPassing(List<SweepPoint<L>> points, Predicate<RunResult> slo) {
     SweepPoint<L> last = null;
     for (SweepPoint<L> p : points) {
-      if (slo.test(p.result())) {
+      if (!p.clientHealth().isClientBound() && slo.test(p.result())) {
         last = p;
       }
     }
     return Optional.ofNullable(last);
+  }
+
+  /**
+   * One line per point whose client was DEGRADED or CLIENT_BOUND, naming the level, the verdict and its
+   * reasons, e.g. {@code "level 64: client CLIENT_BOUND: hiccup p99 12.3 ms > 10 ms: the client's threads
+   * could not run on time"}; empty when every client was OK or unmeasured.
+   */
+  public static <L> List<String> healthWarnings(List<SweepPoint<L>> points) {
+    List<String> lines = new ArrayList<>();
+    for (SweepPoint<L> p : points) {
+      ClientHealth h = p.clientHealth();
+      if (h.isWarning()) {
+        lines.add("level " + p.level() + ": client " + h.verdict() + ": " + h.reasonText());
+      }
+    }
+    return List.copyOf(lines);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.infermark.core.sweep;
 
 import io.infermark.core.RunResult;
+import io.infermark.core.health.ClientHealth;
 import java.util.Objects;
 
 /**
@@ -15,6 +16,11 @@ public record SweepPoint<L>(L level, RunResult result) {
   public SweepPoint {
     Objects.requireNonNull(level, "level");
     Objects.requireNonNull(result, "result");
+  }
+
+  /** Whether the client could be trusted at this level: the run's {@link RunResult#clientHealth()}. */
+  public ClientHealth clientHealth() {
+    return result.clientHealth();
   }
 
   @Override

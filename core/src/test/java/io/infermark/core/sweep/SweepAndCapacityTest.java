@@ -13,6 +13,8 @@ import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.capture.Usage;
+import io.infermark.core.health.ClientHealth;
+import io.infermark.core.health.HealthVerdict;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
@@ -20,6 +22,7 @@ import io.infermark.core.target.Target;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.function.ToDoubleFunction;
 import org.junit.jupiter.api.Test;
@@ -97,8 +100,10 @@ class SweepAndCapacityTest {
       observer.onComplete(Clock.system().nanoTime());
     };
     Benchmark base = Benchmark.target(instant).prompts(Prompt.user("x"));
+    // Judged by a machine's load, a real run could be client-bound and refused by lastPassing; this test is
+    // about order, so its runs are judged by nothing (capacityRefusesClientBoundRuns tests the refusal).
     List<SweepPoint<Integer>> points = Sweep.concurrency(1, 2, 4)
-        .run(c -> base.load(LoadProfile.concurrency(c).requests(4 * c)).run());
+        .run(c -> base.load(LoadProfile.concurrency(c).requests(4 * c)).run().withClientHealth(ClientHealth.UNMEASURED));
     assertThat(points).extracting(SweepPoint::level).containsExactly(1, 2, 4);
     assertThat(Sweep.values(points, r -> r.records().size())).containsExactly(4, 8, 16);
     assertThat(Sweep.lastPassing(points, r -> r.records().size() <= 8).orElseThrow().level()).isEqualTo(2);
@@ -108,5 +113,38 @@ class SweepAndCapacityTest {
     assertThat(grid.levels().get(5)).isEqualTo(new GridPoint<>(2.0, 256));
     assertThatThrownBy(() -> Sweep.rates(1, 0)).hasMessageContaining("sweep rates must be finite and > 0");
     assertThatThrownBy(() -> Sweep.over(List.of())).hasMessageContaining("at least one level");
+  }
+
+  private static final ClientHealth CLIENT_BOUND = new ClientHealth(HealthVerdict.CLIENT_BOUND,
+      List.of("hiccup p99 12.3 ms > 10 ms: the client's threads could not run on time"), 12_300_000, Optional.empty());
+
+  @Test
+  void capacitySearchDoesNotAcceptAClientBoundRunAsMeetingTheSlo() {
+    int[] runs = {0};
+    // The fake's SLO holds up to 100/s, but from 64/s on its client is starved: those runs cannot count.
+    CapacityResult c = CapacitySearch.atMost(P95_E2E, 2.0).startRate(4)
+        .run(rate -> rate >= 64 ? fakeAt(rate, runs).withClientHealth(CLIENT_BOUND) : fakeAt(rate, runs));
+
+    assertThat(c.capacity().getAsDouble()).isLessThan(64);
+    assertThat(c.clientBoundProbes()).isNotEmpty().allMatch(p -> p.rate() >= 64);
+    CapacityProbe at64 = c.probes().stream().filter(p -> p.rate() == 64).findFirst().orElseThrow();
+    assertThat(at64.sloMet()).isTrue();
+    assertThat(at64.passed()).isFalse();
+    assertThat(at64.refusedAsClientBound()).isTrue();
+    assertThat(at64.toString()).contains("REFUSED", "client CLIENT_BOUND");
+    assertThat(c.warnings()).contains("64.00 req/s met the SLO but was not accepted: the client was CLIENT_BOUND "
+        + "(hiccup p99 12.3 ms > 10 ms: the client's threads could not run on time)");
+    assertThat(c.toString()).contains("client-bound run", "not accepted as passing: hiccup p99 12.3 ms > 10 ms");
+  }
+
+  @Test
+  void sweepsCarryEachLevelsHealthAndNeverPassAClientBoundLevel() {
+    List<SweepPoint<Integer>> points = List.of(new SweepPoint<>(1, runWithE2e(1, 1)),
+        new SweepPoint<>(2, runWithE2e(1, 1).withClientHealth(CLIENT_BOUND)));
+
+    assertThat(points.get(1).clientHealth()).isEqualTo(CLIENT_BOUND);
+    assertThat(Sweep.lastPassing(points, r -> true).orElseThrow().level()).isEqualTo(1);
+    assertThat(Sweep.healthWarnings(points)).containsExactly(
+        "level 2: client CLIENT_BOUND: hiccup p99 12.3 ms > 10 ms: the client's threads could not run on time");
   }
 }

@@ -1,10 +1,12 @@
 package io.infermark.metrics.hdr;
 
 import io.infermark.core.RunListener;
+import io.infermark.core.RunResult;
 import io.infermark.core.RunStart;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.health.ClientHealth;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.MeasurementWindow;
 import io.infermark.metrics.RecordTally;
@@ -40,6 +42,7 @@ public final class StreamingSummary implements RunListener {
   private final Histogram[] histograms = new Histogram[METRICS.length];
   private final RecordTally tally = new RecordTally();
   private Optional<RunStart> start = Optional.empty();
+  private ClientHealth clientHealth = ClientHealth.UNMEASURED;
 
   /** An empty summary, ready to be registered as a listener. */
   public StreamingSummary() {
@@ -70,6 +73,23 @@ public final class StreamingSummary implements RunListener {
           }
         }
       }
+    }
+  }
+
+  @Override
+  public void onRunFinished(RunResult result) {
+    synchronized (lock) {
+      clientHealth = result.clientHealth();
+    }
+  }
+
+  /**
+   * Whether the run's client could be trusted ({@link RunResult#clientHealth()}), once the run has
+   * finished; {@link ClientHealth#UNMEASURED} until then.
+   */
+  public ClientHealth clientHealth() {
+    synchronized (lock) {
+      return clientHealth;
     }
   }
 
@@ -167,9 +187,10 @@ public final class StreamingSummary implements RunListener {
     synchronized (lock) {
       Histogram ttft = histograms[LatencyMetric.TTFT.ordinal()];
       RequestCounts c = tally.requests();
-      return String.format(Locale.ROOT, "StreamingSummary[%d/%d ok, %d failed%s]", c.succeeded(), c.measured(),
+      return String.format(Locale.ROOT, "StreamingSummary[%d/%d ok, %d failed%s%s]", c.succeeded(), c.measured(),
           c.failed(), ttft.getTotalCount() == 0 ? "" : String.format(Locale.ROOT, ", TTFT p50 %.3f ms p99 %.3f ms",
-              ttft.getValueAtPercentile(50) / 1e6, ttft.getValueAtPercentile(99) / 1e6));
+              ttft.getValueAtPercentile(50) / 1e6, ttft.getValueAtPercentile(99) / 1e6),
+          clientHealth.isWarning() ? ", client " + clientHealth.verdict() : "");
     }
   }
 }

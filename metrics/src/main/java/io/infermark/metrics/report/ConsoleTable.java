@@ -1,6 +1,9 @@
 package io.infermark.metrics.report;
 
 import io.infermark.core.ScheduleStats;
+import io.infermark.core.health.ClientHealth;
+import io.infermark.core.health.ClientMeasurements;
+import io.infermark.core.health.ProbeReading;
 import io.infermark.metrics.Distribution;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.Percentile;
@@ -15,8 +18,10 @@ import java.util.OptionalDouble;
 /**
  * Renders a {@link RunSummary} as one screen of plain text: a row per latency metric (count, mean,
  * p50, p90, p95, p99, p99.9, max, all in ms, with {@code *} after a percentile that rests on too few
- * samples), then requests, throughput, tokens, failures by category and schedule lag. Fixed-width
- * columns, no colours, no line longer than {@value #WIDTH} characters; the caller decides where it goes.
+ * samples), then requests, throughput, tokens, failures by category, schedule lag and the client's
+ * health (verdict, measurement floor, hiccups, CPU, GC). A run whose client was DEGRADED or
+ * CLIENT_BOUND opens with a warning that gives the reasons. Fixed-width columns, no colours, no line
+ * longer than {@value #WIDTH} characters; the caller decides where it goes.
  *
  * <pre>{@code
  * metric (ms)            count      mean       p50       p90       p95       p99     p99.9       max
@@ -40,6 +45,7 @@ public final class ConsoleTable {
     List<String> lines = new ArrayList<>();
     lines.add(fit("infermark " + s.run().startedAt() + "  " + s.run().target()));
     lines.add(fit(s.run().load() + ", percentiles " + s.quantileMethod().name().toLowerCase(Locale.ROOT)));
+    warning(lines, s.clientHealth());
     lines.add("");
     lines.add(header());
     boolean marked = false;
@@ -59,6 +65,7 @@ public final class ConsoleTable {
     wrap(lines, "Failures", failures(s));
     wrap(lines, "Schedule", schedule(s.schedule()));
     wrap(lines, "Send lag", lag(s.schedule()));
+    wrap(lines, "Client", client(s.clientHealth()));
     return String.join("\n", lines) + "\n";
   }
 
@@ -176,13 +183,65 @@ public final class ConsoleTable {
         "max " + millis(st.lagMaxNanos() / 1e6) + " ms");
   }
 
+  /** A DEGRADED or CLIENT_BOUND run's warning: the verdict and floor, then each reason, word-wrapped. */
+  private static void warning(List<String> lines, ClientHealth h) {
+    if (!h.isWarning()) {
+      return;
+    }
+    lines.add("");
+    lines.add(fit(String.format(Locale.ROOT, "WARNING: client %s, differences below %s ms are client noise",
+        h.verdict(), millis(h.floorMillis()))));
+    if (h.isClientBound()) {
+      lines.add("  The client could not keep up: these figures describe it as much as the server.");
+    }
+    for (String reason : h.reasons()) {
+      StringBuilder line = new StringBuilder("  -");
+      for (String word : reason.split(" ")) {
+        if (line.length() + 1 + word.length() > WIDTH && line.length() > 4) {
+          lines.add(line.toString());
+          line = new StringBuilder("    ");
+        } else {
+          line.append(' ');
+        }
+        line.append(word);
+      }
+      lines.add(fit(line.toString()));
+    }
+  }
+
+  /** The client's health in short: verdict, floor, hiccups, CPU, GC and probes. */
+  private static List<String> client(ClientHealth h) {
+    List<String> items = new ArrayList<>();
+    if (!h.isMeasured()) {
+      items.add("unmeasured");
+      return items;
+    }
+    items.add(h.verdict().name());
+    items.add("floor " + millis(h.floorMillis()) + " ms");
+    if (h.measurements().isEmpty()) {
+      return items;
+    }
+    ClientMeasurements m = h.measurements().get();
+    items.add(String.format(Locale.ROOT, "hiccup p50 %s p99 %s p99.9 %s max %s ms", millis(m.hiccup().p50Nanos() / 1e6),
+        millis(m.hiccup().p99Nanos() / 1e6), millis(m.hiccup().p999Nanos() / 1e6), millis(m.hiccup().maxNanos() / 1e6)));
+    m.cpu().coresUsed().ifPresent(c -> items.add(String.format(Locale.ROOT, "CPU %.2f of %d cores (%.0f %%)", c,
+        m.cpu().availableProcessors(), m.cpu().shareOfCores().getAsDouble() * 100)));
+    m.cpu().systemLoadAverage().ifPresent(l -> items.add(String.format(Locale.ROOT, "load average %.2f", l)));
+    items.add(String.format(Locale.ROOT, "GC %d pause%s, total %s ms, max %s ms", m.gc().count(),
+        m.gc().count() == 1 ? "" : "s", millis(m.gc().totalNanos() / 1e6), millis(m.gc().maxNanos() / 1e6)));
+    for (ProbeReading p : m.probes()) {
+      items.add(String.format(Locale.ROOT, "%s lag p99 %s ms", p.name(), millis(p.lateness().p99Nanos() / 1e6)));
+    }
+    return items;
+  }
+
   /** Appends "Label      item, item, ..." lines, continuing under the items when they do not fit. */
   private static void wrap(List<String> lines, String label, List<String> items) {
     StringBuilder line = new StringBuilder(pad(label, LABEL_WIDTH));
     boolean first = true;
     for (String item : items) {
       String piece = first ? item : ", " + item;
-      if (!first && line.length() + piece.length() > WIDTH) {
+      if (!first && line.length() + piece.length() + 1 > WIDTH) { // + 1: the comma a continued line ends with
         lines.add(line.append(',').toString());
         line = new StringBuilder(" ".repeat(LABEL_WIDTH));
         piece = item;

@@ -19,11 +19,12 @@ import java.util.OptionalDouble;
 /**
  * Writes run summaries as CSV (RFC 4180, comma-separated, {@code \r\n} line ends, a header row), one
  * row per summary, for spreadsheets and plotting: a label, the run's start and target, request
- * counts, throughput, and for TTFT, TPOT, ITL and E2E the count, mean and every standard percentile
- * in ms. Missing values are empty cells.
+ * counts, throughput, the client's health verdict and measurement floor, and for TTFT, TPOT, ITL and
+ * E2E the count, mean and every standard percentile in ms. Missing values are empty cells.
  *
  * <p>Columns: {@code label, started_at, target, measured, succeeded, failed, duration_s,
- * request_throughput_rps, output_token_throughput_tps, total_token_throughput_tps}, then for each
+ * request_throughput_rps, output_token_throughput_tps, total_token_throughput_tps, client_verdict
+ * (ok, degraded, client_bound, unmeasured), client_floor_ms}, then for each
  * metric {@code m} of ttft, tpot, itl, e2e: {@code m_count, m_mean_ms, m_p50_ms, m_p90_ms, m_p95_ms,
  * m_p99_ms, m_p99_9_ms, m_max_ms}.
  *
@@ -69,7 +70,8 @@ public final class CsvReport {
   /** The column names. */
   public static List<String> header() {
     List<String> h = new ArrayList<>(List.of("label", "started_at", "target", "measured", "succeeded", "failed",
-        "duration_s", "request_throughput_rps", "output_token_throughput_tps", "total_token_throughput_tps"));
+        "duration_s", "request_throughput_rps", "output_token_throughput_tps", "total_token_throughput_tps",
+        "client_verdict", "client_floor_ms"));
     for (LatencyMetric m : METRICS) {
       String n = m.name().toLowerCase(java.util.Locale.ROOT);
       h.add(n + "_count");
@@ -94,6 +96,8 @@ public final class CsvReport {
     r.add(number(s.requestThroughputRps()));
     r.add(number(s.outputTokenThroughputTps()));
     r.add(number(s.totalTokenThroughputTps()));
+    r.add(s.clientHealth().verdict().name().toLowerCase(java.util.Locale.ROOT));
+    r.add(Double.toString(s.clientHealth().floorMillis()));
     for (LatencyMetric m : METRICS) {
       Distribution d = s.distribution(m);
       r.add(Integer.toString(d.count()));

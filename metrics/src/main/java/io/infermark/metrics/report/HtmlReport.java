@@ -2,6 +2,9 @@ package io.infermark.metrics.report;
 
 import io.infermark.core.RunResult;
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.health.ClientHealth;
+import io.infermark.core.health.ClientMeasurements;
+import io.infermark.core.health.ProbeReading;
 import io.infermark.metrics.Distribution;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.Percentile;
@@ -36,7 +39,9 @@ import java.util.function.Function;
  * them), latency heatmaps over time, and, for a sweep, the latency–load curve. Charts are inline SVG;
  * there is no script and no network reference, so the file opens anywhere and can be attached to a
  * ticket. Every string that comes from a user, a model or a server (title, target, tags, response
- * text, error messages, series names) is HTML-escaped.
+ * text, error messages, series names) is HTML-escaped. A run whose client was DEGRADED or CLIENT_BOUND
+ * opens with a banner giving the reasons and the measurement floor; a "Client health" section lists the
+ * figures the verdict rests on.
  *
  * <pre>{@code
  * HtmlReport.builder(run).title("nightly").slo(SloPresets.chat()).serverSeries(scraper.series())
@@ -176,10 +181,12 @@ public final class HtmlReport {
       b.append("<p class='meta'>").append(Html.escape(summary.run().target())).append(" &middot; started ")
           .append(Html.escape(summary.run().startedAt().toString())).append(" &middot; ")
           .append(Html.escape(summary.run().load().toString())).append("</p>");
+      clientBanner(b, summary.clientHealth());
       headline(b, summary, verdicts);
       b.append("<h2>Latency</h2>");
       latencyTable(b, summary);
       verdicts.ifPresent(v -> sloTable(b, v));
+      clientSection(b, summary.clientHealth());
       b.append("<h2>Latency CDFs</h2><div class='charts'>");
       List<SvgCharts.Line> cdfs = new ArrayList<>();
       for (LatencyMetric m : CDF_METRICS) {
@@ -225,6 +232,9 @@ public final class HtmlReport {
     card(b, "output throughput", rate(s.outputTokenThroughputTps(), "tok/s"));
     card(b, "TTFT p99", ms(s.distribution(LatencyMetric.TTFT).p99()));
     card(b, "E2E p99", ms(s.distribution(LatencyMetric.E2E).p99()));
+    ClientHealth health = s.clientHealth();
+    card(b, "client", health.isMeasured() ? health.verdict().name().toLowerCase(Locale.ROOT).replace('_', ' ')
+        + ", floor " + SvgCharts.fmt(health.floorMillis()) + " ms" : "unmeasured");
     verdicts.ifPresent(v -> {
       card(b, "SLOs", v.allPassed() ? "all passed" : "failed");
       card(b, "goodput", rate(v.goodput().goodputRps(), "req/s"));
@@ -236,6 +246,62 @@ public final class HtmlReport {
       s.failuresByCategory().forEach((k, v) -> parts.add(Html.escape(k.name().toLowerCase(Locale.ROOT)) + " " + v));
       b.append(String.join(", ", parts)).append("</p>");
     }
+  }
+
+  /** A visible warning at the top of a DEGRADED or CLIENT_BOUND run's report. */
+  private static void clientBanner(StringBuilder b, ClientHealth h) {
+    if (!h.isWarning()) {
+      return;
+    }
+    b.append("<div class='banner").append(h.isClientBound() ? " bound" : "").append("' role='alert'><strong>Client ")
+        .append(h.verdict().name().replace('_', ' ')).append("</strong>: ")
+        .append(h.isClientBound() ? "the client could not keep up; these figures describe the client as much as "
+            + "the server. Do not compare or judge them." : "the client was noisy or busy; differences below the "
+            + "floor are its own.")
+        .append(" Measurement floor ").append(Html.escape(SvgCharts.fmt(h.floorMillis()))).append(" ms.<ul>");
+    for (String reason : h.reasons()) {
+      b.append("<li>").append(Html.escape(reason)).append("</li>");
+    }
+    b.append("</ul></div>");
+  }
+
+  /** The figures the client verdict rests on. */
+  private static void clientSection(StringBuilder b, ClientHealth h) {
+    b.append("<h2>Client health</h2>");
+    if (!h.isMeasured()) {
+      b.append("<p class='meta'>Not measured: this result was built by hand, merged or read back.</p>");
+      return;
+    }
+    b.append("<p>").append(Html.escape(h.verdict().name())).append(" &middot; measurement floor ")
+        .append(Html.escape(SvgCharts.fmt(h.floorMillis()))).append(" ms (the largest of hiccup p99, longest GC pause, "
+            + "probe p99s and open-loop send lag p99: latency differences below it are client noise)</p>");
+    if (h.measurements().isEmpty()) {
+      return;
+    }
+    ClientMeasurements m = h.measurements().get();
+    b.append("<table><thead><tr><th>figure</th><th>value</th></tr></thead><tbody>");
+    row(b, "hiccup p50 / p99 / p99.9 / max (ms)", SvgCharts.fmt(m.hiccup().p50Nanos() / 1e6) + " / "
+        + SvgCharts.fmt(m.hiccup().p99Nanos() / 1e6) + " / " + SvgCharts.fmt(m.hiccup().p999Nanos() / 1e6) + " / "
+        + SvgCharts.fmt(m.hiccup().maxNanos() / 1e6));
+    m.cpu().coresUsed().ifPresent(c -> row(b, "process CPU", String.format(Locale.ROOT, "%.2f of %d cores (%.0f %%)",
+        c, m.cpu().availableProcessors(), m.cpu().shareOfCores().getAsDouble() * 100)));
+    m.cpu().systemLoadAverage().ifPresent(l -> row(b, "system load average (1 min)", SvgCharts.fmt(l)));
+    row(b, "GC pauses: count / total / max (ms)", m.gc().count() + " / " + SvgCharts.fmt(m.gc().totalNanos() / 1e6)
+        + " / " + SvgCharts.fmt(m.gc().maxNanos() / 1e6));
+    if (m.sends().judged()) {
+      row(b, "send lag p99 (ms)", SvgCharts.fmt(m.sends().lagP99Nanos() / 1e6));
+      m.sends().achievedRatio().ifPresent(r -> row(b, "achieved / scheduled rate", String.format(Locale.ROOT,
+          "%.2f / %.2f req/s (%.1f %%)", m.sends().achievedRate(), m.sends().scheduledRate().getAsDouble(), r * 100)));
+    }
+    for (ProbeReading p : m.probes()) {
+      row(b, p.name() + " lag p99 / max (ms)", SvgCharts.fmt(p.lateness().p99Nanos() / 1e6) + " / "
+          + SvgCharts.fmt(p.lateness().maxNanos() / 1e6));
+    }
+    b.append("</tbody></table>");
+  }
+
+  private static void row(StringBuilder b, String label, String value) {
+    b.append("<tr><td>").append(Html.escape(label)).append("</td><td>").append(Html.escape(value)).append("</td></tr>");
   }
 
   private static void card(StringBuilder b, String label, String value) {
@@ -347,7 +413,7 @@ public final class HtmlReport {
         new SvgCharts.Line("achieved req/s", x, sweep.stream().mapToDouble(p -> or(p.summary().requestThroughputRps()))
             .toArray(), true)), false));
     b.append("</div><table><thead><tr><th>level</th><th>offered</th><th>req/s</th><th>TTFT p99</th><th>E2E p50</th>"
-        + "<th>E2E p99</th><th>failed</th></tr></thead><tbody>");
+        + "<th>E2E p99</th><th>failed</th><th>client</th></tr></thead><tbody>");
     for (LoadCurvePoint p : sweep) {
       RunSummary s = p.summary();
       b.append("<tr><td>").append(Html.escape(p.label())).append("</td><td>").append(SvgCharts.fmt(p.offeredLoad()))
@@ -355,9 +421,16 @@ public final class HtmlReport {
           .append(num(s.distribution(LatencyMetric.TTFT).p99())).append("</td><td>")
           .append(num(s.distribution(LatencyMetric.E2E).p50())).append("</td><td>")
           .append(num(s.distribution(LatencyMetric.E2E).p99())).append("</td><td>").append(s.requests().failed())
-          .append("</td></tr>");
+          .append("</td><td class='t'>").append(clientCell(s.clientHealth())).append("</td></tr>");
     }
     b.append("</tbody></table>");
+  }
+
+  /** A sweep level's client verdict, its reasons in a tooltip when it warns. */
+  private static String clientCell(ClientHealth h) {
+    String verdict = Html.escape(h.verdict().name().toLowerCase(Locale.ROOT).replace('_', ' '));
+    return h.isWarning() ? "<span class='warn' title='" + Html.escape(h.reasonText()) + "'>" + verdict + "</span>"
+        : verdict;
   }
 
   private static SvgCharts.Line sweepLine(String name, double[] x, List<LoadCurvePoint> sweep, LatencyMetric m,
@@ -435,5 +508,7 @@ public final class HtmlReport {
       + "font-size:12px}.pass{background:#dcfce7;color:#166534}.fail{background:#fee2e2;color:#991b1b}"
       + ".nodata{background:#eee;color:#555}.charts{display:flex;flex-wrap:wrap;gap:12px}"
       + ".charts svg{border:1px solid #eee}.sample{border:1px solid #eee;margin:6px 0;padding:6px}"
+      + ".banner{border:2px solid #b45309;background:#fff7ed;padding:10px 14px;border-radius:6px;margin:12px 0}"
+      + ".banner.bound{border-color:#991b1b;background:#fee2e2}.banner ul{margin:6px 0 0 18px;padding:0}"
       + "pre{white-space:pre-wrap;margin:4px 0;font-size:12px}.foot{color:#666;font-size:12px;margin-top:24px}";
 }

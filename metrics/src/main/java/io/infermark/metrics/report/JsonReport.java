@@ -6,6 +6,10 @@ import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.core.util.Separators;
 import io.infermark.core.RunEnvironment;
 import io.infermark.core.ScheduleStats;
+import io.infermark.core.health.ClientHealth;
+import io.infermark.core.health.ClientMeasurements;
+import io.infermark.core.health.LatencyStats;
+import io.infermark.core.health.ProbeReading;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.metrics.Distribution;
@@ -46,7 +50,7 @@ import java.util.Set;
  * two count maps, which omit zero entries, and the optional {@code slo} block. {@code schema_version}
  * changes when a field is renamed, removed or changes meaning, never when one is added. Version 2
  * added {@code ci95} and {@code tail} to every latency entry and the {@code vllm} and {@code slo}
- * blocks; nothing of version 1 changed.
+ * blocks; nothing of version 1 changed. The {@code client_health} block was added later within version 2.
  *
  * <pre>{@code
  * {
@@ -97,6 +101,20 @@ import java.util.Set;
  *     "requested_rate_rps": 10.0 | null, "scheduled_rate_rps": 9.9, "achieved_rate_rps": 9.8,
  *     "sent": 7, "not_sent": 1, "lag_p50_ms": 0.0, "lag_p90_ms": 0.0, "lag_p99_ms": 48.5,
  *     "lag_p99_9_ms": 49.85, "lag_max_ms": 50.0
+ *   },
+ *   "client_health": {                             // could the client be trusted? see ClientHealth
+ *     "verdict": "ok" | "degraded" | "client_bound" | "unmeasured",
+ *     "reasons": ["hiccup p99 12.3 ms > 10 ms: the client's threads could not run on time"],
+ *     "floor_ms": 0.31,                            // differences below this are client noise
+ *     "monitored_s": 1.5 | null,                   // null: no figures (unmeasured, merged shards)
+ *     "hiccup": {"samples": 1480, "p50_ms": 0.08, "p99_ms": 0.31, "p99_9_ms": 1.2, "max_ms": 2.1} | null,
+ *     "cpu": {"process_cores": 0.45 | null, "share_of_cores": 0.22 | null, "available_processors": 2,
+ *             "system_load_average": 1.3 | null} | null,
+ *     "gc": {"pauses": 3, "total_ms": 4.0, "max_ms": 2.0} | null,
+ *     "sends": {"judged": true, "lag_p99_ms": 0.2, "scheduled_rate_rps": 100.0 | null,
+ *               "achieved_rate_rps": 99.9} | null,
+ *     "probes": [{"name": "event loop", "samples": 150, "p50_ms": 0.01, "p99_ms": 0.2, "p99_9_ms": 0.3,
+ *                 "max_ms": 0.4}]
  *   },
  *   "latency": {                                   // one entry per LatencyMetric, in its order
  *     "ttft_ms": {
@@ -269,6 +287,7 @@ public final class JsonReport {
     g.writeEndObject();
     writeTokens(g, s.tokens());
     writeSchedule(g, s.schedule());
+    writeClientHealth(g, s.clientHealth());
     g.writeObjectFieldStart("latency");
     for (Map.Entry<LatencyMetric, Distribution> e : s.distributions().entrySet()) {
       writeDistribution(g, e.getKey(), e.getValue());
@@ -462,6 +481,70 @@ public final class JsonReport {
     g.writeNumberField("lag_p99_9_ms", s.lagP999Nanos() / 1e6);
     g.writeNumberField("lag_max_ms", s.lagMaxNanos() / 1e6);
     g.writeEndObject();
+  }
+
+  private static void writeClientHealth(JsonGenerator g, ClientHealth h) throws IOException {
+    g.writeObjectFieldStart("client_health");
+    g.writeStringField("verdict", lower(h.verdict()));
+    g.writeArrayFieldStart("reasons");
+    for (String r : h.reasons()) {
+      g.writeString(r);
+    }
+    g.writeEndArray();
+    g.writeNumberField("floor_ms", h.floorMillis());
+    if (h.measurements().isEmpty()) {
+      for (String field : new String[] {"monitored_s", "hiccup", "cpu", "gc", "sends"}) {
+        g.writeNullField(field);
+      }
+      g.writeArrayFieldStart("probes");
+      g.writeEndArray();
+      g.writeEndObject();
+      return;
+    }
+    ClientMeasurements m = h.measurements().get();
+    g.writeNumberField("monitored_s", m.wallNanos() / 1e9);
+    g.writeFieldName("hiccup");
+    latencyStats(g, m.hiccup());
+    g.writeObjectFieldStart("cpu");
+    number(g, "process_cores", m.cpu().coresUsed());
+    number(g, "share_of_cores", m.cpu().shareOfCores());
+    g.writeNumberField("available_processors", m.cpu().availableProcessors());
+    number(g, "system_load_average", m.cpu().systemLoadAverage());
+    g.writeEndObject();
+    g.writeObjectFieldStart("gc");
+    g.writeNumberField("pauses", m.gc().count());
+    g.writeNumberField("total_ms", m.gc().totalNanos() / 1e6);
+    g.writeNumberField("max_ms", m.gc().maxNanos() / 1e6);
+    g.writeEndObject();
+    g.writeObjectFieldStart("sends");
+    g.writeBooleanField("judged", m.sends().judged());
+    g.writeNumberField("lag_p99_ms", m.sends().lagP99Nanos() / 1e6);
+    number(g, "scheduled_rate_rps", m.sends().scheduledRate());
+    g.writeNumberField("achieved_rate_rps", m.sends().achievedRate());
+    g.writeEndObject();
+    g.writeArrayFieldStart("probes");
+    for (ProbeReading p : m.probes()) {
+      g.writeStartObject();
+      g.writeStringField("name", p.name());
+      writeLatencyStatsFields(g, p.lateness());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+    g.writeEndObject();
+  }
+
+  private static void latencyStats(JsonGenerator g, LatencyStats l) throws IOException {
+    g.writeStartObject();
+    writeLatencyStatsFields(g, l);
+    g.writeEndObject();
+  }
+
+  private static void writeLatencyStatsFields(JsonGenerator g, LatencyStats l) throws IOException {
+    g.writeNumberField("samples", l.samples());
+    g.writeNumberField("p50_ms", l.p50Nanos() / 1e6);
+    g.writeNumberField("p99_ms", l.p99Nanos() / 1e6);
+    g.writeNumberField("p99_9_ms", l.p999Nanos() / 1e6);
+    g.writeNumberField("max_ms", l.maxNanos() / 1e6);
   }
 
   private static void writeDistribution(JsonGenerator g, LatencyMetric metric, Distribution d) throws IOException {

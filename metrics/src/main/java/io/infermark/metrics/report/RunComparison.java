@@ -2,6 +2,7 @@ package io.infermark.metrics.report;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.infermark.core.health.ClientHealth;
 import io.infermark.metrics.Distribution;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.PercentileInterval;
@@ -27,6 +28,10 @@ import java.util.OptionalDouble;
  * bootstrap), assumes nothing about the shapes, and costs a selection, not thousands of resamples.
  * A difference is {@link Delta#significant() significant} when its interval excludes 0. No interval
  * (and never significant) when either run has too few values for its side.
+ *
+ * <p>A run whose client was DEGRADED or CLIENT_BOUND distorts the comparison: {@link #warnings()} names
+ * it with its reasons (also in the JSON's {@code client_warnings}), and {@link #floorMillis()} is the
+ * larger of the two runs' measurement floors, below which a difference is the client's noise.
  */
 public final class RunComparison {
 
@@ -79,15 +84,20 @@ public final class RunComparison {
   private final List<Delta> deltas;
   private final OptionalDouble requestThroughputDelta;
   private final OptionalDouble outputThroughputDelta;
+  private final List<String> warnings;
+  private final double floorMillis;
 
   private RunComparison(String baselineLabel, String candidateLabel, double confidence, List<Delta> deltas,
-      OptionalDouble requestThroughputDelta, OptionalDouble outputThroughputDelta) {
+      OptionalDouble requestThroughputDelta, OptionalDouble outputThroughputDelta, List<String> warnings,
+      double floorMillis) {
     this.baselineLabel = baselineLabel;
     this.candidateLabel = candidateLabel;
     this.confidence = confidence;
     this.deltas = deltas;
     this.requestThroughputDelta = requestThroughputDelta;
     this.outputThroughputDelta = outputThroughputDelta;
+    this.warnings = warnings;
+    this.floorMillis = floorMillis;
   }
 
   /** Compares at 95 % confidence. */
@@ -127,9 +137,32 @@ public final class RunComparison {
         deltas.add(new Delta(m, p, b.percentile(p), c.percentile(p), lower, upper));
       }
     }
+    List<String> warnings = new ArrayList<>();
+    warn(warnings, "baseline", baselineLabel, baseline.clientHealth());
+    warn(warnings, "candidate", candidateLabel, candidate.clientHealth());
     return new RunComparison(baselineLabel, candidateLabel, confidence, List.copyOf(deltas),
         minus(candidate.requestThroughputRps(), baseline.requestThroughputRps()),
-        minus(candidate.outputTokenThroughputTps(), baseline.outputTokenThroughputTps()));
+        minus(candidate.outputTokenThroughputTps(), baseline.outputTokenThroughputTps()), List.copyOf(warnings),
+        Math.max(baseline.clientHealth().floorMillis(), candidate.clientHealth().floorMillis()));
+  }
+
+  private static void warn(List<String> warnings, String role, String label, ClientHealth h) {
+    if (h.isWarning()) {
+      warnings.add(role + " '" + label + "': client " + h.verdict() + ": " + h.reasonText());
+    }
+  }
+
+  /**
+   * One line per run whose client was DEGRADED or CLIENT_BOUND, with its reasons; empty when both were OK
+   * or unmeasured.
+   */
+  public List<String> warnings() {
+    return warnings;
+  }
+
+  /** The larger of the two runs' measurement floors, ms: differences below it are client noise. */
+  public double floorMillis() {
+    return floorMillis;
   }
 
   private static OptionalDouble minus(OptionalDouble a, OptionalDouble b) {
@@ -164,7 +197,10 @@ public final class RunComparison {
     return confidence;
   }
 
-  /** The comparison as JSON: labels, confidence, throughput deltas and one entry per delta. */
+  /**
+   * The comparison as JSON: labels, confidence, throughput deltas, the client floor and warnings, and one
+   * entry per delta.
+   */
   public String toJson() {
     StringWriter out = new StringWriter();
     try (JsonGenerator g = JSON.createGenerator(out)) {
@@ -175,6 +211,12 @@ public final class RunComparison {
       g.writeNumberField("confidence", confidence);
       num(g, "request_throughput_delta_rps", requestThroughputDelta);
       num(g, "output_throughput_delta_tps", outputThroughputDelta);
+      g.writeNumberField("client_floor_ms", floorMillis);
+      g.writeArrayFieldStart("client_warnings");
+      for (String w : warnings) {
+        g.writeString(w);
+      }
+      g.writeEndArray();
       g.writeArrayFieldStart("latency");
       for (Delta d : deltas) {
         g.writeStartObject();
@@ -221,6 +263,7 @@ public final class RunComparison {
   public String toString() {
     long significant = deltas.stream().filter(Delta::significant).count();
     return "RunComparison[" + candidateLabel + " vs " + baselineLabel + ": " + significant + " of " + deltas.size()
-        + " percentile differences significant at " + confidence + "]";
+        + " percentile differences significant at " + confidence
+        + (warnings.isEmpty() ? "" : "; WARNING " + String.join("; ", warnings)) + "]";
   }
 }

@@ -86,5 +86,8 @@ class StreamingSummaryTest {
     assertThat(summary.tokens().inputTokens()).isEqualTo(2100);
     assertThat(summary.runStart()).isPresent();
     assertThat(summary.distribution(LatencyMetric.ITL).count()).isEqualTo(300);
+    // A run that kept no records still measured its client, and the summary keeps that verdict.
+    assertThat(summary.clientHealth()).isEqualTo(result.clientHealth());
+    assertThat(summary.clientHealth().isMeasured()).isTrue();
   }
 }

@@ -43,7 +43,7 @@ class CsvAndComparisonTest {
     assertThat(lines[0]).startsWith("label,started_at,target,measured,succeeded,failed,duration_s,")
         .contains(",ttft_count,ttft_mean_ms,ttft_p50_ms,").endsWith(",e2e_max_ms");
     List<String> header = CsvReport.header();
-    assertThat(header).hasSize(10 + 4 * 8);
+    assertThat(header).hasSize(12 + 4 * 8);
     String[] row = lines[1].split(",", -1);
     assertThat(row).hasSize(header.size());
     assertThat(row[header.indexOf("succeeded")]).isEqualTo("4");

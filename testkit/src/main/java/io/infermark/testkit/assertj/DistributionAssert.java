@@ -15,10 +15,17 @@ import org.assertj.core.api.AbstractAssert;
 public final class DistributionAssert extends AbstractAssert<DistributionAssert, Distribution> {
 
   private final String name;
+  /** A line about the run's client health for failure messages; empty when there is nothing to say. */
+  private final String healthNote;
 
   DistributionAssert(Distribution distribution, String name) {
+    this(distribution, name, "");
+  }
+
+  DistributionAssert(Distribution distribution, String name, String healthNote) {
     super(distribution, DistributionAssert.class);
     this.name = name;
+    this.healthNote = healthNote;
     isNotNull();
   }
 
@@ -85,7 +92,7 @@ public final class DistributionAssert extends AbstractAssert<DistributionAssert,
   /** The whole row, e.g. {@code TTFT (n=200, ms): min 10.100 mean 42.000 p50 40.000 ... max 90.000}. */
   String row() {
     if (actual.isEmpty()) {
-      return name + " (n=0)";
+      return name + " (n=0)" + (healthNote.isEmpty() ? "" : System.lineSeparator() + "  " + healthNote);
     }
     StringBuilder s = new StringBuilder(name).append(" (n=").append(actual.count()).append(", ms): ");
     s.append("min ").append(ms(actual.min())).append("  mean ").append(ms(actual.mean()));
@@ -100,6 +107,9 @@ public final class DistributionAssert extends AbstractAssert<DistributionAssert,
     s.append("  max ").append(ms(actual.max()));
     if (flagged) {
       s.append("  (* fewer samples than the percentile needs to be reliable)");
+    }
+    if (!healthNote.isEmpty()) {
+      s.append(System.lineSeparator()).append("  ").append(healthNote);
     }
     return s.toString();
   }

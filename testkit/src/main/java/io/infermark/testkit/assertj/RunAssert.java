@@ -1,6 +1,7 @@
 package io.infermark.testkit.assertj;
 
 import io.infermark.core.capture.ErrorCategory;
+import io.infermark.core.health.ClientHealth;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.RunSummary;
 import java.util.Locale;
@@ -10,12 +11,47 @@ import org.assertj.core.api.AbstractAssert;
 import org.assertj.core.api.AbstractDoubleAssert;
 import org.assertj.core.api.Assertions;
 
-/** Assertions over a {@link RunSummary}: latency distributions, failures and throughput. */
+/**
+ * Assertions over a {@link RunSummary}: latency distributions, failures and throughput.
+ *
+ * <p>Latency assertions refuse a run whose client was
+ * {@link io.infermark.core.health.HealthVerdict#CLIENT_BOUND CLIENT_BOUND}: picking a metric
+ * ({@link #ttft()}, {@link #metric}, ...) fails with the health's reasons, because such a run's latencies
+ * contain the client's own delays and passing or failing on them says nothing about the server. Call
+ * {@link #ignoringClientHealth()} first to judge them anyway. A DEGRADED run's latency failures carry the
+ * client's reasons and measurement floor in their message.
+ */
 public final class RunAssert extends AbstractAssert<RunAssert, RunSummary> {
 
+  private final boolean checkClientHealth;
+
   RunAssert(RunSummary summary) {
+    this(summary, true);
+  }
+
+  private RunAssert(RunSummary summary, boolean checkClientHealth) {
     super(summary, RunAssert.class);
     isNotNull();
+    this.checkClientHealth = checkClientHealth;
+  }
+
+  /**
+   * The same assertions without refusing a CLIENT_BOUND run's latencies: for tests that check the client
+   * itself, or that know their machine is starved and judge only coarse bounds. Failure messages still
+   * name the client's health.
+   */
+  public RunAssert ignoringClientHealth() {
+    return new RunAssert(actual, false);
+  }
+
+  /** Verifies that the run's client was not CLIENT_BOUND; the message gives the reasons. */
+  public RunAssert hasTrustworthyClient() {
+    ClientHealth h = actual.clientHealth();
+    if (h.isClientBound()) {
+      failWithMessage("Expecting a client that kept up but the run was CLIENT_BOUND: %s (measurement floor %s ms)",
+          h.reasonText(), String.format(Locale.ROOT, "%.3f", h.floorMillis()));
+    }
+    return this;
   }
 
   /** The TTFT distribution (first token-bearing chunk − send). */
@@ -43,10 +79,30 @@ public final class RunAssert extends AbstractAssert<RunAssert, RunSummary> {
     return metric(LatencyMetric.E2E);
   }
 
-  /** Any metric's distribution. */
+  /**
+   * Any metric's distribution.
+   *
+   * @throws AssertionError if the run's client was CLIENT_BOUND (unless {@link #ignoringClientHealth()})
+   */
   public DistributionAssert metric(LatencyMetric metric) {
     Objects.requireNonNull(metric, "metric");
-    return new DistributionAssert(actual.distribution(metric), metric.name());
+    ClientHealth h = actual.clientHealth();
+    if (checkClientHealth && h.isClientBound()) {
+      failWithMessage("Refusing to judge %s: the run was CLIENT_BOUND, so its latencies contain the client's own "
+          + "delays: %s (measurement floor %s ms). Give the client more CPU or less work (fewer streams, no "
+          + "competing load), or call ignoringClientHealth() to judge them anyway", metric.name(), h.reasonText(),
+          String.format(Locale.ROOT, "%.3f", h.floorMillis()));
+    }
+    return new DistributionAssert(actual.distribution(metric), metric.name(), healthNote(h));
+  }
+
+  /** A line for failure messages when the client was not OK; empty otherwise. */
+  private static String healthNote(ClientHealth h) {
+    if (!h.isWarning()) {
+      return "";
+    }
+    return String.format(Locale.ROOT, "client %s, measurement floor %.3f ms: %s", h.verdict(), h.floorMillis(),
+        h.reasonText());
   }
 
   /** Verifies that no measured request failed; the message lists the failures by category. */

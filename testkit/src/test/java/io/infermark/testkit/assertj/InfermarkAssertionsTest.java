@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.infermark.core.Benchmark;
 import io.infermark.core.RunResult;
+import io.infermark.core.health.ClientHealth;
+import io.infermark.core.health.HealthVerdict;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
@@ -13,6 +15,8 @@ import io.infermark.testkit.simulator.Fault;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,11 +46,14 @@ class InfermarkAssertionsTest {
 
   @Test
   void passingAssertionsChainOverARun() {
+    // These tests check the assertions, not this machine: a starved machine's run is judged all the same
+    // (refusing client-bound runs is tested on hand-made health below).
     InfermarkAssertions.assertThat(clean).hasNoFailures().hasSucceeded(10);
-    InfermarkAssertions.assertThat(clean).ttft().p50().isGreaterThanOrEqualTo(Duration.ofMillis(30))
-        .isLessThan(Duration.ofSeconds(5));
-    InfermarkAssertions.assertThat(clean).ttft().min().isBetween(Duration.ofMillis(30), Duration.ofSeconds(5));
-    InfermarkAssertions.assertThat(clean).itl().hasCount(70);
+    InfermarkAssertions.assertThat(clean).ignoringClientHealth().ttft().p50()
+        .isGreaterThanOrEqualTo(Duration.ofMillis(30)).isLessThan(Duration.ofSeconds(5));
+    InfermarkAssertions.assertThat(clean).ignoringClientHealth().ttft().min()
+        .isBetween(Duration.ofMillis(30), Duration.ofSeconds(5));
+    InfermarkAssertions.assertThat(clean).ignoringClientHealth().itl().hasCount(70);
     InfermarkAssertions.assertThat(clean).errorRate().isZero();
     InfermarkAssertions.assertThat(clean).outputTokensPerSecond().isGreaterThan(0);
     InfermarkAssertions.assertThat(faulty).errorRate().isEqualTo(0.3);
@@ -73,10 +80,60 @@ class InfermarkAssertionsTest {
         .hasMessage("Expecting no failed requests but 3 of 10 measured failed: {HTTP_STATUS=2, RESET=1}");
     assertThatThrownBy(() -> InfermarkAssertions.assertThat(faulty).errorRate().isLessThan(0.01))
         .hasMessageContaining("error rate = 3 failed / 10 measured = 0.3000; failures {HTTP_STATUS=2, RESET=1}");
-    assertThatThrownBy(() -> InfermarkAssertions.assertThat(clean).ttft().p99().isLessThan(Duration.ofMillis(1)))
+    assertThatThrownBy(() -> InfermarkAssertions.assertThat(clean).ignoringClientHealth().ttft().p99()
+        .isLessThan(Duration.ofMillis(1)))
         .hasMessageStartingWith("Expecting TTFT p99 < 1.000 ms but was ")
         .hasMessageContaining("TTFT (n=10, ms): min ");
     assertThatThrownBy(() -> InfermarkAssertions.assertThat(Distribution.empty(), "E2E").p50())
         .hasMessage("Expecting E2E p50 but E2E has no values (no successful request defined it)");
+  }
+
+  private static final ClientHealth BOUND = new ClientHealth(HealthVerdict.CLIENT_BOUND,
+      List.of("hiccup p99 12.3 ms > 10 ms: the client's threads could not run on time"), 12_300_000, Optional.empty());
+  private static final ClientHealth DEGRADED = new ClientHealth(HealthVerdict.DEGRADED,
+      List.of("process CPU 1.50 of 2 cores (75 %) > 70 %: the client's threads may wait for a core"), 2_000_000,
+      Optional.empty());
+
+  @Test
+  void latencyAssertionsRefuseAClientBoundRunWithItsReasons() {
+    RunResult starved = clean.withClientHealth(BOUND);
+
+    assertThatThrownBy(() -> InfermarkAssertions.assertThat(starved).ttft())
+        .isInstanceOf(AssertionError.class)
+        .hasMessage("Refusing to judge TTFT: the run was CLIENT_BOUND, so its latencies contain the client's own "
+            + "delays: hiccup p99 12.3 ms > 10 ms: the client's threads could not run on time (measurement floor "
+            + "12.300 ms). Give the client more CPU or less work (fewer streams, no competing load), or call "
+            + "ignoringClientHealth() to judge them anyway");
+    assertThatThrownBy(() -> InfermarkAssertions.assertThat(starved).e2e()).hasMessageStartingWith(
+        "Refusing to judge E2E: the run was CLIENT_BOUND");
+    assertThatThrownBy(() -> InfermarkAssertions.assertThat(starved).hasTrustworthyClient()).hasMessage(
+        "Expecting a client that kept up but the run was CLIENT_BOUND: hiccup p99 12.3 ms > 10 ms: the client's "
+            + "threads could not run on time (measurement floor 12.300 ms)");
+    // Counting failures does not depend on the client's timing.
+    InfermarkAssertions.assertThat(starved).hasNoFailures().hasSucceeded(10);
+  }
+
+  @Test
+  void ignoringClientHealthJudgesAnywayAndFailuresStillNameIt() {
+    RunResult starved = clean.withClientHealth(BOUND);
+
+    InfermarkAssertions.assertThat(starved).ignoringClientHealth().ttft().p50()
+        .isGreaterThanOrEqualTo(Duration.ofMillis(30));
+    assertThatThrownBy(() -> InfermarkAssertions.assertThat(starved).ignoringClientHealth().ttft().p50()
+        .isLessThan(Duration.ofMillis(1)))
+        .hasMessageStartingWith("Expecting TTFT p50 < 1.000 ms but was ")
+        .hasMessageEndingWith("client CLIENT_BOUND, measurement floor 12.300 ms: hiccup p99 12.3 ms > 10 ms: the "
+            + "client's threads could not run on time");
+  }
+
+  @Test
+  void aDegradedRunIsJudgedAndItsFailuresCarryTheFloor() {
+    RunResult noisy = clean.withClientHealth(DEGRADED);
+
+    InfermarkAssertions.assertThat(noisy).hasTrustworthyClient().ttft().p50()
+        .isGreaterThanOrEqualTo(Duration.ofMillis(30));
+    assertThatThrownBy(() -> InfermarkAssertions.assertThat(noisy).ttft().p50().isLessThan(Duration.ofMillis(1)))
+        .hasMessageContaining(String.format("%n  client DEGRADED, measurement floor 2.000 ms: process CPU 1.50 of 2 "
+            + "cores (75 %%) > 70 %%"));
   }
 }

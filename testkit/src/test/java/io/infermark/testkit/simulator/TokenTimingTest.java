@@ -3,6 +3,8 @@ package io.infermark.testkit.simulator;
 import static io.infermark.testkit.simulator.SimHttp.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.infermark.core.health.HiccupMeter;
+import io.infermark.core.health.LatencyStats;
 import io.infermark.testkit.simulator.SimHttp.TimedEvent;
 import java.io.IOException;
 import java.io.InputStream;
@@ -29,7 +31,11 @@ import org.slf4j.LoggerFactory;
  * {@link #TOLERANCE_MS}, no drift along the stream) must hold on at least one of
  * {@link #ATTEMPTS} streams: a real defect, such as Nagle's algorithm adding ~40 ms to most
  * tokens or relative sleeps drifting, misses on every stream, while a burst of contention
- * rarely spoils consecutive ones. Measured distributions are logged.
+ * rarely spoils consecutive ones. The statistical bounds are those of a quiet machine widened by
+ * twice what a {@link HiccupMeter} measured during the stream (its p99 lateness, the stream's own
+ * measurement floor): on a quiet machine that adds a fraction of a millisecond, on a starved one it
+ * adds what the machine really did to every thread, server's and client's alike. Measured
+ * distributions are logged.
  */
 class TokenTimingTest {
 
@@ -58,20 +64,33 @@ class TokenTimingTest {
     sim.close();
   }
 
-  /** One streamed request as both sides saw it. */
-  private record Run(long sentNanos, List<TimedEvent> events, ServerTimeline timeline) {}
+  /**
+   * One streamed request as both sides saw it, and the measurement floor of its stream: the hiccup
+   * meter's p99 lateness over it, ms.
+   */
+  private record Run(long sentNanos, List<TimedEvent> events, ServerTimeline timeline, double floorMs) {
+
+    /** A quiet machine's bound widened by twice the stream's floor. */
+    double bound(double quietMs) {
+      return quietMs + 2 * floorMs;
+    }
+  }
 
   private Run run(String requestId) {
-    long sent = System.nanoTime();
+    HiccupMeter meter = HiccupMeter.start();
     try {
+      long sent = System.nanoTime();
       HttpResponse<InputStream> response = http.open("/v1/chat/completions", chat("\"stream\":true"),
           "X-Request-Id", requestId);
       List<TimedEvent> events = SimHttp.readTimed(response.body());
       ServerTimeline timeline = sim.timeline(requestId).orElseThrow();
-      log.info("{}", timeline);
-      return new Run(sent, events, timeline);
+      LatencyStats hiccups = meter.stop();
+      log.info("{}; hiccups {}", timeline, hiccups);
+      return new Run(sent, events, timeline, hiccups.p99Nanos() / 1e6);
     } catch (IOException e) {
       throw new AssertionError("stream " + requestId + " failed", e);
+    } finally {
+      meter.stop();
     }
   }
 
@@ -109,11 +128,11 @@ class TokenTimingTest {
     }, run -> {
       double[] lateMs = lateness(run.timeline());
       log.info("server lateness vs schedule (ms): {}", stats(lateMs));
-      assertThat(median(lateMs)).isLessThan(MEDIAN_MS);
-      assertThat(fractionBelow(lateMs, TOLERANCE_MS)).isGreaterThanOrEqualTo(MOST);
+      assertThat(median(lateMs)).isLessThan(run.bound(MEDIAN_MS));
+      assertThat(fractionBelow(lateMs, run.bound(TOLERANCE_MS))).isGreaterThanOrEqualTo(MOST);
       // Deadlines are absolute, so oversleeping never accumulates: the last quarter of the
       // stream is as punctual as the whole.
-      assertThat(median(Arrays.copyOfRange(lateMs, TOKENS * 3 / 4, TOKENS))).isLessThan(MEDIAN_MS);
+      assertThat(median(Arrays.copyOfRange(lateMs, TOKENS * 3 / 4, TOKENS))).isLessThan(run.bound(MEDIAN_MS));
     });
   }
 
@@ -127,11 +146,13 @@ class TokenTimingTest {
       }
       log.info("inter-token gap minus interval (ms): {}", stats(gapErrorMs));
       double[] absError = Arrays.stream(gapErrorMs).map(Math::abs).toArray();
-      assertThat(median(absError)).isLessThan(MEDIAN_MS / 2);
-      assertThat(fractionBelow(absError, TOLERANCE_MS)).isGreaterThanOrEqualTo(MOST);
-      // Whatever the hiccups, the stream as a whole keeps the configured pace.
+      assertThat(median(absError)).isLessThan(run.bound(MEDIAN_MS / 2));
+      assertThat(fractionBelow(absError, run.bound(TOLERANCE_MS))).isGreaterThanOrEqualTo(MOST);
+      // Whatever the hiccups, the stream as a whole keeps the configured pace: a late first or last
+      // token moves the mean gap by its lateness spread over the stream's gaps.
       double meanGapMs = (t.lastTokenNanos().getAsLong() - t.firstTokenNanos().getAsLong()) / 1e6 / (TOKENS - 1);
-      assertThat(meanGapMs).isBetween(ITL_MS - 0.5, ITL_MS + 0.5);
+      double slack = 0.5 + 2 * run.floorMs() / (TOKENS - 1);
+      assertThat(meanGapMs).isBetween(ITL_MS - slack, ITL_MS + slack);
     });
   }
 
@@ -165,8 +186,8 @@ class TokenTimingTest {
       // The difference can be slightly negative: the client may read the bytes before the server
       // thread, descheduled right after its flush, reads the clock.
       double[] absDelay = Arrays.stream(delayMs).map(Math::abs).toArray();
-      assertThat(median(absDelay)).isLessThan(MEDIAN_MS);
-      assertThat(fractionBelow(absDelay, TOLERANCE_MS)).isGreaterThanOrEqualTo(MOST);
+      assertThat(median(absDelay)).isLessThan(run.bound(MEDIAN_MS));
+      assertThat(fractionBelow(absDelay, run.bound(TOLERANCE_MS))).isGreaterThanOrEqualTo(MOST);
     });
   }
 

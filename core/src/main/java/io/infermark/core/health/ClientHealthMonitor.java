@@ -1,0 +1,157 @@
+package io.infermark.core.health;
+
+import io.infermark.core.Clock;
+import io.infermark.core.ScheduleStats;
+import io.infermark.core.load.LoadProfile;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+
+/**
+ * Watches the client's machine while a run goes: started at the run's beginning, stopped at its end.
+ * Between the two it keeps a {@link HiccupMeter} running, listens for GC pauses, runs each registered
+ * {@link Probe}, and reads the process's CPU time at both ends; at the end it reads the system load
+ * average. {@link #health} adds the run's schedule figures and judges them all.
+ *
+ * <pre>{@code
+ * ClientHealthMonitor monitor = ClientHealthMonitor.builder().probe(LoopLag.of("loop", eventLoop)).start();
+ * ... run ...
+ * monitor.stop();
+ * ClientHealth health = monitor.health(schedule, load, HealthThresholds.defaults());
+ * }</pre>
+ *
+ * <p>Costs one daemon thread that wakes every millisecond (a few microseconds of CPU each time) plus one
+ * per probe. Thread-safe; {@link #stop()} is idempotent.
+ */
+public final class ClientHealthMonitor implements AutoCloseable {
+
+  private final Clock clock = Clock.system();
+  private final long startNanos;
+  private final OptionalLong startCpu;
+  private final HiccupMeter hiccups;
+  private final GcPauseListener gc;
+  private final List<Probe> probes;
+  private final List<Probe.Measurement> running;
+  private ClientMeasurements result;
+
+  private ClientHealthMonitor(List<Probe> probes, Duration hiccupResolution) {
+    this.probes = List.copyOf(probes);
+    this.gc = GcPauseListener.start();
+    this.hiccups = HiccupMeter.start(hiccupResolution);
+    List<Probe.Measurement> started = new ArrayList<>();
+    for (Probe p : this.probes) {
+      started.add(p.start());
+    }
+    this.running = List.copyOf(started);
+    // CPU is read inside the wall span at both ends, so cores used never exceed what the span allowed.
+    this.startNanos = clock.nanoTime();
+    this.startCpu = processCpuNanos();
+  }
+
+  /** Starts a monitor with no probes and a 1 ms hiccup meter. */
+  public static ClientHealthMonitor start() {
+    return builder().start();
+  }
+
+  /** A builder for a monitor with probes or another hiccup resolution. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Configures and starts a {@link ClientHealthMonitor}. */
+  public static final class Builder {
+    private final List<Probe> probes = new ArrayList<>();
+    private Duration hiccupResolution = HiccupMeter.DEFAULT_RESOLUTION;
+
+    private Builder() {}
+
+    /** Adds a probe to run during the monitored span. */
+    public Builder probe(Probe probe) {
+      probes.add(Objects.requireNonNull(probe, "probe"));
+      return this;
+    }
+
+    /** Adds probes to run during the monitored span. */
+    public Builder probes(List<? extends Probe> more) {
+      more.forEach(this::probe);
+      return this;
+    }
+
+    /**
+     * The hiccup meter's sleep (1 ms by default).
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder hiccupResolution(Duration resolution) {
+      Objects.requireNonNull(resolution, "resolution");
+      if (resolution.isNegative() || resolution.isZero()) {
+        throw new IllegalArgumentException("the hiccup resolution must be > 0, was " + resolution);
+      }
+      this.hiccupResolution = resolution;
+      return this;
+    }
+
+    /** Starts monitoring now. */
+    public ClientHealthMonitor start() {
+      return new ClientHealthMonitor(probes, hiccupResolution);
+    }
+  }
+
+  /**
+   * Stops monitoring (the first call; later ones return the same figures) and returns what was
+   * measured, without send figures.
+   */
+  public synchronized ClientMeasurements stop() {
+    if (result != null) {
+      return result;
+    }
+    OptionalLong endCpu = processCpuNanos();
+    long wall = Math.max(0, clock.nanoTime() - startNanos);
+    LatencyStats hiccup = hiccups.stop();
+    List<ProbeReading> readings = new ArrayList<>();
+    for (int i = 0; i < probes.size(); i++) {
+      readings.add(new ProbeReading(probes.get(i).name(), running.get(i).stop()));
+    }
+    GcPauses pauses = gc.stop();
+    OptionalLong cpu = startCpu.isPresent() && endCpu.isPresent()
+        ? OptionalLong.of(Math.max(0, endCpu.getAsLong() - startCpu.getAsLong())) : OptionalLong.empty();
+    OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+    double load = os.getSystemLoadAverage();
+    CpuUsage usage = new CpuUsage(cpu, wall, Runtime.getRuntime().availableProcessors(),
+        load >= 0 ? OptionalDouble.of(load) : OptionalDouble.empty());
+    result = new ClientMeasurements(wall, hiccup, usage, pauses, readings, SendFigures.NONE);
+    return result;
+  }
+
+  /** Same as {@link #stop()}. */
+  @Override
+  public void close() {
+    stop();
+  }
+
+  /**
+   * The verdict on a run: stops the monitor if it still runs, adds the run's send figures
+   * ({@link SendFigures#of}) and judges everything against {@code thresholds}.
+   */
+  public ClientHealth health(ScheduleStats schedule, LoadProfile load, HealthThresholds thresholds) {
+    return ClientHealth.evaluate(stop().withSends(SendFigures.of(schedule, load)), thresholds);
+  }
+
+  private static OptionalLong processCpuNanos() {
+    if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+      long t = os.getProcessCpuTime();
+      return t >= 0 ? OptionalLong.of(t) : OptionalLong.empty();
+    }
+    return OptionalLong.empty();
+  }
+
+  @Override
+  public String toString() {
+    return "ClientHealthMonitor[" + probes.size() + " probes, " + (result == null ? "running" : "stopped") + "]";
+  }
+}

@@ -1,0 +1,43 @@
+package io.infermark.core.health;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * The raw figures a {@link ClientHealth} verdict rests on: what the {@link ClientHealthMonitor}
+ * measured on the client's machine during the run, and what the run's schedule said about its sends.
+ *
+ * @param wallNanos how long the monitor ran (the run, from just before its origin to its last request's end)
+ * @param hiccup the {@link HiccupMeter}'s lateness samples
+ * @param cpu the process's CPU use and the machine's load
+ * @param gc stop-the-world GC pauses
+ * @param probes each {@link Probe}'s reading, in registration order
+ * @param sends the run's send lag and achieved rate ({@link SendFigures#NONE} until the run adds them)
+ */
+public record ClientMeasurements(long wallNanos, LatencyStats hiccup, CpuUsage cpu, GcPauses gc,
+    List<ProbeReading> probes, SendFigures sends) {
+
+  /** Validates and copies. */
+  public ClientMeasurements {
+    if (wallNanos < 0) {
+      throw new IllegalArgumentException("wallNanos must be >= 0, was " + wallNanos);
+    }
+    Objects.requireNonNull(hiccup, "hiccup");
+    Objects.requireNonNull(cpu, "cpu");
+    Objects.requireNonNull(gc, "gc");
+    probes = List.copyOf(probes);
+    Objects.requireNonNull(sends, "sends");
+  }
+
+  /** The same measurements with the run's send figures. */
+  public ClientMeasurements withSends(SendFigures figures) {
+    return new ClientMeasurements(wallNanos, hiccup, cpu, gc, probes, figures);
+  }
+
+  @Override
+  public String toString() {
+    return String.format(Locale.ROOT, "ClientMeasurements[%.3f s, hiccup %s, %s, %s, %d probes, %s]", wallNanos / 1e9,
+        hiccup, cpu, gc, probes.size(), sends);
+  }
+}

@@ -1,0 +1,157 @@
+package io.infermark.core.health;
+
+import io.infermark.core.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * A {@link Probe} of an executor's backlog: every interval (10 ms by default) a timer thread
+ * ({@value #THREAD_NAME}) hands the executor a tiny task and records how long it waited before it
+ * started. For an event loop (a Netty {@code EventLoop} is an {@link Executor}) that wait is the
+ * loop's read backlog: how long a socket that became readable waits before its bytes are read and
+ * stamped.
+ *
+ * <p>One task is outstanding at a time: while it waits, no more are queued, and when it finally runs its
+ * wait is recorded with the coordinated-omission correction for the interval (as {@link HiccupMeter}
+ * does), so a 100 ms stall weighs as the ten probes it delayed. A task still waiting when the probe
+ * stops is recorded as waiting until then. An executor that rejects a task ends the measurement.
+ *
+ * <pre>{@code
+ * ClientHealthMonitor.builder().probe(LoopLag.of("event loop", eventLoop)).build().start();
+ * }</pre>
+ */
+public final class LoopLag implements Probe {
+
+  /** The name of each measurement's timer thread. */
+  public static final String THREAD_NAME = "infermark-loop-lag";
+  /** The default interval between probe tasks. */
+  public static final Duration DEFAULT_INTERVAL = Duration.ofMillis(10);
+  private static final long HIGHEST_NANOS = TimeUnit.HOURS.toNanos(1);
+  private static final long IDLE = Long.MIN_VALUE;
+
+  private final String name;
+  private final Executor executor;
+  private final long intervalNanos;
+  private final Clock clock;
+
+  private LoopLag(String name, Executor executor, long intervalNanos, Clock clock) {
+    this.name = name;
+    this.executor = executor;
+    this.intervalNanos = intervalNanos;
+    this.clock = clock;
+  }
+
+  /** A probe of {@code executor} every 10 ms. */
+  public static LoopLag of(String name, Executor executor) {
+    return new LoopLag(Objects.requireNonNull(name, "name"), Objects.requireNonNull(executor, "executor"),
+        DEFAULT_INTERVAL.toNanos(), Clock.system());
+  }
+
+  /**
+   * The same probe with another interval.
+   *
+   * @throws IllegalArgumentException if the interval is not positive
+   */
+  public LoopLag interval(Duration interval) {
+    Objects.requireNonNull(interval, "interval");
+    if (interval.isNegative() || interval.isZero()) {
+      throw new IllegalArgumentException("the probe interval must be > 0, was " + interval);
+    }
+    return new LoopLag(name, executor, interval.toNanos(), clock);
+  }
+
+  /** The interval between probe tasks. */
+  public Duration interval() {
+    return Duration.ofNanos(intervalNanos);
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public Measurement start() {
+    Running r = new Running();
+    Thread t = new Thread(r::tick, THREAD_NAME);
+    t.setDaemon(true);
+    r.thread = t;
+    t.start();
+    return r;
+  }
+
+  /** One measurement: a timer thread, at most one task outstanding, a recorder. */
+  private final class Running implements Measurement {
+    private final Recorder recorder = new Recorder(HIGHEST_NANOS, 2);
+    /** When the outstanding task was handed over, or {@link #IDLE}. */
+    private final AtomicLong submitted = new AtomicLong(IDLE);
+    private volatile boolean running = true;
+    private Thread thread;
+    private LatencyStats result;
+
+    void tick() {
+      long next = clock.nanoTime();
+      while (running) {
+        long now = clock.nanoTime();
+        if (now < next) {
+          LockSupport.parkNanos(next - now);
+          continue;
+        }
+        next = now + intervalNanos;
+        if (submitted.compareAndSet(IDLE, now)) {
+          try {
+            executor.execute(this::probed);
+          } catch (RejectedExecutionException e) {
+            submitted.set(IDLE);
+            return;
+          }
+        }
+      }
+    }
+
+    /** The probe task: records its own wait, unless the measurement already counted it at its stop. */
+    private void probed() {
+      long at = submitted.getAndSet(IDLE);
+      if (at != IDLE && running) {
+        record(clock.nanoTime() - at);
+      }
+    }
+
+    private void record(long lateNanos) {
+      recorder.recordValueWithExpectedInterval(Math.min(Math.max(lateNanos, 0), HIGHEST_NANOS), intervalNanos);
+    }
+
+    @Override
+    public synchronized LatencyStats stop() {
+      if (result != null) {
+        return result;
+      }
+      long at = submitted.getAndSet(IDLE);
+      if (at != IDLE) {
+        record(clock.nanoTime() - at); // still waiting: it has waited at least this long
+      }
+      running = false;
+      LockSupport.unpark(thread);
+      try {
+        thread.join(1_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      Histogram h = recorder.getIntervalHistogram();
+      result = LatencyStats.of(h);
+      return result;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "LoopLag[" + name + " every " + intervalNanos / 1e6 + " ms]";
+  }
+}
