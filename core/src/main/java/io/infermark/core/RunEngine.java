@@ -158,7 +158,7 @@ final class RunEngine {
     ExecutorService executor = RequestThreads.newExecutor(virtualThreads);
     ScheduledExecutorService sender = async && load.isClosedLoop() ? RequestThreads.newSender() : null;
     Instant startedAt = barrier.map(StartBarrier::await).orElseGet(Instant::now);
-    ClientHealthMonitor clientMonitor = ClientHealthMonitor.start(); // hiccups, CPU, GC: can the run be trusted?
+    ClientHealthMonitor clientMonitor = ClientHealthMonitor.builder().probes(target.healthProbes()).start(); // hiccups, CPU, GC: can the run be trusted?
     origin = clock.nanoTime();
     long issueDeadline = load.duration().map(d -> origin + d.toNanos()).orElse(Long.MAX_VALUE);
     long hardDeadline = Math.min(

@@ -152,6 +152,11 @@ public final class OpenAiTarget implements Target {
   }
 
   @Override
+  public List<io.infermark.core.health.Probe> healthProbes() {
+    return transport.healthProbes();
+  }
+
+  @Override
   public boolean isAsync() {
     return !transport.blocking();
   }

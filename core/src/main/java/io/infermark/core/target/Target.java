@@ -53,6 +53,14 @@ public interface Target extends AutoCloseable {
    */
   default void prepare(int maxInFlight) {}
 
+  /**
+   * Probes the engine runs beside the target during a run and judges in its client health (see
+   * {@link io.infermark.core.health.ClientHealthMonitor}); the default has none.
+   */
+  default java.util.List<io.infermark.core.health.Probe> healthProbes() {
+    return java.util.List.of();
+  }
+
   /** Releases connections and threads. The default does nothing. */
   @Override
   default void close() {}

@@ -50,6 +50,15 @@ public interface Transport extends AutoCloseable {
    */
   default void prepare(int maxInFlight) {}
 
+  /**
+   * Probes the run's {@linkplain io.infermark.core.health.ClientHealthMonitor health monitor} should
+   * run beside the transport, e.g. how long a task waits for an I/O thread (a read-loop backlog
+   * delays every stamp taken on that thread). The default has none.
+   */
+  default java.util.List<io.infermark.core.health.Probe> healthProbes() {
+    return java.util.List.of();
+  }
+
   /** A short name for reports: {@code netty-epoll}, {@code netty-nio}, {@code okhttp}. */
   String name();
 

@@ -480,6 +480,23 @@ class OpenAiTargetTest {
   }
 
   @Test
+  void aRunMeasuresItsTransportsHealthProbes() {
+    server.enqueue(sse(STREAM));
+    try (OpenAiTarget target = chat().build()) {
+      io.infermark.core.RunResult run = io.infermark.core.Benchmark.target(target).prompts(Prompt.user("Hi"))
+          .load(io.infermark.core.load.LoadProfile.concurrency(1).requests(1)).run();
+      List<String> probes = run.clientHealth().measurements().orElseThrow().probes().stream()
+          .map(io.infermark.core.health.ProbeReading::name).toList();
+      assertThat(probes).isEqualTo(target.healthProbes().stream().map(io.infermark.core.health.Probe::name).toList());
+      if (target.isAsync()) {
+        assertThat(probes).containsExactly("I/O thread 1 backlog");
+      } else {
+        assertThat(probes).isEmpty();
+      }
+    }
+  }
+
+  @Test
   void chunkKindsFollowTheStream() {
     server.enqueue(sse(STREAM));
     try (OpenAiTarget target = chat().build()) {

@@ -1,5 +1,7 @@
 package io.infermark.core.transport.netty;
 
+import io.infermark.core.health.LoopLag;
+import io.infermark.core.health.Probe;
 import io.infermark.core.target.Cancellation;
 import io.infermark.core.transport.BodyConsumer;
 import io.infermark.core.transport.OutboundRequest;
@@ -24,6 +26,7 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -307,6 +310,20 @@ public final class NettyTransport implements Transport {
   int idleConnections(String scheme, String host, int port) {
     HostPool p = pools.get(new PoolKey(host.toLowerCase(Locale.ROOT), port, scheme.equalsIgnoreCase("https")));
     return p == null ? 0 : p.idleCount();
+  }
+
+  /**
+   * One {@link LoopLag} per I/O thread: how long a task waits for the loop. Every chunk read on a
+   * busy loop is stamped that much late, so its p99 enters the run's measurement floor.
+   */
+  @Override
+  public List<Probe> healthProbes() {
+    List<Probe> probes = new ArrayList<>();
+    int i = 0;
+    for (var executor : group) {
+      probes.add(LoopLag.of("I/O thread " + (++i) + " backlog", executor));
+    }
+    return List.copyOf(probes);
   }
 
   /** The I/O threads' group, for tests. */
