@@ -1,0 +1,24 @@
+package io.infermark.benchmarks;
+
+import io.infermark.core.target.OpenAiTarget;
+import io.infermark.core.transport.OkHttpTransport;
+import io.infermark.core.transport.netty.NettyTransport;
+import java.util.Locale;
+
+/** Picks a transport by name for the measurements' command lines: {@code netty} or {@code okhttp}. */
+final class Transports {
+
+  private Transports() {}
+
+  /** The builder with the named transport set. */
+  static OpenAiTarget.Builder apply(OpenAiTarget.Builder b, String name) {
+    switch (name.toLowerCase(Locale.ROOT)) {
+      case "netty":
+        return b.transport(NettyTransport.create());
+      case "okhttp":
+        return b.transport(OkHttpTransport.create());
+      default:
+        throw new IllegalArgumentException("unknown transport \"" + name + "\": use netty or okhttp");
+    }
+  }
+}
