@@ -19,7 +19,7 @@ import java.util.Locale;
  * send minus intended send) from the run's {@link ScheduleStats}.
  *
  * <p>Run: {@code java -cp benchmarks-jmh/target/benchmarks.jar io.infermark.benchmarks.ScheduleAccuracy
- * [seconds per rate = 10] [rates = 100,1000,5000]}. A measurement, not a test: the numbers depend on
+ * [seconds per rate = 10] [rates = 100,1000,5000] [transport = netty|okhttp]}. A measurement, not a test: the numbers depend on
  * the machine and on everything else it runs (the client and the simulator share its cores).
  */
 public final class ScheduleAccuracy {
@@ -32,8 +32,10 @@ public final class ScheduleAccuracy {
     String[] rates = (args.length > 1 ? args[1] : "100,1000,5000").split(",");
     SimulatorConfig config = SimulatorConfig.builder().timeToFirstToken(Duration.ZERO)
         .interTokenInterval(Duration.ZERO).defaultOutputTokens(1).build();
+    String transport = args.length > 2 ? args[2] : "netty";
     try (Simulator sim = Simulator.start(config);
-        OpenAiTarget target = OpenAiTarget.chat(sim.baseUrl() + "/v1", config.model()).build()) {
+        OpenAiTarget target = Transports.apply(OpenAiTarget.chat(sim.baseUrl() + "/v1", config.model()), transport)
+            .build()) {
       Benchmark base = Benchmark.target(target).prompts(Prompt.user("Are we on time?"))
           .params(GenerationParams.builder().maxTokens(1).build());
       // Warm the JIT, the connection pool and the simulator before measuring.
@@ -54,6 +56,7 @@ public final class ScheduleAccuracy {
         if (!failures.isEmpty()) {
           System.out.println("  failures by category: " + failures);
         }
+        System.out.println("  client health: " + run.clientHealth());
         last = run;
       }
       if (last != null) {
