@@ -122,6 +122,26 @@ class AsyncEngineTest {
         assertThat(r.scheduleLagNanos()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(5)));
   }
 
+  /** An asynchronous target whose {@code start} is {@code start}; it must never be executed. */
+  private static Target async(Target start) {
+    return new Target() {
+      @Override
+      public boolean isAsync() {
+        return true;
+      }
+
+      @Override
+      public void execute(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
+        throw new AssertionError("an asynchronous target must be started, not executed");
+      }
+
+      @Override
+      public void start(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
+        start.execute(request, observer, cancellation);
+      }
+    };
+  }
+
   /** Returns null for request 3 and throws for request 5. */
   private static final Workload CARELESS = (index, intended, defaults) -> {
     if (index == 3) {
@@ -155,22 +175,9 @@ class AsyncEngineTest {
 
   @Test
   void anAsyncTargetThatThrowsOnStartYieldsOneClientRecordPerRequest() {
-    Target throwing = new Target() {
-      @Override
-      public boolean isAsync() {
-        return true;
-      }
-
-      @Override
-      public void execute(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
-        throw new AssertionError("not called");
-      }
-
-      @Override
-      public void start(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
-        throw new IllegalStateException("event loop is shut down");
-      }
-    };
+    Target throwing = async((request, observer, cancellation) -> {
+      throw new IllegalStateException("event loop is shut down");
+    });
     RunResult result = Benchmark.target(throwing).prompts(PROMPT).load(LoadProfile.concurrency(2).requests(6)).run();
 
     assertThat(result.records()).hasSize(6).allSatisfy(r -> {
@@ -181,22 +188,9 @@ class AsyncEngineTest {
 
   @Test
   void anAsyncTargetThatNeverAnswersIsCancelledAndRecordedAtTheDeadline() {
-    Target silent = new Target() {
-      @Override
-      public boolean isAsync() {
-        return true;
-      }
-
-      @Override
-      public void execute(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
-        throw new AssertionError("not called");
-      }
-
-      @Override
-      public void start(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
-        // never reports, not even on cancellation
-      }
-    };
+    Target silent = async((request, observer, cancellation) -> {
+      // never reports, not even on cancellation
+    });
     JumpingClock clock = new JumpingClock();
     Benchmark bench = Benchmark.target(silent).prompts(PROMPT).clock(clock)
         .load(LoadProfile.concurrency(3).requests(9).timeout(Duration.ofSeconds(1)));
