@@ -321,8 +321,6 @@ final class GenerationHandler {
 
       private final StreamEvents events;
       private final ChunkBuffer pending = new ChunkBuffer(512);
-      private StreamEvents.Event next;
-      private boolean started;
       private int pendingTokens;
       private boolean waitingCounted = true;
 
@@ -354,14 +352,13 @@ final class GenerationHandler {
               throw new IllegalStateException("an admitted request cannot wait for admission", e);
             }
           }
-          if (!started) {
-            started = true;
-            next = events.next();
-          }
-          while (next != null && (next.readyAfterToken() < 0 || generation.isReady(next.readyAfterToken()))) {
-            pending.append(next.bytes());
-            pendingTokens += next.tokens();
-            next = events.hasNext() ? events.next() : null;
+          // Rendered straight into the connection's pending chunk: no per-event allocation.
+          while (events.hasNext()) {
+            int after = events.nextReadyAfterToken();
+            if (after >= 0 && !generation.isReady(after)) {
+              break;
+            }
+            pendingTokens += events.appendNext(pending);
           }
         }
       }
@@ -372,7 +369,7 @@ final class GenerationHandler {
           if (ended || pending.isEmpty()) {
             return;
           }
-          boolean last = next == null;
+          boolean last = !events.hasNext();
           // Stamped (and recorded) before the write: a client on another core can read the bytes
           // before this thread returns from the write, and ground truth must never be later.
           long writeAt = System.nanoTime();

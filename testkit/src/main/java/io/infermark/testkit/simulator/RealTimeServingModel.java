@@ -2,7 +2,6 @@ package io.infermark.testkit.simulator;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -53,7 +52,8 @@ final class RealTimeServingModel implements ServingModel {
   // Pushed requests: handed to the clock thread through the inbox; the rest is the clock's own.
   private final ConcurrentLinkedQueue<Scheduled> inbox = new ConcurrentLinkedQueue<>();
   private final ArrayDeque<Scheduled> queued = new ArrayDeque<>(); // waiting for a slot, in arrival order
-  private final PriorityQueue<Scheduled> due = new PriorityQueue<>((a, b) -> Long.signum(a.nextDue - b.nextDue));
+  private final GridWheel<Scheduled> due = new GridWheel<>(1024); // by the grid step of their next token
+  private final ArrayList<Scheduled> dueNow = new ArrayList<>();
   private final ArrayList<Scheduled> progressed = new ArrayList<>();
   private final AtomicInteger pushedWaiting = new AtomicInteger();
   private final long resolutionNanos;
@@ -133,17 +133,18 @@ final class RealTimeServingModel implements ServingModel {
         }
         admitQueued();
         long now = System.nanoTime();
-        while (!due.isEmpty() && due.peek().nextDue - now <= 0) {
-          Scheduled g = due.poll();
+        due.pollDue(Math.floorDiv(now - origin, resolutionNanos), dueNow);
+        for (int i = 0; i < dueNow.size(); i++) {
+          Scheduled g = dueNow.get(i);
           if (g.closed) {
             continue;
           }
-          g.releaseDue(now);
+          g.releaseDue(now); // every token due by now: at least one, since its grid point has passed
           if (g.reached < g.outputTokens) {
-            g.nextDue = g.dueNanos(g.reached);
-            due.add(g);
+            due.add(g, gridStep(g.dueNanos(g.reached)));
           }
         }
+        dueNow.clear();
         for (int i = 0; i < progressed.size(); i++) {
           Scheduled g = progressed.get(i);
           g.queuedForFlush = false;
@@ -160,7 +161,7 @@ final class RealTimeServingModel implements ServingModel {
           if (due.isEmpty()) {
             LockSupport.park(this);
           } else {
-            long wait = onGrid(due.peek().nextDue) - System.nanoTime();
+            long wait = origin + due.nextStep() * resolutionNanos - System.nanoTime();
             if (wait > 0) {
               LockSupport.parkNanos(this, wait);
             }
@@ -179,11 +180,9 @@ final class RealTimeServingModel implements ServingModel {
     }
   }
 
-  /** The first grid point at or after {@code nanos}: when the clock wakes for something due then. */
-  private long onGrid(long nanos) {
-    long since = nanos - origin;
-    long steps = Math.floorDiv(since + resolutionNanos - 1, resolutionNanos);
-    return origin + steps * resolutionNanos;
+  /** The first grid step at or after {@code nanos}: when the clock wakes for something due then. */
+  private long gridStep(long nanos) {
+    return Math.floorDiv(nanos - origin + resolutionNanos - 1, resolutionNanos);
   }
 
   /** Whether a queued request could be admitted now (a slot is free and no thread waits for it). */
@@ -210,8 +209,7 @@ final class RealTimeServingModel implements ServingModel {
         continue; // closed meanwhile; its slot went back
       }
       g.progressed();
-      g.nextDue = g.dueNanos(0);
-      due.add(g);
+      due.add(g, gridStep(g.dueNanos(0)));
     }
   }
 
@@ -236,7 +234,6 @@ final class RealTimeServingModel implements ServingModel {
     private volatile long admitted = ServerTimeline.NO_TIME;
     private volatile int reached; // tokens generated (released to a pushed stream)
     private volatile boolean closed;
-    private long nextDue; // clock thread only
     private boolean queuedForFlush; // clock thread only
 
     Scheduled(String id, long arrival, int promptTokens, int outputTokens, Push push) {
