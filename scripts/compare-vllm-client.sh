@@ -8,7 +8,7 @@
 #      so both clients send byte-for-byte the same prompt texts and ask for the same output lengths;
 #   2. starts the simulator in its own JVM (testkit/target/infermark-simulator.jar, profile `fixed`:
 #      25 ms TTFT, 10 ms between tokens, no concurrency limit) and warms it up (JIT) with 2N requests
-#      from a throw-away client run, so neither measured run pays for the simulator's compilation;
+#      from each client, not measured, so neither measured run pays for the simulator's compilation;
 #   3. runs vLLM's client (shared/peers/vllm-bench, `benchmark_serving.py`: one Python asyncio +
 #      aiohttp process) with --max-concurrency N --request-rate inf --ignore-eos;
 #   4. runs infermark's client in its own JVM against the same simulator
@@ -22,7 +22,8 @@
 #     the moment each client starts its measured run and when it ends (vLLM: "Starting main benchmark
 #     run" .. "Serving Benchmark Result"; PeerRun: "MEASURE start" .. "MEASURE end"), so start-up,
 #     prompt generation and warm-up are left out for both; 10 ms resolution. /usr/bin/time -v gives the
-#     whole-process figure beside it. Streamed tokens are the simulator's own count
+#     whole-process figure beside it. The simulator's CPU is split into its own threads (infermark-sim-*,
+#     from /proc/<pid>/task) and the JVM's (JIT compilers, GC). Streamed tokens are the simulator's own count
 #     (vllm:generation_tokens_total on /metrics) over the same interval.
 #   - Client-added TTFT: for infermark, per request, client TTFT (send -> first token read) minus the
 #     simulator's ground truth (arrival -> first token handed to the socket), joined by X-Request-Id
@@ -99,6 +100,19 @@ cleanup() {
 trap cleanup EXIT
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# CPU ticks of the simulator's own threads (infermark-sim-*: clock, engine, writer, selector, handlers),
+# as against the JVM's (JIT compilers, GC, VM thread), which a longer run amortises.
+sim_thread_ticks() {
+  local total=0 comm rest
+  for t in /proc/"$1"/task/*; do
+    comm=$(cat "$t/comm" 2>/dev/null) || continue
+    [[ "$comm" == infermark-sim* ]] || continue
+    rest=$(sed 's/^.*) //' "$t/stat" 2>/dev/null) || continue
+    set -- $rest
+    total=$((total + ${12} + ${13}))
+  done
+  echo "$total"
+}
 sim_tokens() { curl -sf "$BASE/metrics" | awk '/^vllm:generation_tokens_total/ {printf "%d", $2}'; }
 next_sequence() { curl -sf "$BASE/simulator/timelines?since=9223372036854775807" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["next_sequence"])'; }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -117,7 +131,9 @@ measure_client() { # name start-marker end-marker command...
   local log="$OUT/$name.log"
   : > "$log"
   M_CLIENT_CPU0=0; M_CLIENT_CPU1=0; M_SIM_CPU0=0; M_SIM_CPU1=0; M_TOK0=0; M_TOK1=0; M_SINCE=0
+  M_SIMT0=0; M_SIMT1=0
   M_LOAD0=$(loadavg)
+  M_SINCE=$(next_sequence) # the first request the client sends from now on
   exec {fd}< <(exec /usr/bin/time -v -o "$OUT/$name.time" "$@" 2>&1)
   local tpid=$!
   local cpid=""
@@ -126,9 +142,11 @@ measure_client() { # name start-marker end-marker command...
     if [[ -z "$cpid" ]]; then cpid=$(pgrep -P "$tpid" | head -1 || true); fi
     if [[ "$line" == *"$start"* ]]; then
       M_CLIENT_CPU0=$(cpu_ticks "$cpid"); M_SIM_CPU0=$(cpu_ticks "$SIM_PID"); M_TOK0=$(sim_tokens)
-      M_SINCE=$(next_sequence); M_T0=$(date +%s.%N)
+      M_SIMT0=$(sim_thread_ticks "$SIM_PID")
+      M_T0=$(date +%s.%N)
     elif [[ "$line" == *"$end"* ]]; then
       M_CLIENT_CPU1=$(cpu_ticks "$cpid"); M_SIM_CPU1=$(cpu_ticks "$SIM_PID"); M_TOK1=$(sim_tokens)
+      M_SIMT1=$(sim_thread_ticks "$SIM_PID")
       M_T1=$(date +%s.%N)
     fi
   done
@@ -142,15 +160,16 @@ report() { # name tps-from-client extra-lines
   local name=$1 tps=$2
   local tokens=$((M_TOK1 - M_TOK0))
   "$PY" - "$name" "$tps" "$tokens" "$((M_CLIENT_CPU1 - M_CLIENT_CPU0))" "$((M_SIM_CPU1 - M_SIM_CPU0))" "$HZ" \
-      "$M_WHOLE" "$M_LOAD0" "$M_LOAD1" <<'EOF'
+      "$M_WHOLE" "$M_LOAD0" "$M_LOAD1" "$((M_SIMT1 - M_SIMT0))" <<'EOF'
 import sys
-name, tps, tokens, cticks, sticks, hz, whole, l0, l1 = sys.argv[1:]
+name, tps, tokens, cticks, sticks, hz, whole, l0, l1, stticks = sys.argv[1:]
 tokens = max(1, int(tokens)); hz = float(hz)
-c = int(cticks) / hz; s = int(sticks) / hz
+c = int(cticks) / hz; s = int(sticks) / hz; st = int(stticks) / hz
 print(f"  {name}: {float(tps):,.0f} streamed tokens/s; {tokens} tokens in the measured run")
 print(f"    client CPU {c:.2f} s = {c * 1e6 / tokens:.2f} us per streamed token "
       f"(whole process incl. start-up: {float(whole):.2f} s = {float(whole) * 1e6 / tokens:.2f} us)")
-print(f"    simulator CPU {s:.2f} s = {s * 1e6 / tokens:.2f} us per streamed token")
+print(f"    simulator CPU {s:.2f} s = {s * 1e6 / tokens:.2f} us per streamed token: its own threads "
+      f"{st * 1e6 / tokens:.2f} us + JVM (JIT, GC) {(s - st) * 1e6 / tokens:.2f} us")
 print(f"    load average before {l0}, after {l1}")
 EOF
 }
@@ -196,19 +215,20 @@ EOF
   echo "== concurrency $N, $COUNT requests"
 
   start_sim "$N"
+  VLLM_ARGS=(--backend openai-chat --base-url "$BASE" --endpoint /v1/chat/completions --model infermark-sim
+    --dataset-name random --random-input-len 1000 --random-output-len "$OUTPUT_LEN" --random-range-ratio 0.9
+    --ignore-eos --request-rate inf --max-concurrency "$N" --seed 0 --disable-tqdm)
   java -cp "$BENCH_JAR" io.infermark.benchmarks.PeerRun --url "$BASE/v1" --model infermark-sim \
     --prompts "$PROMPTS" --concurrency "$N" --warmup 0 --requests $((2 * N)) > "$OUT/sim-warmup-$N.log" 2>&1
+  "$PEERS/run_vllm.sh" "${VLLM_ARGS[@]}" --num-prompts $((2 * N)) >> "$OUT/sim-warmup-$N.log" 2>&1
   measure_client "vllm-$N" "Starting main benchmark run" "Serving Benchmark Result" \
-    "$PEERS/run_vllm.sh" --backend openai-chat --base-url "$BASE" --endpoint /v1/chat/completions \
-    --model infermark-sim --dataset-name random --random-input-len 1000 --random-output-len "$OUTPUT_LEN" \
-    --random-range-ratio 0.9 --num-prompts "$COUNT" --ignore-eos --request-rate inf --max-concurrency "$N" \
-    --seed 0 --disable-tqdm --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,99 \
-    --save-result --save-detailed --result-dir "$OUT" --result-filename "vllm-$N.json"
+    "$PEERS/run_vllm.sh" "${VLLM_ARGS[@]}" --num-prompts "$COUNT" \
+    --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,99 --save-result --save-detailed --result-dir "$OUT" --result-filename "vllm-$N.json"
   VTPS=$(awk -F': *' '/Output token throughput/ {print $2}' "$OUT/vllm-$N.log" | tr -d ' ')
   report "vLLM benchmark_serving" "${VTPS:-0}"
   "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); json.dump([t*1000 for t in r["ttfts"] if t > 0], open(sys.argv[2],"w"))' \
     "$OUT/vllm-$N.json" "$OUT/vllm-$N-ttft.json"
-  ttft_from_timelines "$M_SINCE" "$OUT/vllm-$N-ttft.json"
+  ttft_from_timelines $((M_SINCE + 1)) "$OUT/vllm-$N-ttft.json" # after vLLM's single test request
 
   measure_client "infermark-$N" "MEASURE start" "MEASURE end" \
     java -cp "$BENCH_JAR" io.infermark.benchmarks.PeerRun --url "$BASE/v1" --model infermark-sim \

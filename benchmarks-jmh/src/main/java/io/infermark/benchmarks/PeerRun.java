@@ -29,8 +29,8 @@ import java.util.Map;
  * the two can be compared: streamed tokens per second, the client process's CPU per streamed
  * token, and the TTFT the client adds to what the server did.
  *
- * <p>It sends every row of a JSONL prompt file once (or the first {@code --requests}) (a {@link Dataset}: {@code "prompt"} and
- * {@code "output_tokens"}, asked for with {@code max_tokens} and {@code ignore_eos}) in a closed
+ * <p>It sends every row of a JSONL prompt file once, or the first {@code --requests} (a {@link Dataset}:
+ * {@code "prompt"} and {@code "output_tokens"}, asked for with {@code max_tokens} and {@code ignore_eos}) in a closed
  * loop of {@code --concurrency} streams, after a warm-up of {@code --warmup} requests off the clock
  * (JIT and connections). Process CPU is read from the {@code OperatingSystemMXBean} around the
  * measured run only, and also for the whole process (JVM start-up and warm-up included).
@@ -45,8 +45,8 @@ import java.util.Map;
  *
  * <p>Run: {@code java -cp benchmarks-jmh/target/benchmarks.jar io.infermark.benchmarks.PeerRun
  * --url http://127.0.0.1:8000/v1 --model infermark-sim --prompts prompts.jsonl --concurrency 64
- * [--warmup 64] [--requests N] [--sim-since N]}. It prints {@code MEASURE start} and {@code MEASURE end} around the
- * measured run (so a script can read CPU counters from {@code /proc} at the same moments) and ends
+ * [--warmup 64] [--requests N] [--sim-since N]}. It prints {@code MEASURE start} and {@code MEASURE end}
+ * around the measured run (so a script can read CPU counters from {@code /proc} at the same moments) and ends
  * with one {@code RESULT key=value ...} line for scripts.
  */
 public final class PeerRun {
@@ -163,7 +163,8 @@ public final class PeerRun {
     Map<String, String> m = new HashMap<>();
     for (int i = 0; i < args.length; i++) {
       if (!args[i].startsWith("--") || i + 1 >= args.length) {
-        throw new IllegalArgumentException("expected --option value pairs, got '" + args[i] + "'; see PeerRun's Javadoc");
+        throw new IllegalArgumentException("expected --option value pairs, got '" + args[i]
+            + "'; see PeerRun's Javadoc");
       }
       m.put(args[i], args[++i]);
     }

@@ -16,10 +16,11 @@ import org.slf4j.LoggerFactory;
  * applies its fault, submits it to the {@link ServingModel}, writes each chunk when its tokens
  * are ready, and records everything in the request's timeline and the server's metrics.
  *
- * <p>A fault-free stream on a model that {@link ServingModel#pushes() pushes} is handed over to
- * the model after its headers ({@code Pushed}): the engine's thread gathers its ready events each
- * step and the model's writer thread writes them, so the handler thread returns at once. Every
- * other response is written by its handler thread, which waits for each token.
+ * <p>A fault-free stream on a model that {@link ServingModel#pushes() pushes} (both do) is handed
+ * over to the model after its headers ({@code Pushed}): the model's thread renders its ready events
+ * straight into the connection's pending chunk and writes them with one non-blocking write per
+ * round, so the handler thread returns at once. Every other response is written by its handler
+ * thread, which waits for each token.
  *
  * <p>Every response except a dropped one uses chunked transfer encoding, and a request's
  * timeline is published (and its slot and in-flight count released) before the exchange is
