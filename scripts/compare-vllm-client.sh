@@ -38,11 +38,12 @@
 # (it runs /usr/bin/python3, see shared/peers/vllm-bench/README.md).
 #
 # Usage: scripts/compare-vllm-client.sh [--concurrency "64 256"] [--per-stream 8] [--output-len 256]
-#        [--port 8123] [--peers DIR] [--skip-build] [--out DIR]
+#        [--port 8123] [--peers DIR] [--skip-build] [--out DIR] [--sim-jar JAR]
 #   --per-stream K   prompts per stream: each level sends N x K requests (default 8: ~20 s a run)
 #   --peers DIR      where vllm-bench lives (default: ../shared/peers/vllm-bench from the repository,
 #                    or /work/shared/peers/vllm-bench)
 #   --out DIR        keep prompts, logs and vLLM's result JSON there (default: a temporary directory)
+#   --sim-jar JAR    another build of the simulator (e.g. an older commit's, to compare its CPU per token)
 # A measurement, not a test: both clients share the machine with the simulator (and anything else
 # running), so say what the load average was when you quote the figures; the script prints it.
 set -euo pipefail
@@ -55,6 +56,7 @@ PORT=8123
 BUILD=1
 OUT=""
 PEERS=""
+SIM_JAR_ARG=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --concurrency) LEVELS="$2"; shift 2 ;;
@@ -64,7 +66,8 @@ while [[ $# -gt 0 ]]; do
     --peers) PEERS="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
     --skip-build) BUILD=0; shift ;;
-    -h|--help) sed -n '2,45p' "$0"; exit 0 ;;
+    --sim-jar) SIM_JAR_ARG="$2"; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -86,7 +89,7 @@ export PYTHONUNBUFFERED=1
 if [[ $BUILD == 1 ]]; then
   (cd "$ROOT" && mvn -B -ntp -q -pl benchmarks-jmh -am package -DskipTests)
 fi
-SIM_JAR="$ROOT/testkit/target/infermark-simulator.jar"
+SIM_JAR="${SIM_JAR_ARG:-$ROOT/testkit/target/infermark-simulator.jar}"
 BENCH_JAR="$ROOT/benchmarks-jmh/target/benchmarks.jar"
 [[ -f "$SIM_JAR" && -f "$BENCH_JAR" ]] || { echo "build first (or drop --skip-build)" >&2; exit 2; }
 BASE="http://127.0.0.1:$PORT"
