@@ -59,7 +59,11 @@ public final class ClientCapacity {
 
   private ClientCapacity() {}
 
-  /** Runs every level and prints one block per level. */
+  /**
+   * Runs every level and prints one block per level.
+   *
+   * @param args levels, seconds, tokens, profile, warm-up seconds, step overhead (all optional)
+   */
   public static void main(String[] args) {
     int[] levels = Arrays.stream((args.length > 0 ? args[0] : "64,256,1024").split(","))
         .mapToInt(Integer::parseInt).toArray();

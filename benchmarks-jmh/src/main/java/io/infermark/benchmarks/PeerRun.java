@@ -55,7 +55,12 @@ public final class PeerRun {
 
   private PeerRun() {}
 
-  /** Runs the benchmark described by the arguments and prints the figures. */
+  /**
+   * Runs the benchmark described by the arguments and prints the figures.
+   *
+   * @param args {@code --option value} pairs, see the class description
+   * @throws Exception if the prompt file cannot be read or the run fails
+   */
   public static void main(String[] args) throws Exception {
     Map<String, String> a = options(args);
     String url = required(a, "--url");

@@ -63,7 +63,12 @@ public final class SimulatorWriteCost {
 
   private SimulatorWriteCost() {}
 
-  /** Runs each transport in turn and prints one line per transport. */
+  /**
+   * Runs each transport in turn and prints one line per transport.
+   *
+   * @param args streams, seconds, milliseconds between rounds, chunk bytes, transports (all optional)
+   * @throws Exception if a socket cannot be opened or the measurement is interrupted
+   */
   public static void main(String[] args) throws Exception {
     int streams = args.length > 0 ? Integer.parseInt(args[0]) : 256;
     int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
