@@ -46,7 +46,9 @@ import java.util.Map;
  *
  * <p>Run: {@code java -cp benchmarks-jmh/target/benchmarks.jar io.infermark.benchmarks.ClientCapacity
  * [streams=64,256,1024] [seconds=10] [tokens=256] [profile=near-zero-cost] [warmupSeconds=max(5,seconds/2)]
- * [stepOverheadMillis]}. The last overrides the profile's step overhead: near-zero-cost's 1 ms
+ * [stepOverheadMillis]}. The profile may also be {@code fixed} or {@code fixed:TTFT_MS:ITL_MS} (default 25
+ * and 10): the fixed-timing model, whose streams one clock thread writes. The last argument overrides an
+ * engine profile's step overhead: near-zero-cost's 1 ms
  * offers 1000 tokens/s per stream, more than two cores can read at 256 streams, so the client runs
  * saturated and its measurement error is its queueing delay; a longer step (2.56 ms at 256 streams
  * offers 100,000 tokens/s) measures the error at a rate the client can sustain.
@@ -57,28 +59,57 @@ public final class ClientCapacity {
 
   private ClientCapacity() {}
 
-  /** Runs every level and prints one block per level. */
+  /**
+   * Runs every level and prints one block per level.
+   *
+   * @param args levels, seconds, tokens, profile, warm-up seconds, step overhead (all optional)
+   */
   public static void main(String[] args) {
     int[] levels = Arrays.stream((args.length > 0 ? args[0] : "64,256,1024").split(","))
         .mapToInt(Integer::parseInt).toArray();
     int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
     int tokens = args.length > 2 ? Integer.parseInt(args[2]) : 256;
-    EngineProfile profile = EngineProfile.named(args.length > 3 ? args[3] : "near-zero-cost");
+    String name = args.length > 3 ? args[3] : "near-zero-cost";
+    // "fixed:TTFT_MS:ITL_MS" (or "fixed", 25 ms and 10 ms): the fixed-timing model, no engine.
+    double[] fixed = name.startsWith("fixed") ? fixedTiming(name) : null;
+    EngineProfile profile = fixed != null ? null : EngineProfile.named(name);
     int warmup = args.length > 4 ? Integer.parseInt(args[4]) : Math.max(5, seconds / 2);
-    if (args.length > 5) {
+    if (args.length > 5 && profile != null) {
       profile = profile.toBuilder().stepOverheadMs(Double.parseDouble(args[5])).build();
     }
     int cores = Runtime.getRuntime().availableProcessors();
     System.out.printf(Locale.ROOT, "profile %s, %d s per level after %d s warm-up, %d tokens per request, %d cores, "
-        + "Java %s%n", profile.name(), seconds, warmup, tokens, cores, System.getProperty("java.version"));
+        + "Java %s%n", profile != null ? profile.name() : name, seconds, warmup, tokens, cores,
+        System.getProperty("java.version"));
     for (int streams : levels) {
-      level(profile, streams, seconds, tokens, warmup);
+      SimulatorConfig config;
+      double offered;
+      if (profile != null) {
+        config = SimulatorConfig.builder().engine(profile.toBuilder()
+            .maxRunningSequences(Math.max(profile.maxRunningSequences(), streams)).build()).build();
+        offered = streams * 1000.0 / profile.decodeStepMillis(streams, 0);
+      } else {
+        config = SimulatorConfig.builder().timeToFirstToken(Duration.ofNanos(Math.round(fixed[0] * 1e6)))
+            .interTokenInterval(Duration.ofNanos(Math.round(fixed[1] * 1e6))).build();
+        offered = streams * 1000.0 / fixed[1];
+      }
+      level(config, offered, streams, seconds, tokens, warmup);
     }
   }
 
-  private static void level(EngineProfile profile, int streams, int seconds, int tokens, int warmup) {
-    SimulatorConfig config = SimulatorConfig.builder().engine(profile.toBuilder()
-        .maxRunningSequences(Math.max(profile.maxRunningSequences(), streams)).build()).build();
+  private static double[] fixedTiming(String name) {
+    String[] p = name.split(":");
+    if (p.length == 1) {
+      return new double[] {25, 10};
+    }
+    if (p.length != 3) {
+      throw new IllegalArgumentException("use fixed or fixed:TTFT_MS:ITL_MS, was " + name);
+    }
+    return new double[] {Double.parseDouble(p[1]), Double.parseDouble(p[2])};
+  }
+
+  private static void level(SimulatorConfig config, double offered, int streams, int seconds, int tokens,
+      int warmup) {
     ThreadMXBean mx = ManagementFactory.getThreadMXBean();
     try (Simulator sim = Simulator.start(config);
         OpenAiTarget target = OpenAiTarget.chat(sim.baseUrl() + "/v1", config.model()).build()) {
@@ -102,8 +133,7 @@ public final class ClientCapacity {
       long tokensOut = summary.tokens().outputTokens();
       double tps = summary.outputTokenThroughputTps().orElse(0);
       System.out.printf(Locale.ROOT, "%n== %d streams: %d requests (%d failed), %d tokens, %.0f output tokens/s "
-          + "(%.0f offered)%n", streams, run.measured().size(), run.failureCount(), tokensOut, tps,
-          streams * 1000.0 / (profile.decodeStepMillis(streams, 0)));
+          + "(%.0f offered)%n", streams, run.measured().size(), run.failureCount(), tokensOut, tps, offered);
       System.out.printf(Locale.ROOT, "load average before %s, after %s%n", loadBefore, loadAverage());
       System.out.printf(Locale.ROOT, "CPU: process %.1f%% of %d cores; per token %.1f us total = simulator %.1f us"
           + " + JVM (JIT, GC) %.1f us + client %.1f us%n",

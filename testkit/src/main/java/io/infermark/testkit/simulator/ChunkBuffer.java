@@ -37,6 +37,11 @@ final class ChunkBuffer {
     bytes[end++] = (byte) b;
   }
 
+  /** A copy of the content gathered so far; the buffer is unchanged. */
+  byte[] contents() {
+    return Arrays.copyOfRange(bytes, HEAD, end);
+  }
+
   boolean isEmpty() {
     return end == HEAD;
   }

@@ -30,6 +30,7 @@ final class Exchange {
   private final NioHttpServer.Connection connection;
   private final String method;
   private final String path;
+  private final String query; // raw, or null
   private final List<String[]> requestHeaders;
   private final byte[] requestBody;
   private final boolean keepAlive;
@@ -39,11 +40,12 @@ final class Exchange {
   private long remaining; // bytes still due in FIXED mode
   private volatile LostListener lost;
 
-  Exchange(NioHttpServer.Connection connection, String method, String path, List<String[]> requestHeaders,
-      byte[] requestBody, boolean keepAlive) {
+  Exchange(NioHttpServer.Connection connection, String method, String path, String query,
+      List<String[]> requestHeaders, byte[] requestBody, boolean keepAlive) {
     this.connection = connection;
     this.method = method;
     this.path = path;
+    this.query = query;
     this.requestHeaders = requestHeaders;
     this.requestBody = requestBody;
     this.keepAlive = keepAlive;
@@ -56,6 +58,24 @@ final class Exchange {
   /** The request target's path, percent-decoded, without its query. */
   String path() {
     return path;
+  }
+
+  /**
+   * The value of query parameter {@code name} (the first, percent-decoded), or null if the request
+   * target has no such parameter.
+   */
+  String queryParameter(String name) {
+    if (query == null) {
+      return null;
+    }
+    for (String pair : query.split("&")) {
+      int eq = pair.indexOf('=');
+      String key = java.net.URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+      if (key.equals(name)) {
+        return eq < 0 ? "" : java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+      }
+    }
+    return null;
   }
 
   /** The first value of a request header (case-insensitive name), or null if the request has none. */

@@ -19,10 +19,11 @@ import org.slf4j.LoggerFactory;
  * applies its fault, submits it to the {@link ServingModel}, writes each chunk when its tokens
  * are ready, and records everything in the request's timeline and the server's metrics.
  *
- * <p>A fault-free stream on a model that {@link ServingModel#pushes() pushes} is handed over to
- * the model after its headers ({@code Pushed}): the engine's thread gathers its ready events each
- * step and the model's writer thread writes them, so the handler thread returns at once. Every
- * other response is written by its handler thread, which waits for each token.
+ * <p>A fault-free stream on a model that {@link ServingModel#pushes() pushes} (both do) is handed
+ * over to the model after its headers ({@code Pushed}): the model's thread renders its ready events
+ * straight into the connection's pending chunk and writes them with one non-blocking write per
+ * round, so the handler thread returns at once. Every other response is written by its handler
+ * thread, which waits for each token.
  *
  * <p>Every response except a dropped one uses chunked transfer encoding, and a request's
  * timeline is published (and its slot and in-flight count released) before the exchange is
@@ -348,8 +349,6 @@ final class GenerationHandler {
 
       private final StreamEvents events;
       private final ChunkBuffer pending = new ChunkBuffer(512);
-      private StreamEvents.Event next;
-      private boolean started;
       private int pendingTokens;
       private boolean waitingCounted = true;
 
@@ -381,14 +380,13 @@ final class GenerationHandler {
               throw new IllegalStateException("an admitted request cannot wait for admission", e);
             }
           }
-          if (!started) {
-            started = true;
-            next = events.next();
-          }
-          while (next != null && (next.readyAfterToken() < 0 || generation.isReady(next.readyAfterToken()))) {
-            pending.append(next.bytes());
-            pendingTokens += next.tokens();
-            next = events.hasNext() ? events.next() : null;
+          // Rendered straight into the connection's pending chunk: no per-event allocation.
+          while (events.hasNext()) {
+            int after = events.nextReadyAfterToken();
+            if (after >= 0 && !generation.isReady(after)) {
+              break;
+            }
+            pendingTokens += events.appendNext(pending);
           }
         }
       }
@@ -399,7 +397,7 @@ final class GenerationHandler {
           if (ended || pending.isEmpty()) {
             return;
           }
-          boolean last = next == null;
+          boolean last = !events.hasNext();
           // Stamped (and recorded) before the write: a client on another core can read the bytes
           // before this thread returns from the write, and ground truth must never be later.
           long writeAt = System.nanoTime();

@@ -325,7 +325,8 @@ final class NioHttpServer implements AutoCloseable {
             default -> { }
           }
         }
-        String path = path(requestLine[1]);
+        URI target = target(requestLine[1]);
+        String path = target.getPath();
         if (length - headEnd < contentLength) {
           if (expectContinue && !continueSent) {
             continueSent = true;
@@ -336,7 +337,7 @@ final class NioHttpServer implements AutoCloseable {
         byte[] body = Arrays.copyOfRange(buf, headEnd, headEnd + (int) contentLength);
         consume(headEnd + (int) contentLength);
         continueSent = false;
-        active = new Exchange(this, requestLine[0], path, headers, body, keepAlive);
+        active = new Exchange(this, requestLine[0], path, target.getRawQuery(), headers, body, keepAlive);
         return active;
       } catch (Refused r) {
         refuse(r);
@@ -360,13 +361,14 @@ final class NioHttpServer implements AutoCloseable {
       return n;
     }
 
-    private String path(String target) throws Refused {
+    private URI target(String target) throws Refused {
       try {
-        String p = new URI(target).getPath();
+        URI uri = new URI(target);
+        String p = uri.getPath();
         if (p == null || p.isEmpty()) {
           throw new Refused(400, "Request target '" + target + "' has no path");
         }
-        return p;
+        return uri;
       } catch (URISyntaxException e) {
         throw new Refused(400, "Request target '" + target + "' is not a valid URI: " + e.getReason());
       }

@@ -22,7 +22,16 @@ public final class OutputVocabulary {
       " up", " down", " on", " off", " now", " then", " here", " there",
       " red", " blue", " green", " gold", " light", " dark", " warm", " cold");
 
+  // The words as bytes (ASCII), for renderers that copy them straight into a response buffer.
+  private static final byte[][] WORD_BYTES = WORDS.stream()
+      .map(w -> w.getBytes(java.nio.charset.StandardCharsets.US_ASCII)).toArray(byte[][]::new);
+
   private OutputVocabulary() {}
+
+  /** Token {@code position}'s ASCII bytes; shared, never to be modified. */
+  static byte[] tokenBytes(long seed, int position) {
+    return WORD_BYTES[index(seed, position)];
+  }
 
   /** The vocabulary, in index order: 64 distinct words, each a space and 1–6 ASCII letters. */
   public static List<String> words() {

@@ -51,15 +51,13 @@ abstract class ResponseRenderer {
   private byte[] framedSuffix; // the rest of that chunk + "\n\n"
 
   /**
-   * The SSE event ({@code data: <json>\n\n}) of a content chunk with no finish reason and no
-   * usage, the bulk of every stream: byte for byte what {@link #contentChunk} renders, but
-   * assembled from a prefix and suffix rendered once, so the hot path costs one array copy rather
-   * than a JSON generator. Text that would need escaping takes the generator.
+   * Appends the SSE event ({@code data: <json>\n\n}) of a content chunk with no finish reason and
+   * no usage, the bulk of every stream, carrying output tokens {@code from..to-1}: byte for byte what
+   * {@link #contentChunk} renders for their text, but copied from a prefix and suffix rendered once
+   * per response and the vocabulary's words as bytes, so the hot path allocates nothing and runs no
+   * JSON generator. The vocabulary's words (a space and lower-case letters) need no JSON escaping.
    */
-  final byte[] plainContentEvent(String text) {
-    if (!plainAscii(text)) {
-      return null;
-    }
+  final void appendPlainContentEvent(ChunkBuffer out, long seed, int from, int to) {
     if (framedPrefix == null) {
       String sample = new String(contentChunk(MARKER, null, null), java.nio.charset.StandardCharsets.UTF_8);
       int at = sample.indexOf(MARKER);
@@ -67,24 +65,11 @@ abstract class ResponseRenderer {
       framedSuffix = (sample.substring(at + MARKER.length()) + "\n\n")
           .getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
-    int n = text.length();
-    byte[] event = new byte[framedPrefix.length + n + framedSuffix.length];
-    System.arraycopy(framedPrefix, 0, event, 0, framedPrefix.length);
-    for (int i = 0; i < n; i++) {
-      event[framedPrefix.length + i] = (byte) text.charAt(i);
+    out.append(framedPrefix);
+    for (int i = from; i < to; i++) {
+      out.append(OutputVocabulary.tokenBytes(seed, i));
     }
-    System.arraycopy(framedSuffix, 0, event, framedPrefix.length + n, framedSuffix.length);
-    return event;
-  }
-
-  private static boolean plainAscii(String text) {
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
-        return false;
-      }
-    }
-    return true;
+    out.append(framedSuffix);
   }
 
   /** A chunk carrying reasoning {@code text} (chat only). */

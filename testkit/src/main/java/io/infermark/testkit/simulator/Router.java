@@ -76,7 +76,7 @@ final class Router implements NioHttpServer.Handler {
         break;
       case TIMELINES:
         if (allowed(exchange, "GET")) {
-          send(exchange, 200, timelineJson.list(timelines.all(), timelines.dropped()));
+          timelineList(exchange);
         }
         break;
       default:
@@ -99,6 +99,25 @@ final class Router implements NioHttpServer.Handler {
             + "; the simulator serves POST /v1/chat/completions, POST /v1/completions, "
             + "GET /v1/models, GET /health, GET /metrics and GET /simulator/timelines[/{id}]", null));
     }
+  }
+
+  /** {@code GET /simulator/timelines[?since=N]}: all kept summaries, or those of requests numbered N or later. */
+  private void timelineList(Exchange exchange) throws IOException {
+    String since = exchange.queryParameter("since");
+    long from = 0;
+    if (since != null) {
+      try {
+        from = Long.parseLong(since);
+      } catch (NumberFormatException e) {
+        sendError(exchange, ApiError.badRequest("Query parameter since='" + since + "' is not a request sequence "
+            + "number; use the next_sequence of an earlier answer, or 0", "since"));
+        return;
+      }
+    }
+    // Read before the timelines, so a request that arrives meanwhile is asked for again next time.
+    long next = generation.requestCount();
+    send(exchange, 200, timelineJson.list(since == null ? timelines.all() : timelines.since(from),
+        timelines.dropped(), next));
   }
 
   private boolean allowed(Exchange exchange, String method) throws IOException {

@@ -8,6 +8,7 @@ package io.infermark.testkit.simulator;
  *
  * <p>Two models exist: {@link RealTimeServingModel}, where every request runs alone at a fixed
  * TTFT and inter-token interval, and {@link EngineServingModel}, the continuous-batching engine.
+ * Both push fault-free streams from their own thread, so a stream holds no thread of its own.
  */
 interface ServingModel extends AutoCloseable {
 

@@ -37,11 +37,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The server binds {@link SimulatorConfig#host()} (127.0.0.1 by default). One selector thread
  * accepts connections and reads requests (HTTP/1.1, keep-alive); each request is handled on its
- * own short-lived thread (virtual threads on Java 21+, daemon platform threads otherwise). With an
- * engine profile, one more daemon thread runs the engine's steps and, for fault-free streams,
- * writes every stream's new tokens itself at the end of each step (one non-blocking write per
- * connection per step), so a streaming response holds no thread; streams with a fault, and every
- * stream without an engine profile, keep their handler thread, which parks between tokens.
+ * own short-lived thread (virtual threads on Java 21+, daemon platform threads otherwise). A
+ * fault-free stream holds no thread once its headers are sent: with an engine profile, the engine's
+ * thread gathers every stream's new tokens at the end of each step and a writer thread sends them
+ * (one non-blocking write per connection per step); with fixed timing, one clock thread wakes on a
+ * grid of at most 1 ms and writes every token due by then. Streams with a fault and non-streamed
+ * responses keep their handler thread, which parks until each token is due.
  */
 public final class Simulator implements AutoCloseable {
 

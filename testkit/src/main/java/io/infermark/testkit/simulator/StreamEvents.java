@@ -55,45 +55,76 @@ final class StreamEvents {
     return stage != Stage.END;
   }
 
-  Event next() {
+  /**
+   * The index of the token that must be generated before the next event is sent, or -1 if it can
+   * follow the previous event at once. Only while {@link #hasNext()}.
+   */
+  int nextReadyAfterToken() {
+    return switch (stage) {
+      case ROLE -> 0; // vLLM sends the role chunk when the first output arrives, right before its content
+      case CONTENT -> contentEnd() - 1;
+      case USAGE, DONE -> -1;
+      case END -> throw new NoSuchElementException("the stream has ended");
+    };
+  }
+
+  /** Renders the next event into {@code out} and returns how many output tokens it carries. */
+  int appendNext(ChunkBuffer out) {
     switch (stage) {
       case ROLE -> {
         stage = Stage.CONTENT;
-        // vLLM sends the role chunk when the first output arrives, right before its content.
-        return new Event(frame(renderer.roleChunk(usage(0))), 0, 0, false);
+        appendFramed(out, renderer.roleChunk(usage(0)));
+        return 0;
       }
       case CONTENT -> {
-        int end = Math.min(outputTokens, position + tokensPerChunk);
-        boolean reasoning = position < reasoningTokens;
-        if (reasoning) {
-          end = Math.min(end, reasoningTokens); // a chunk is all reasoning or all content
-        }
+        int from = position;
+        int end = contentEnd();
+        boolean reasoning = from < reasoningTokens;
         boolean last = end == outputTokens;
-        String text = OutputVocabulary.text(seed, position, end);
         TokenUsage usage = usage(end);
-        byte[] event = reasoning || last || usage != null ? null : renderer.plainContentEvent(text);
-        if (event == null) {
-          event = frame(reasoning ? renderer.reasoningChunk(text, last ? finishReason : null, usage)
+        if (!reasoning && !last && usage == null) {
+          renderer.appendPlainContentEvent(out, seed, from, end);
+        } else {
+          String text = OutputVocabulary.text(seed, from, end);
+          appendFramed(out, reasoning ? renderer.reasoningChunk(text, last ? finishReason : null, usage)
               : renderer.contentChunk(text, last ? finishReason : null, usage));
         }
-        Event e = new Event(event, end - position, end - 1, false);
         position = end;
         if (last) {
           stage = request.includeUsage() ? Stage.USAGE : Stage.DONE;
         }
-        return e;
+        return end - from;
       }
       case USAGE -> {
         stage = Stage.DONE;
-        byte[] json = renderer.usageChunk(new TokenUsage(request.promptTokens(), outputTokens));
-        return new Event(frame(json), 0, -1, true);
+        appendFramed(out, renderer.usageChunk(new TokenUsage(request.promptTokens(), outputTokens)));
+        return 0;
       }
       case DONE -> {
         stage = Stage.END;
-        return new Event(DONE, 0, -1, true);
+        out.append(DONE);
+        return 0;
       }
       default -> throw new NoSuchElementException("the stream has ended");
     }
+  }
+
+  /** The next event as its own bytes, with when it may be sent. */
+  Event next() {
+    if (stage == Stage.END) {
+      throw new NoSuchElementException("the stream has ended");
+    }
+    boolean trailer = stage == Stage.USAGE || stage == Stage.DONE;
+    int readyAfter = nextReadyAfterToken();
+    ChunkBuffer b = new ChunkBuffer(256);
+    int tokens = appendNext(b);
+    return new Event(b.contents(), tokens, readyAfter, trailer);
+  }
+
+  /** Where the content chunk starting at {@code position} ends: a chunk is all reasoning or all content. */
+  private int contentEnd() {
+    int end = Math.min(outputTokens, position + tokensPerChunk);
+    return position < reasoningTokens ? Math.min(end, reasoningTokens) : end;
   }
 
   /** The byte length of the whole stream, for a response that announces its Content-Length. */
@@ -111,11 +142,9 @@ final class StreamEvents {
     return request.usagePerChunk() ? new TokenUsage(request.promptTokens(), completionTokens) : null;
   }
 
-  private static byte[] frame(byte[] json) {
-    byte[] event = new byte[DATA.length + json.length + END.length];
-    System.arraycopy(DATA, 0, event, 0, DATA.length);
-    System.arraycopy(json, 0, event, DATA.length, json.length);
-    System.arraycopy(END, 0, event, DATA.length + json.length, END.length);
-    return event;
+  private static void appendFramed(ChunkBuffer out, byte[] json) {
+    out.append(DATA);
+    out.append(json);
+    out.append(END);
   }
 }

@@ -23,12 +23,16 @@ final class TimelineJson {
     this.json = json;
   }
 
-  /** The list: summaries without per-token times, oldest first, and how many were dropped by retention. */
-  byte[] list(List<ServerTimeline> timelines, long dropped) {
+  /**
+   * The list: summaries without per-token times, oldest first, how many were dropped by retention,
+   * and the sequence number the next request will get (to ask for only newer ones with {@code ?since=}).
+   */
+  byte[] list(List<ServerTimeline> timelines, long dropped, long nextSequence) {
     return write(g -> {
       g.writeStartObject();
       g.writeNumberField("count", timelines.size());
       g.writeNumberField("dropped", dropped);
+      g.writeNumberField("next_sequence", nextSequence);
       g.writeArrayFieldStart("timelines");
       for (ServerTimeline t : timelines) {
         writeTimeline(g, t, false);

@@ -48,6 +48,20 @@ final class TimelineStore {
     return List.copyOf(list);
   }
 
+  /** The kept timelines of requests numbered {@code sequence} or later, in arrival order. */
+  List<ServerTimeline> since(long sequence) {
+    List<ServerTimeline> list = new ArrayList<>();
+    synchronized (this) {
+      for (ServerTimeline t : kept) {
+        if (t.sequence() >= sequence) {
+          list.add(t);
+        }
+      }
+    }
+    list.sort(Comparator.comparingLong(ServerTimeline::sequence));
+    return List.copyOf(list);
+  }
+
   /** Timelines dropped to respect the retention limit. */
   synchronized long dropped() {
     return dropped;

@@ -159,6 +159,9 @@ class ConcurrencyTest {
       assertThat(sim.running()).isEqualTo(clients);
       assertThat(sim.peakInFlight()).isEqualTo(clients);
       assertThat(sim.peakRunning()).isEqualTo(clients);
+      // The clock streams them all: no thread of the simulator waits in a stream's token wait.
+      assertThat(Thread.getAllStackTraces().values()).as("threads waiting for a token")
+          .noneMatch(stack -> java.util.Arrays.stream(stack).anyMatch(f -> f.getMethodName().equals("awaitToken")));
       release.countDown();
       List<String> lines = new ArrayList<>();
       for (Future<String> f : firstTokens) {

@@ -190,6 +190,28 @@ class EngineOverHttpTest {
   }
 
   @Test
+  void timelinesSinceListsOnlyRequestsFromThatSequenceOnWithTheNextSequence() throws IOException {
+    start(SimulatorConfig.builder().timeToFirstToken(java.time.Duration.ZERO)
+        .interTokenInterval(java.time.Duration.ZERO).build());
+    post("old-0", chat("\"stream\":true,\"max_tokens\":1"));
+    post("old-1", chat("\"stream\":true,\"max_tokens\":1"));
+    long next = json(http.get("/simulator/timelines?since=" + Long.MAX_VALUE).body()).get("next_sequence").asLong();
+    post("new-0", chat("\"stream\":true,\"max_tokens\":2"));
+    post("new-1", chat("\"max_tokens\":2"));
+
+    JsonNode list = json(http.get("/simulator/timelines?since=" + next).body());
+
+    assertThat(next).isEqualTo(2);
+    assertThat(list.get("count").asInt()).isEqualTo(2);
+    assertThat(list.get("next_sequence").asLong()).isEqualTo(4);
+    assertThat(list.get("timelines").findValuesAsText("request_id")).containsExactly("new-0", "new-1");
+    assertThat(json(http.get("/simulator/timelines").body()).get("count").asInt()).isEqualTo(4);
+    HttpResponse<String> bad = http.get("/simulator/timelines?since=yesterday");
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(json(bad.body()).get("error").get("message").asText()).contains("since='yesterday'");
+  }
+
+  @Test
   void retentionKeepsOnlyTheLatestTimelines() throws IOException {
     start(SimulatorConfig.builder().timelineRetention(3).timeToFirstToken(java.time.Duration.ZERO)
         .interTokenInterval(java.time.Duration.ZERO).build());

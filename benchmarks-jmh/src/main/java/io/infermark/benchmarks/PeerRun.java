@@ -1,0 +1,258 @@
+package io.infermark.benchmarks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.infermark.core.Benchmark;
+import io.infermark.core.RunResult;
+import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.load.LoadProfile;
+import io.infermark.core.request.GenerationParams;
+import io.infermark.core.stats.QuantileMethod;
+import io.infermark.core.target.OpenAiTarget;
+import io.infermark.core.workload.Dataset;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * infermark's client in its own JVM against a server in another process, measured the way
+ * {@code scripts/compare-vllm-client.sh} measures vLLM's benchmark client on the same machine, so
+ * the two can be compared: streamed tokens per second, the client process's CPU per streamed
+ * token, and the TTFT the client adds to what the server did.
+ *
+ * <p>It sends every row of a JSONL prompt file once, or the first {@code --requests} (a {@link Dataset}:
+ * {@code "prompt"} and {@code "output_tokens"}, asked for with {@code max_tokens} and {@code ignore_eos}) in a closed
+ * loop of {@code --concurrency} streams, after a warm-up of {@code --warmup} requests off the clock
+ * (JIT and connections). Process CPU is read from the {@code OperatingSystemMXBean} around the
+ * measured run only, and also for the whole process (JVM start-up and warm-up included).
+ *
+ * <p>Client-added TTFT needs the server's ground truth: when the server is infermark's simulator,
+ * its {@code GET /simulator/timelines?since=N} is read after the run and each request is joined by
+ * its {@code X-Request-Id}: client TTFT (send → first token read) minus the simulator's TTFT
+ * (request arrival → first token handed to the socket). The difference is everything the client
+ * and the two kernels add: building and writing the request, the server reading it, and the client
+ * noticing and parsing the first chunk. Read-side error (client first-token time minus the server's
+ * write time, on the shared monotonic clock of one Linux machine) is printed beside it.
+ *
+ * <p>Run: {@code java -cp benchmarks-jmh/target/benchmarks.jar io.infermark.benchmarks.PeerRun
+ * --url http://127.0.0.1:8000/v1 --model infermark-sim --prompts prompts.jsonl --concurrency 64
+ * [--warmup 64] [--requests N] [--sim-since N]}. It prints {@code MEASURE start} and {@code MEASURE end}
+ * around the measured run (so a script can read CPU counters from {@code /proc} at the same moments) and ends
+ * with one {@code RESULT key=value ...} line for scripts.
+ */
+public final class PeerRun {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private PeerRun() {}
+
+  /**
+   * Runs the benchmark described by the arguments and prints the figures.
+   *
+   * @param args {@code --option value} pairs, see the class description
+   * @throws Exception if the prompt file cannot be read or the run fails
+   */
+  public static void main(String[] args) throws Exception {
+    Map<String, String> a = options(args);
+    String url = required(a, "--url");
+    String model = a.getOrDefault("--model", "infermark-sim");
+    Path prompts = Path.of(required(a, "--prompts"));
+    int concurrency = Integer.parseInt(a.getOrDefault("--concurrency", "64"));
+    int warmup = Integer.parseInt(a.getOrDefault("--warmup", Integer.toString(concurrency)));
+    long since = Long.parseLong(a.getOrDefault("--sim-since", "-1"));
+
+    Dataset dataset = Dataset.jsonl(prompts);
+    int rows;
+    try (var lines = Files.lines(prompts)) {
+      rows = (int) lines.filter(l -> !l.isBlank()).count();
+    }
+    int requests = Integer.parseInt(a.getOrDefault("--requests", Integer.toString(rows)));
+    GenerationParams params = GenerationParams.builder().ignoreEos(true).temperature(0.0).build();
+    try (OpenAiTarget target = OpenAiTarget.chat(url, model).build()) {
+      Benchmark bench = Benchmark.target(target).workload(dataset).params(params);
+      if (warmup > 0) {
+        bench.load(LoadProfile.concurrency(Math.min(concurrency, warmup)).requests(warmup)).run();
+      }
+      if (since < 0) {
+        since = nextSequence(url);
+      }
+      // Markers for a script that reads this process's and the server's CPU from /proc around the run.
+      System.out.println("MEASURE start");
+      System.out.flush();
+      long cpu0 = processCpuNanos();
+      long wall0 = System.nanoTime();
+      RunResult run = bench.load(LoadProfile.concurrency(concurrency).requests(requests)).run();
+      long wall = System.nanoTime() - wall0;
+      long cpu = processCpuNanos() - cpu0;
+      System.out.println("MEASURE end");
+      System.out.flush();
+      long totalCpu = processCpuNanos();
+
+      long tokens = 0;
+      int ok = 0;
+      for (RequestRecord r : run.measured()) {
+        if (r.succeeded()) {
+          ok++;
+          tokens += r.streamedTokens();
+        }
+      }
+      double seconds = run.durationNanos() / 1e9;
+      double tps = tokens / seconds;
+      System.out.printf(Locale.ROOT, "infermark client: %d requests (%d ok) at concurrency %d, %d streamed tokens "
+          + "in %.2f s = %.0f tokens/s%n", run.measured().size(), ok, concurrency, tokens, seconds, tps);
+      System.out.printf(Locale.ROOT, "client CPU: %.2f s in the run (%.1f%% of one core) = %.2f us per streamed "
+          + "token; whole process %.2f s (JVM start-up and warm-up included) = %.2f us per token%n",
+          cpu / 1e9, 100.0 * cpu / wall, cpu / 1e3 / Math.max(1, tokens), totalCpu / 1e9,
+          totalCpu / 1e3 / Math.max(1, tokens));
+
+      double[] clientTtft = new double[run.measured().size()];
+      double[] added = new double[clientTtft.length];
+      double[] readSide = new double[clientTtft.length];
+      double[] serverTtft = new double[clientTtft.length];
+      int c = 0;
+      int joined = 0;
+      Map<String, JsonNode> truth = timelines(url, since);
+      for (RequestRecord r : run.measured()) {
+        if (!r.succeeded() || r.chunks().firstTokenOffsetNanos().isEmpty()) {
+          continue;
+        }
+        double client = r.chunks().firstTokenOffsetNanos().getAsLong() / 1e6;
+        clientTtft[c++] = client;
+        JsonNode t = truth.get(r.requestId());
+        if (t != null && t.has("first_token_ms")) {
+          serverTtft[joined] = t.get("first_token_ms").asDouble();
+          added[joined] = client - serverTtft[joined];
+          long clientFirst = run.originNanos() + r.sendNanos() + r.chunks().firstTokenOffsetNanos().getAsLong();
+          readSide[joined] = (clientFirst - t.get("first_token_nanos").asLong()) / 1e6;
+          joined++;
+        }
+      }
+      clientTtft = Arrays.copyOf(clientTtft, c);
+      print("client TTFT (ms)", clientTtft);
+      StringBuilder result = new StringBuilder("RESULT client=infermark")
+          .append(" concurrency=").append(concurrency)
+          .append(" requests=").append(run.measured().size())
+          .append(" ok=").append(ok)
+          .append(" tokens=").append(tokens)
+          .append(String.format(Locale.ROOT, " seconds=%.3f tps=%.1f cpu_s=%.3f cpu_us_per_token=%.3f"
+              + " process_cpu_s=%.3f", seconds, tps, cpu / 1e9, cpu / 1e3 / Math.max(1, tokens), totalCpu / 1e9))
+          .append(quantiles(" ttft", clientTtft));
+      if (joined > 0) {
+        System.out.printf(Locale.ROOT, "joined %d of %d requests to the simulator's timelines by X-Request-Id%n",
+            joined, c);
+        print("simulator TTFT, arrival -> first write (ms)", Arrays.copyOf(serverTtft, joined));
+        print("client-added TTFT, client - simulator (ms)", Arrays.copyOf(added, joined));
+        print("read-side, client first token - server write (ms)", Arrays.copyOf(readSide, joined));
+        result.append(" joined=").append(joined)
+            .append(quantiles(" sim_ttft", Arrays.copyOf(serverTtft, joined)))
+            .append(quantiles(" added_ttft", Arrays.copyOf(added, joined)))
+            .append(quantiles(" read_side", Arrays.copyOf(readSide, joined)));
+      } else {
+        System.out.println("no simulator timelines joined: the server is not infermark's simulator, or it kept none");
+        result.append(" joined=0");
+      }
+      System.out.println(result);
+    }
+  }
+
+  private static Map<String, String> options(String[] args) {
+    Map<String, String> m = new HashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      if (!args[i].startsWith("--") || i + 1 >= args.length) {
+        throw new IllegalArgumentException("expected --option value pairs, got '" + args[i]
+            + "'; see PeerRun's Javadoc");
+      }
+      m.put(args[i], args[++i]);
+    }
+    return m;
+  }
+
+  private static String required(Map<String, String> a, String name) {
+    String v = a.get(name);
+    if (v == null) {
+      throw new IllegalArgumentException(name + " is required; see PeerRun's Javadoc");
+    }
+    return v;
+  }
+
+  private static String simulatorBase(String url) {
+    return url.endsWith("/v1") ? url.substring(0, url.length() - 3) : url;
+  }
+
+  /** The sequence number the simulator gives its next request; -1 when the server is not the simulator. */
+  private static long nextSequence(String url) {
+    JsonNode list = get(simulatorBase(url) + "/simulator/timelines?since=" + Long.MAX_VALUE);
+    return list == null ? -1 : list.path("next_sequence").asLong(-1);
+  }
+
+  /** The simulator's timelines of requests from sequence {@code since} on, by request id; empty if none. */
+  private static Map<String, JsonNode> timelines(String url, long since) {
+    Map<String, JsonNode> byId = new HashMap<>();
+    if (since < 0) {
+      return byId;
+    }
+    JsonNode list = get(simulatorBase(url) + "/simulator/timelines?since=" + since);
+    if (list != null) {
+      for (JsonNode t : list.path("timelines")) {
+        byId.put(t.path("request_id").asText(), t);
+      }
+    }
+    return byId;
+  }
+
+  private static JsonNode get(String url) {
+    try {
+      HttpURLConnection c = (HttpURLConnection) URI.create(url).toURL().openConnection();
+      c.setConnectTimeout(5_000);
+      c.setReadTimeout(60_000);
+      if (c.getResponseCode() != 200) {
+        return null;
+      }
+      try (InputStream in = c.getInputStream()) {
+        return JSON.readTree(in);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + url, e);
+    }
+  }
+
+  private static String quantiles(String prefix, double[] values) {
+    if (values.length == 0) {
+      return "";
+    }
+    double[] v = values.clone();
+    Arrays.sort(v);
+    QuantileMethod q = QuantileMethod.LINEAR;
+    return String.format(Locale.ROOT, "%s_p50=%.3f%s_p90=%.3f%s_p99=%.3f%s_max=%.3f", prefix, q.quantile(v, 0.5),
+        prefix, q.quantile(v, 0.9), prefix, q.quantile(v, 0.99), prefix, v[v.length - 1]);
+  }
+
+  private static void print(String name, double[] values) {
+    if (values.length == 0) {
+      System.out.println(name + ": no values");
+      return;
+    }
+    double[] v = values.clone();
+    Arrays.sort(v);
+    QuantileMethod q = QuantileMethod.LINEAR;
+    System.out.printf(Locale.ROOT, "%-52s n=%-6d p50 %8.3f  p90 %8.3f  p99 %8.3f  max %8.3f%n", name, v.length,
+        q.quantile(v, 0.5), q.quantile(v, 0.9), q.quantile(v, 0.99), v[v.length - 1]);
+  }
+
+  private static long processCpuNanos() {
+    var os = ManagementFactory.getOperatingSystemMXBean();
+    if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
+      return sun.getProcessCpuTime();
+    }
+    return 0;
+  }
+}

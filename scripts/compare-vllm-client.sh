@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# compare-vllm-client.sh — infermark's client against vLLM's own benchmark client, on one machine,
+# on the same standalone simulator, the same prompts and the same concurrency.
+#
+# What it does, for each concurrency level (default 64 and 256):
+#   1. writes N x PER_STREAM random prompts of 100–1,900 words (vLLM's RandomDataset, seed 0,
+#      --random-input-len 1000 --random-range-ratio 0.9; output lengths 256 x [0.1, 1.9]) as JSONL,
+#      so both clients send byte-for-byte the same prompt texts and ask for the same output lengths;
+#   2. starts the simulator in its own JVM (testkit/target/infermark-simulator.jar, profile `fixed`:
+#      25 ms TTFT, 10 ms between tokens, no concurrency limit) and warms it up (JIT) with 2N requests
+#      from each client, not measured, so neither measured run pays for the simulator's compilation;
+#   3. runs vLLM's client (shared/peers/vllm-bench, `benchmark_serving.py`: one Python asyncio +
+#      aiohttp process) with --max-concurrency N --request-rate inf --ignore-eos;
+#   4. runs infermark's client in its own JVM against the same simulator
+#      (io.infermark.benchmarks.PeerRun: OpenAiTarget.chat + Benchmark, LoadProfile.concurrency(N)),
+#      after a warm-up of N requests off the clock;
+#   5. prints, for both: streamed tokens/s, client CPU µs per streamed token, the simulator's CPU µs
+#      per streamed token, and client-added TTFT.
+#
+# How it measures:
+#   - CPU is read from /proc/<pid>/stat (utime + stime) of the client process and of the simulator at
+#     the moment each client starts its measured run and when it ends (vLLM: "Starting main benchmark
+#     run" .. "Serving Benchmark Result"; PeerRun: "MEASURE start" .. "MEASURE end"), so start-up,
+#     prompt generation and warm-up are left out for both; 10 ms resolution. /usr/bin/time -v gives the
+#     whole-process figure beside it. The simulator's CPU is split into its own threads (infermark-sim-*,
+#     from /proc/<pid>/task) and the JVM's (JIT compilers, GC). Streamed tokens are the simulator's own count
+#     (vllm:generation_tokens_total on /metrics) over the same interval.
+#   - Client-added TTFT: for infermark, per request, client TTFT (send -> first token read) minus the
+#     simulator's ground truth (arrival -> first token handed to the socket), joined by X-Request-Id
+#     through GET /simulator/timelines?since=N. vLLM sends no request id, so for it (and, for
+#     comparison, for infermark too) the distributions are compared: client TTFT p50/p99 minus the
+#     simulator's TTFT p50/p99 over the same requests.
+#   - vLLM's TTFT is its own (first chunk with non-empty choices: the role chunk, which the simulator
+#     writes together with the first token).
+#
+# Requirements: JDK 17+, Maven (offline is fine once dependencies are cached), curl, and for vLLM's
+# client: apt-get update && apt-get install -y python3-aiohttp python3-numpy python3-tqdm
+# (it runs /usr/bin/python3, see shared/peers/vllm-bench/README.md).
+#
+# Usage: scripts/compare-vllm-client.sh [--concurrency "64 256"] [--per-stream 8] [--output-len 256]
+#        [--port 8123] [--peers DIR] [--skip-build] [--out DIR] [--sim-jar JAR]
+#   --per-stream K   prompts per stream: each level sends N x K requests (default 8: ~20 s a run)
+#   --peers DIR      where vllm-bench lives (default: ../shared/peers/vllm-bench from the repository,
+#                    or /work/shared/peers/vllm-bench)
+#   --out DIR        keep prompts, logs and vLLM's result JSON there (default: a temporary directory)
+#   --sim-jar JAR    another build of the simulator (e.g. an older commit's, to compare its CPU per token)
+# A measurement, not a test: both clients share the machine with the simulator (and anything else
+# running), so say what the load average was when you quote the figures; the script prints it.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LEVELS="64 256"
+PER_STREAM=8
+OUTPUT_LEN=256
+PORT=8123
+BUILD=1
+OUT=""
+PEERS=""
+SIM_JAR_ARG=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --concurrency) LEVELS="$2"; shift 2 ;;
+    --per-stream) PER_STREAM="$2"; shift 2 ;;
+    --output-len) OUTPUT_LEN="$2"; shift 2 ;;
+    --port) PORT="$2"; shift 2 ;;
+    --peers) PEERS="$2"; shift 2 ;;
+    --out) OUT="$2"; shift 2 ;;
+    --skip-build) BUILD=0; shift ;;
+    --sim-jar) SIM_JAR_ARG="$2"; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
+    *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+if [[ -z "$PEERS" ]]; then
+  for d in "$ROOT/../shared/peers/vllm-bench" "/work/shared/peers/vllm-bench"; do
+    [[ -f "$d/benchmark_serving.py" ]] && PEERS=$(cd "$d" && pwd) && break
+  done
+fi
+[[ -n "$PEERS" && -f "$PEERS/benchmark_serving.py" ]] || { echo "vllm-bench not found; pass --peers DIR" >&2; exit 2; }
+PY=/usr/bin/python3
+if ! "$PY" -c 'import aiohttp, numpy, tqdm' 2>/dev/null; then
+  echo "vLLM's client needs: apt-get update && apt-get install -y python3-aiohttp python3-numpy python3-tqdm" >&2
+  exit 2
+fi
+if [[ -z "$OUT" ]]; then OUT=$(mktemp -d /tmp/infermark-vs-vllm.XXXXXX); fi
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+
+if [[ $BUILD == 1 ]]; then
+  (cd "$ROOT" && mvn -B -ntp -q -pl benchmarks-jmh -am package -DskipTests)
+fi
+SIM_JAR="${SIM_JAR_ARG:-$ROOT/testkit/target/infermark-simulator.jar}"
+BENCH_JAR="$ROOT/benchmarks-jmh/target/benchmarks.jar"
+[[ -f "$SIM_JAR" && -f "$BENCH_JAR" ]] || { echo "build first (or drop --skip-build)" >&2; exit 2; }
+BASE="http://127.0.0.1:$PORT"
+HZ=$(getconf CLK_TCK)
+
+SIM_PID=""
+cleanup() {
+  if [[ -n "$SIM_PID" ]]; then kill "$SIM_PID" 2>/dev/null || true; wait "$SIM_PID" 2>/dev/null || true; fi
+  SIM_PID=""
+}
+trap cleanup EXIT
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# CPU ticks of the simulator's own threads (infermark-sim-*: clock, engine, writer, selector, handlers),
+# as against the JVM's (JIT compilers, GC, VM thread), which a longer run amortises.
+sim_thread_ticks() {
+  local total=0 comm rest
+  for t in /proc/"$1"/task/*; do
+    comm=$(cat "$t/comm" 2>/dev/null) || continue
+    [[ "$comm" == infermark-sim* ]] || continue
+    rest=$(sed 's/^.*) //' "$t/stat" 2>/dev/null) || continue
+    set -- $rest
+    total=$((total + ${12} + ${13}))
+  done
+  echo "$total"
+}
+sim_tokens() { curl -sf "$BASE/metrics" | awk '/^vllm:generation_tokens_total/ {printf "%d", $2}'; }
+next_sequence() { curl -sf "$BASE/simulator/timelines?since=9223372036854775807" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["next_sequence"])'; }
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+
+start_sim() {
+  java -jar "$SIM_JAR" --port "$PORT" --profile fixed --ttft-ms 25 --itl-ms 10 > "$OUT/sim-$1.log" 2>&1 &
+  SIM_PID=$!
+  for _ in $(seq 100); do curl -sf "$BASE/health" > /dev/null && return 0; sleep 0.1; done
+  echo "the simulator did not start; see $OUT/sim-$1.log" >&2; exit 1
+}
+
+# Reads a client's output line by line; at START and END markers snapshots CPU of client and simulator,
+# simulator tokens and (at START) the simulator's next request sequence. Sets M_* variables.
+measure_client() { # name start-marker end-marker command...
+  local name=$1 start=$2 end=$3; shift 3
+  local log="$OUT/$name.log"
+  : > "$log"
+  M_CLIENT_CPU0=0; M_CLIENT_CPU1=0; M_SIM_CPU0=0; M_SIM_CPU1=0; M_TOK0=0; M_TOK1=0; M_SINCE=0
+  M_SIMT0=0; M_SIMT1=0
+  M_LOAD0=$(loadavg)
+  M_SINCE=$(next_sequence) # the first request the client sends from now on
+  exec {fd}< <(exec /usr/bin/time -v -o "$OUT/$name.time" "$@" 2>&1)
+  local tpid=$!
+  local cpid=""
+  while IFS= read -r line <&"$fd"; do
+    echo "$line" >> "$log"
+    if [[ -z "$cpid" ]]; then cpid=$(pgrep -P "$tpid" | head -1 || true); fi
+    if [[ "$line" == *"$start"* ]]; then
+      M_CLIENT_CPU0=$(cpu_ticks "$cpid"); M_SIM_CPU0=$(cpu_ticks "$SIM_PID"); M_TOK0=$(sim_tokens)
+      M_SIMT0=$(sim_thread_ticks "$SIM_PID")
+      M_T0=$(date +%s.%N)
+    elif [[ "$line" == *"$end"* ]]; then
+      M_CLIENT_CPU1=$(cpu_ticks "$cpid"); M_SIM_CPU1=$(cpu_ticks "$SIM_PID"); M_TOK1=$(sim_tokens)
+      M_SIMT1=$(sim_thread_ticks "$SIM_PID")
+      M_T1=$(date +%s.%N)
+    fi
+  done
+  exec {fd}<&-
+  wait "$tpid" 2>/dev/null || true
+  M_LOAD1=$(loadavg)
+  M_WHOLE=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {printf "%.2f", u + s}' "$OUT/$name.time")
+}
+
+report() { # name tps-from-client extra-lines
+  local name=$1 tps=$2
+  local tokens=$((M_TOK1 - M_TOK0))
+  "$PY" - "$name" "$tps" "$tokens" "$((M_CLIENT_CPU1 - M_CLIENT_CPU0))" "$((M_SIM_CPU1 - M_SIM_CPU0))" "$HZ" \
+      "$M_WHOLE" "$M_LOAD0" "$M_LOAD1" "$((M_SIMT1 - M_SIMT0))" <<'EOF'
+import sys
+name, tps, tokens, cticks, sticks, hz, whole, l0, l1, stticks = sys.argv[1:]
+tokens = max(1, int(tokens)); hz = float(hz)
+c = int(cticks) / hz; s = int(sticks) / hz; st = int(stticks) / hz
+print(f"  {name}: {float(tps):,.0f} streamed tokens/s; {tokens} tokens in the measured run")
+print(f"    client CPU {c:.2f} s = {c * 1e6 / tokens:.2f} us per streamed token "
+      f"(whole process incl. start-up: {float(whole):.2f} s = {float(whole) * 1e6 / tokens:.2f} us)")
+print(f"    simulator CPU {s:.2f} s = {s * 1e6 / tokens:.2f} us per streamed token: its own threads "
+      f"{st * 1e6 / tokens:.2f} us + JVM (JIT, GC) {(s - st) * 1e6 / tokens:.2f} us")
+print(f"    load average before {l0}, after {l1}")
+EOF
+}
+
+ttft_from_timelines() { # since client-ttfts-json-file -> prints comparison
+  curl -sf "$BASE/simulator/timelines?since=$1" > "$OUT/timelines.json"
+  "$PY" - "$OUT/timelines.json" "$2" <<'EOF'
+import json, sys
+import numpy as np
+sim = [t["first_token_ms"] for t in json.load(open(sys.argv[1]))["timelines"] if "first_token_ms" in t]
+client = json.load(open(sys.argv[2]))
+if not sim or not client:
+    print("    TTFT: no values"); sys.exit()
+c50, c99 = np.percentile(client, [50, 99]); s50, s99 = np.percentile(sim, [50, 99])
+print(f"    TTFT client p50 {c50:.2f} ms, p99 {c99:.2f} ms; simulator p50 {s50:.2f} ms, p99 {s99:.2f} ms "
+      f"(n={len(client)}/{len(sim)})")
+print(f"    client-added TTFT (distributions): p50 {c50 - s50:.2f} ms, p99 {c99 - s99:.2f} ms")
+EOF
+}
+
+echo "infermark vs vLLM's benchmark client: simulator profile fixed (TTFT 25 ms, ITL 10 ms), prompts of"
+echo "100-1,900 words, output ${OUTPUT_LEN} x [0.1, 1.9] tokens with ignore_eos; $(nproc) cores, $(java -version 2>&1 | head -1)"
+echo "outputs in $OUT"
+for N in $LEVELS; do
+  COUNT=$((N * PER_STREAM))
+  PROMPTS="$OUT/prompts-$N.jsonl"
+  "$PY" - "$PEERS" "$COUNT" "$OUTPUT_LEN" "$PROMPTS" <<'EOF'
+import json, random, sys
+peers, n, out_len, path = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+sys.path[:0] = [peers + "/shims", peers]
+import numpy as np
+from benchmark_dataset import RandomDataset
+from transformers import AutoTokenizer
+# As benchmark_serving.main does with --seed 0 before sampling, so vLLM's run draws the same prompts.
+random.seed(0); np.random.seed(0)
+reqs = RandomDataset(dataset_path=None).sample(tokenizer=AutoTokenizer.from_pretrained("shim"), num_requests=n,
+    prefix_len=0, input_len=1000, output_len=out_len, range_ratio=0.9)
+with open(path, "w") as f:
+    for r in reqs:
+        f.write(json.dumps({"prompt": r.prompt, "output_tokens": r.expected_output_len}) + "\n")
+EOF
+  echo
+  echo "== concurrency $N, $COUNT requests"
+
+  start_sim "$N"
+  VLLM_ARGS=(--backend openai-chat --base-url "$BASE" --endpoint /v1/chat/completions --model infermark-sim
+    --dataset-name random --random-input-len 1000 --random-output-len "$OUTPUT_LEN" --random-range-ratio 0.9
+    --ignore-eos --request-rate inf --max-concurrency "$N" --seed 0 --disable-tqdm)
+  java -cp "$BENCH_JAR" io.infermark.benchmarks.PeerRun --url "$BASE/v1" --model infermark-sim \
+    --prompts "$PROMPTS" --concurrency "$N" --warmup 0 --requests $((2 * N)) > "$OUT/sim-warmup-$N.log" 2>&1
+  "$PEERS/run_vllm.sh" "${VLLM_ARGS[@]}" --num-prompts $((2 * N)) >> "$OUT/sim-warmup-$N.log" 2>&1
+  measure_client "vllm-$N" "Starting main benchmark run" "Serving Benchmark Result" \
+    "$PEERS/run_vllm.sh" "${VLLM_ARGS[@]}" --num-prompts "$COUNT" \
+    --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,99 --save-result --save-detailed --result-dir "$OUT" --result-filename "vllm-$N.json"
+  VTPS=$(awk -F': *' '/Output token throughput/ {print $2}' "$OUT/vllm-$N.log" | tr -d ' ')
+  report "vLLM benchmark_serving" "${VTPS:-0}"
+  "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); json.dump([t*1000 for t in r["ttfts"] if t > 0], open(sys.argv[2],"w"))' \
+    "$OUT/vllm-$N.json" "$OUT/vllm-$N-ttft.json"
+  ttft_from_timelines $((M_SINCE + 1)) "$OUT/vllm-$N-ttft.json" # after vLLM's single test request
+
+  measure_client "infermark-$N" "MEASURE start" "MEASURE end" \
+    java -cp "$BENCH_JAR" io.infermark.benchmarks.PeerRun --url "$BASE/v1" --model infermark-sim \
+    --prompts "$PROMPTS" --concurrency "$N" --warmup "$N"
+  RESULT=$(grep '^RESULT ' "$OUT/infermark-$N.log" || true)
+  ITPS=$(sed -n 's/.* tps=\([0-9.]*\).*/\1/p' <<< "$RESULT")
+  report "infermark PeerRun" "${ITPS:-0}"
+  "$PY" - "$RESULT" "$OUT/infermark-$N-ttft.json" <<'EOF'
+import sys
+kv = dict(p.split("=", 1) for p in sys.argv[1].split()[1:] if "=" in p)
+if int(kv.get("joined", "0")) > 0:
+    print(f"    client-added TTFT (per request, joined by X-Request-Id): p50 {float(kv['added_ttft_p50']):.2f} ms, "
+          f"p99 {float(kv['added_ttft_p99']):.2f} ms, max {float(kv['added_ttft_max']):.2f} ms; "
+          f"read side (client read - server write, one clock) p50 {float(kv['read_side_p50']):.2f} ms, "
+          f"p99 {float(kv['read_side_p99']):.2f} ms")
+    print(f"    TTFT client p50 {float(kv['ttft_p50']):.2f} ms, p99 {float(kv['ttft_p99']):.2f} ms; simulator p50 "
+          f"{float(kv['sim_ttft_p50']):.2f} ms, p99 {float(kv['sim_ttft_p99']):.2f} ms")
+    print(f"    client-added TTFT (distributions): p50 {float(kv['ttft_p50']) - float(kv['sim_ttft_p50']):.2f} ms, "
+          f"p99 {float(kv['ttft_p99']) - float(kv['sim_ttft_p99']):.2f} ms")
+else:
+    print("    no ground truth joined (see the PeerRun log)")
+EOF
+  cleanup
+done
