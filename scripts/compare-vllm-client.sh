@@ -137,12 +137,19 @@ measure_client() { # name start-marker end-marker command...
   M_SIMT0=0; M_SIMT1=0
   M_LOAD0=$(loadavg)
   M_SINCE=$(next_sequence) # the first request the client sends from now on
-  exec {fd}< <(exec /usr/bin/time -v -o "$OUT/$name.time" "$@" 2>&1)
+  if [[ -x /usr/bin/time ]]; then
+    exec {fd}< <(exec /usr/bin/time -v -o "$OUT/$name.time" "$@" 2>&1)
+  else # no GNU time: the whole-process figure is left out (the measured-run figures need only /proc)
+    : > "$OUT/$name.time"
+    exec {fd}< <(exec "$@" 2>&1)
+  fi
   local tpid=$!
   local cpid=""
   while IFS= read -r line <&"$fd"; do
     echo "$line" >> "$log"
-    if [[ -z "$cpid" ]]; then cpid=$(pgrep -P "$tpid" | head -1 || true); fi
+    if [[ -z "$cpid" ]]; then
+      if [[ -x /usr/bin/time ]]; then cpid=$(pgrep -P "$tpid" | head -1 || true); else cpid=$tpid; fi
+    fi
     if [[ "$line" == *"$start"* ]]; then
       M_CLIENT_CPU0=$(cpu_ticks "$cpid"); M_SIM_CPU0=$(cpu_ticks "$SIM_PID"); M_TOK0=$(sim_tokens)
       M_SIMT0=$(sim_thread_ticks "$SIM_PID")
@@ -157,6 +164,9 @@ measure_client() { # name start-marker end-marker command...
   wait "$tpid" 2>/dev/null || true
   M_LOAD1=$(loadavg)
   M_WHOLE=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {printf "%.2f", u + s}' "$OUT/$name.time")
+  if [[ -z "$cpid" || "$M_CLIENT_CPU1" == 0 ]]; then
+    echo "  $name: the client's measured run was not seen (no start/end marker); see $log" >&2
+  fi
 }
 
 report() { # name tps-from-client extra-lines

@@ -46,6 +46,7 @@ final class NioHttpServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NioHttpServer.class);
 
   static final int MAX_HEAD_BYTES = 64 * 1024;
+  private static final java.util.regex.Pattern LINE_BREAK = java.util.regex.Pattern.compile("\r?\n");
   static final int MAX_BODY_BYTES = 64 * 1024 * 1024;
 
   private final ServerSocketChannel listener;
@@ -239,7 +240,8 @@ final class NioHttpServer implements AutoCloseable {
     }
 
     void readable() {
-      Exchange next;
+      Exchange next = null;
+      boolean eof;
       try {
         synchronized (this) {
           if (closed) {
@@ -247,29 +249,37 @@ final class NioHttpServer implements AutoCloseable {
           }
           if (refused) {
             in.clear();
-            if (channel.read(in) < 0) {
-              throw new IOException("client closed the connection");
-            }
+            eof = channel.read(in) < 0;
             in.clear();
-            return;
-          }
-          if (!in.hasRemaining()) {
-            if (in.capacity() >= MAX_HEAD_BYTES + MAX_BODY_BYTES) {
-              throw new IOException("request larger than the server accepts");
+          } else {
+            eof = !fill();
+            if (!eof) {
+              next = nextRequest();
             }
-            in = ByteBuffer.allocate(Math.min(in.capacity() * 2, MAX_HEAD_BYTES + MAX_BODY_BYTES)).put(in.flip());
           }
-          int n = channel.read(in);
-          if (n < 0) {
-            throw new IOException("client closed the connection");
-          }
-          next = nextRequest();
         }
       } catch (IOException e) {
         close();
         return;
       }
+      // The client closing its side is the normal end of a connection (a client that opens one per
+      // request closes every one): no exception, whose stack trace would cost more than the close.
+      if (eof) {
+        close();
+        return;
+      }
       dispatch(next);
+    }
+
+    /** Reads what the socket has into the input buffer, growing it when full; false if the client closed. */
+    private boolean fill() throws IOException {
+      if (!in.hasRemaining()) {
+        if (in.capacity() >= MAX_HEAD_BYTES + MAX_BODY_BYTES) {
+          throw new IOException("request larger than the server accepts");
+        }
+        in = ByteBuffer.allocate(Math.min(in.capacity() * 2, MAX_HEAD_BYTES + MAX_BODY_BYTES)).put(in.flip());
+      }
+      return channel.read(in) >= 0;
     }
 
     /** Parses the next complete request if none is being served; null when there is none yet. */
@@ -288,7 +298,7 @@ final class NioHttpServer implements AutoCloseable {
       }
       try {
         String head = new String(buf, 0, headEnd, StandardCharsets.ISO_8859_1);
-        String[] lines = head.split("\r?\n");
+        String[] lines = LINE_BREAK.split(head);
         String[] requestLine = lines[0].split(" ", -1);
         if (requestLine.length != 3 || requestLine[0].isEmpty()) {
           throw new Refused(400, "Malformed request line '" + lines[0] + "'; expected METHOD SP target SP HTTP/1.1");

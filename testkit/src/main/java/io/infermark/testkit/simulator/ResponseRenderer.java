@@ -28,10 +28,20 @@ abstract class ResponseRenderer {
 
   static ResponseRenderer of(Endpoint endpoint, JsonFactory json, long seed, long sequence, long created,
       String model) {
-    String hex = String.format("%016x%016x", Mix.mix64(seed, sequence), Mix.mix64(~seed, sequence));
+    String hex = hex16(Mix.mix64(seed, sequence)) + hex16(Mix.mix64(~seed, sequence));
     return endpoint == Endpoint.CHAT
         ? new ChatRenderer(json, "chatcmpl-" + hex, created, model)
         : new CompletionRenderer(json, "cmpl-" + hex, created, model);
+  }
+
+  /** {@code v} as 16 lower-case hex digits, zero-padded (what {@code %016x} prints, without a Formatter). */
+  static String hex16(long v) {
+    char[] c = new char[16];
+    for (int i = 15; i >= 0; i--) {
+      c[i] = Character.forDigit((int) (v & 0xf), 16);
+      v >>>= 4;
+    }
+    return new String(c);
   }
 
   /** Whether streams open with a role-only chunk (chat does, legacy completions do not). */

@@ -57,6 +57,13 @@ class ResponseRendererTest {
   }
 
   @Test
+  void idsAreSixteenZeroPaddedHexDigitsPerHalfAsFormatPrintsThem() {
+    for (long v : new long[] {0, 1, 0xabcL, -1, Long.MIN_VALUE, 0x0123456789abcdefL}) {
+      assertThat(ResponseRenderer.hex16(v)).isEqualTo(String.format("%016x", v));
+    }
+  }
+
+  @Test
   void thePlainContentFastPathIsByteForByteTheGeneratorsChunk() {
     for (Endpoint endpoint : Endpoint.values()) {
       for (int[] range : new int[][] {{0, 1}, {5, 6}, {3, 3}, {10, 17}}) {
