@@ -35,6 +35,8 @@ public final class LoopLag implements Probe {
   public static final Duration DEFAULT_INTERVAL = Duration.ofMillis(10);
   private static final long HIGHEST_NANOS = TimeUnit.HOURS.toNanos(1);
   private static final long IDLE = Long.MIN_VALUE;
+  /** Set at the stop: no task is handed over any more. */
+  private static final long STOPPED = Long.MIN_VALUE + 1;
 
   private final String name;
   private final Executor executor;
@@ -118,8 +120,8 @@ public final class LoopLag implements Probe {
 
     /** The probe task: records its own wait, unless the measurement already counted it at its stop. */
     private void probed() {
-      long at = submitted.getAndSet(IDLE);
-      if (at != IDLE && running) {
+      long at = submitted.get();
+      if (at != IDLE && at != STOPPED && submitted.compareAndSet(at, IDLE)) {
         record(clock.nanoTime() - at);
       }
     }
@@ -133,11 +135,12 @@ public final class LoopLag implements Probe {
       if (result != null) {
         return result;
       }
-      long at = submitted.getAndSet(IDLE);
-      if (at != IDLE) {
+      running = false;
+      // STOPPED, not IDLE: the timer thread may be past its running check and must not hand over another task
+      long at = submitted.getAndSet(STOPPED);
+      if (at != IDLE && at != STOPPED) {
         record(clock.nanoTime() - at); // still waiting: it has waited at least this long
       }
-      running = false;
       LockSupport.unpark(thread);
       try {
         thread.join(1_000);
