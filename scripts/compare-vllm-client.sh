@@ -38,12 +38,13 @@
 # (it runs /usr/bin/python3, see shared/peers/vllm-bench/README.md).
 #
 # Usage: scripts/compare-vllm-client.sh [--concurrency "64 256"] [--per-stream 8] [--output-len 256]
-#        [--port 8123] [--peers DIR] [--skip-build] [--out DIR] [--sim-jar JAR]
+#        [--port 8123] [--peers DIR] [--skip-build] [--out DIR] [--sim-jar JAR] [--transport netty|okhttp]
 #   --per-stream K   prompts per stream: each level sends N x K requests (default 8: ~20 s a run)
 #   --peers DIR      where vllm-bench lives (default: ../shared/peers/vllm-bench from the repository,
 #                    or /work/shared/peers/vllm-bench)
 #   --out DIR        keep prompts, logs and vLLM's result JSON there (default: a temporary directory)
 #   --sim-jar JAR    another build of the simulator (e.g. an older commit's, to compare its CPU per token)
+#   --transport T    infermark's transport: netty (default, the event loop) or okhttp
 # A measurement, not a test: both clients share the machine with the simulator (and anything else
 # running), so say what the load average was when you quote the figures; the script prints it.
 set -euo pipefail
@@ -57,6 +58,7 @@ BUILD=1
 OUT=""
 PEERS=""
 SIM_JAR_ARG=""
+TRANSPORT=netty
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --concurrency) LEVELS="$2"; shift 2 ;;
@@ -67,6 +69,7 @@ while [[ $# -gt 0 ]]; do
     --out) OUT="$2"; shift 2 ;;
     --skip-build) BUILD=0; shift ;;
     --sim-jar) SIM_JAR_ARG="$2"; shift 2 ;;
+    --transport) TRANSPORT="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -231,7 +234,7 @@ EOF
   VLLM_ARGS=(--backend openai-chat --base-url "$BASE" --endpoint /v1/chat/completions --model infermark-sim
     --dataset-name random --random-input-len 1000 --random-output-len "$OUTPUT_LEN" --random-range-ratio 0.9
     --ignore-eos --request-rate inf --max-concurrency "$N" --seed 0 --disable-tqdm)
-  java -cp "$BENCH_JAR" io.infermark.benchmarks.PeerRun --url "$BASE/v1" --model infermark-sim \
+  java -Dinfermark.transport="$TRANSPORT" -cp "$BENCH_JAR" io.infermark.benchmarks.PeerRun --url "$BASE/v1" --model infermark-sim \
     --prompts "$PROMPTS" --concurrency "$N" --warmup 0 --requests $((2 * N)) > "$OUT/sim-warmup-$N.log" 2>&1
   "$PEERS/run_vllm.sh" "${VLLM_ARGS[@]}" --num-prompts $((2 * N)) >> "$OUT/sim-warmup-$N.log" 2>&1
   measure_client "vllm-$N" "Starting main benchmark run" "Serving Benchmark Result" \
@@ -244,7 +247,7 @@ EOF
   ttft_from_timelines $((M_SINCE + 1)) "$OUT/vllm-$N-ttft.json" # after vLLM's single test request
 
   measure_client "infermark-$N" "MEASURE start" "MEASURE end" \
-    java -cp "$BENCH_JAR" io.infermark.benchmarks.PeerRun --url "$BASE/v1" --model infermark-sim \
+    java -Dinfermark.transport="$TRANSPORT" -cp "$BENCH_JAR" io.infermark.benchmarks.PeerRun --url "$BASE/v1" --model infermark-sim \
     --prompts "$PROMPTS" --concurrency "$N" --warmup "$N"
   RESULT=$(grep '^RESULT ' "$OUT/infermark-$N.log" || true)
   ITPS=$(sed -n 's/.* tps=\([0-9.]*\).*/\1/p' <<< "$RESULT")

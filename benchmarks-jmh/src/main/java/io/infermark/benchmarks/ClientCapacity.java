@@ -112,7 +112,8 @@ public final class ClientCapacity {
       int warmup) {
     ThreadMXBean mx = ManagementFactory.getThreadMXBean();
     try (Simulator sim = Simulator.start(config);
-        OpenAiTarget target = OpenAiTarget.chat(sim.baseUrl() + "/v1", config.model()).build()) {
+        OpenAiTarget target = Transports.apply(OpenAiTarget.chat(sim.baseUrl() + "/v1", config.model()),
+            Transports.chosen()).build()) {
       Benchmark bench = Benchmark.target(target).prompts(Prompt.user("How fast can the client read?"))
           .params(GenerationParams.builder().maxTokens(tokens).ignoreEos(true).build());
       // Warm up (JIT, connections) off the clock.

@@ -77,7 +77,7 @@ public final class PeerRun {
     }
     int requests = Integer.parseInt(a.getOrDefault("--requests", Integer.toString(rows)));
     GenerationParams params = GenerationParams.builder().ignoreEos(true).temperature(0.0).build();
-    try (OpenAiTarget target = OpenAiTarget.chat(url, model).build()) {
+    try (OpenAiTarget target = Transports.apply(OpenAiTarget.chat(url, model), Transports.chosen()).build()) {
       Benchmark bench = Benchmark.target(target).workload(dataset).params(params);
       if (warmup > 0) {
         bench.load(LoadProfile.concurrency(Math.min(concurrency, warmup)).requests(warmup)).run();

@@ -5,10 +5,19 @@ import io.infermark.core.transport.OkHttpTransport;
 import io.infermark.core.transport.netty.NettyTransport;
 import java.util.Locale;
 
-/** Picks a transport by name for the measurements' command lines: {@code netty} or {@code okhttp}. */
+/**
+ * Picks a transport by name for the measurements' command lines: {@code netty} (the default) or
+ * {@code okhttp}; harnesses without a transport argument read the system property
+ * {@code -Dinfermark.transport=okhttp}.
+ */
 final class Transports {
 
   private Transports() {}
+
+  /** The transport named by the system property {@code infermark.transport}, {@code netty} if unset. */
+  static String chosen() {
+    return System.getProperty("infermark.transport", "netty");
+  }
 
   /** The builder with the named transport set. */
   static OpenAiTarget.Builder apply(OpenAiTarget.Builder b, String name) {
