@@ -95,6 +95,7 @@ public final class PeerRun {
       long cpu = processCpuNanos() - cpu0;
       System.out.println("MEASURE end");
       System.out.flush();
+      System.out.println("client health: " + run.clientHealth());
       long totalCpu = processCpuNanos();
 
       long tokens = 0;
