@@ -41,7 +41,8 @@ public final class DeliveryAccuracy {
     SimulatorConfig config = SimulatorConfig.builder().timeToFirstToken(Duration.ofNanos(TTFT_NANOS))
         .interTokenInterval(Duration.ofNanos(INTERVAL_NANOS)).build();
     try (Simulator sim = Simulator.start(config);
-        OpenAiTarget target = OpenAiTarget.chat(sim.baseUrl() + "/v1", config.model()).build()) {
+        OpenAiTarget target = Transports.apply(OpenAiTarget.chat(sim.baseUrl() + "/v1", config.model()),
+            Transports.chosen()).build()) {
       RunResult run = Benchmark.target(target).prompts(Prompt.user("How late is each token?"))
           .params(GenerationParams.builder().maxTokens(tokens).ignoreEos(true).build())
           .load(LoadProfile.concurrency(streams).requests(requests).warmupRequests(streams)).run();
