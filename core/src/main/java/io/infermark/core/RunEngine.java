@@ -158,7 +158,7 @@ final class RunEngine {
     ExecutorService executor = RequestThreads.newExecutor(virtualThreads);
     ScheduledExecutorService sender = async && load.isClosedLoop() ? RequestThreads.newSender() : null;
     Instant startedAt = barrier.map(StartBarrier::await).orElseGet(Instant::now);
-    ClientHealthMonitor clientMonitor = ClientHealthMonitor.builder().probes(target.healthProbes()).start(); // hiccups, CPU, GC: can the run be trusted?
+    clientMonitor = newClientMonitor(); // hiccups, CPU, GC, I/O backlog: can the run be trusted?
     origin = clock.nanoTime();
     long issueDeadline = load.duration().map(d -> origin + d.toNanos()).orElse(Long.MAX_VALUE);
     long hardDeadline = Math.min(
@@ -192,7 +192,7 @@ final class RunEngine {
       if (sender != null) {
         sender.shutdownNow();
       }
-      clientMonitor.stop();
+      stopClientMonitor();
     }
     List<RequestRecord> all;
     synchronized (this) {
@@ -214,7 +214,7 @@ final class RunEngine {
     ScheduleStats scheduleStats = retainRecords ? ScheduleStats.of(all, requested) : streamingSchedule.result(requested);
     RunResult result = new RunResult(all, retainRecords, startedAt, origin, lastEndNanos, target.toString(), load,
         params, workload.distinctPrompts(), RunEnvironment.current(virtualThreads), scheduleStats,
-        trajectory, clientMonitor.health(scheduleStats, load, healthThresholds));
+        trajectory, clientMonitor().health(scheduleStats, load, healthThresholds));
     listeners.runFinished(result);
     return result;
   }
@@ -644,6 +644,9 @@ final class RunEngine {
       return null;
     }
     long intendedOffset = issuedRequest.intended - origin;
+    if (!measuredBegun.get() && !load.isWarmup(index, intendedOffset)) {
+      measuredRequestBegins();
+    }
     Cancellation cancellation = new Cancellation();
     TokenTimeline timeline = TokenTimeline.builder(clock).index(index).requestId(request.id())
         .tags(spec.prompt().tags()).warmup(load.isWarmup(index, intendedOffset))
@@ -848,6 +851,51 @@ final class RunEngine {
 
   /** The limits the run's client health is judged by (the defaults unless the benchmark set others). */
   private HealthThresholds healthThresholds = HealthThresholds.defaults();
+  /** Judges the client; replaced once when the first measured request begins after a warmup. */
+  private ClientHealthMonitor clientMonitor;
+  private final java.util.concurrent.atomic.AtomicBoolean measuredBegun = new java.util.concurrent.atomic.AtomicBoolean();
+
+  private ClientHealthMonitor newClientMonitor() {
+    return ClientHealthMonitor.builder().probes(target.healthProbes()).start();
+  }
+
+  private boolean monitorStopped;
+
+  private synchronized ClientHealthMonitor clientMonitor() {
+    return clientMonitor;
+  }
+
+  /** Stops the monitor for good: no later request swaps in a fresh one. */
+  private void stopClientMonitor() {
+    ClientHealthMonitor m;
+    synchronized (this) {
+      monitorStopped = true;
+      m = clientMonitor;
+    }
+    m.stop();
+  }
+
+  /**
+   * The client's health is judged over the measured part of the run, as its statistics are: the
+   * warmup is there to absorb class loading, JIT compilation and connection set-up, whose stalls
+   * (a cold I/O thread can stall 150 ms) would otherwise mark a sound run as client-bound. So the
+   * first measured request to begin after a warmup starts a fresh monitor.
+   */
+  private void measuredRequestBegins() {
+    if ((load.warmupRequests() > 0 || load.warmupTime().isPresent()) && measuredBegun.compareAndSet(false, true)) {
+      ClientHealthMonitor fresh = newClientMonitor();
+      ClientHealthMonitor old;
+      synchronized (this) {
+        if (monitorStopped) {
+          old = fresh; // the run is over: keep the figures it has
+        } else {
+          old = clientMonitor;
+          clientMonitor = fresh;
+        }
+      }
+      old.stop();
+    }
+  }
 
   RunEngine healthThresholds(HealthThresholds thresholds) {
     this.healthThresholds = thresholds;

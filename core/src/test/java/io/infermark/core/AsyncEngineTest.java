@@ -202,4 +202,57 @@ class AsyncEngineTest {
     assertThat(result.records().subList(3, 9)).allSatisfy(r ->
         assertThat(r.failure().orElseThrow().category()).isEqualTo(ErrorCategory.NOT_SENT));
   }
+
+  @Test
+  void theClientsHealthIsJudgedOverTheMeasuredPartOfARunNotItsWarmup() {
+    // A probe whose n-th measurement reports n ms of lateness, so the reading says which one was kept.
+    java.util.concurrent.atomic.AtomicInteger started = new java.util.concurrent.atomic.AtomicInteger();
+    io.infermark.core.health.Probe probe = new io.infermark.core.health.Probe() {
+      @Override
+      public String name() {
+        return "numbered";
+      }
+
+      @Override
+      public Measurement start() {
+        long n = started.incrementAndGet();
+        return () -> new io.infermark.core.health.LatencyStats(1, n * 1_000_000, n * 1_000_000, n * 1_000_000,
+            n * 1_000_000);
+      }
+    };
+    LoopTarget loop = new LoopTarget();
+    Target probed = new Target() {
+      @Override
+      public boolean isAsync() {
+        return true;
+      }
+
+      @Override
+      public void execute(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
+        throw new AssertionError("not called");
+      }
+
+      @Override
+      public void start(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
+        loop.start(request, observer, cancellation);
+      }
+
+      @Override
+      public List<io.infermark.core.health.Probe> healthProbes() {
+        return List.of(probe);
+      }
+    };
+
+    RunResult warmed = Benchmark.target(probed).prompts(PROMPT)
+        .load(LoadProfile.concurrency(2).requests(10).warmupRequests(4)).run();
+    assertThat(started.get()).isEqualTo(2); // the run's start, then the first measured request
+    assertThat(warmed.clientHealth().measurements().orElseThrow().probes().get(0).lateness().maxNanos())
+        .isEqualTo(2_000_000);
+
+    started.set(0);
+    RunResult cold = Benchmark.target(probed).prompts(PROMPT).load(LoadProfile.concurrency(2).requests(10)).run();
+    assertThat(started.get()).isEqualTo(1); // no warmup: the whole run is measured
+    assertThat(cold.clientHealth().measurements().orElseThrow().probes().get(0).lateness().maxNanos())
+        .isEqualTo(1_000_000);
+  }
 }
