@@ -14,9 +14,9 @@ import java.util.OptionalDouble;
  * (neither warmup nor cooldown) requests that were sent.
  *
  * @param requestedRate the configured mean rate in requests/s (open loop), if any
- * @param scheduledRate requests/s in the precomputed schedule: (n−1) / (last − first intended), 0 if n < 2
+ * @param scheduledRate requests/s in the precomputed schedule: (n−1) / (last − first intended), 0 if n &lt; 2
  * @param achievedRate requests/s actually sent, over the schedule's own span: (n−1) / (last send − first
- *     intended send), 0 if n < 2. Measured from the first intended time rather than the first actual
+ *     intended send), 0 if n &lt; 2. Measured from the first intended time rather than the first actual
  *     send, so a run whose first sends were late is not credited with over-delivery when it catches up
  * @param sent measured requests that were sent
  * @param notSent measured requests scheduled but never sent because the run ended first
@@ -72,7 +72,7 @@ public record ScheduleStats(OptionalDouble requestedRate, double scheduledRate, 
     return rate(sortedTimes.length, sortedTimes[0], sortedTimes[sortedTimes.length - 1]);
   }
 
-  /** Requests/s of {@code n} events from {@code first} to {@code last} ns: (n−1) / span, 0 if n < 2 or no span. */
+  /** Requests/s of {@code n} events from {@code first} to {@code last} ns: (n−1) / span, 0 if n &lt; 2 or no span. */
   static double rate(int n, long first, long last) {
     long span = last - first;
     return n < 2 || span <= 0 ? 0 : (n - 1) / (span / 1e9);

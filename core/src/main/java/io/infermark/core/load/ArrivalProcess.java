@@ -123,7 +123,7 @@ public interface ArrivalProcess {
    * {@code startRate + increment}, ...; arrivals even in intensity across step boundaries, none
    * after the last step.
    *
-   * @throws IllegalArgumentException if a step's rate would be negative, or steps < 1
+   * @throws IllegalArgumentException if a step's rate would be negative, or steps &lt; 1
    */
   static ArrivalProcess stairs(double startRate, double increment, int steps, Duration stepDuration) {
     if (steps < 1) {
