@@ -385,16 +385,22 @@ class OpenAiTargetTest {
   }
 
   @Test
-  void pooledConnectionIsReusedAndItsPhasesSaySo() {
-    server.enqueue(sse(STREAM));
-    server.enqueue(sse(STREAM));
+  void pooledConnectionsAreReusedAndThePhasesSaySo() {
+    for (int i = 0; i < 10; i++) {
+      server.enqueue(sse(STREAM));
+    }
     try (OpenAiTarget target = chat().build()) {
-      RequestRecord first = execute(target, request(GenerationParams.defaults()));
-      RequestRecord second = execute(target, request(GenerationParams.defaults()));
-      assertThat(first.phases().connectionReused()).isFalse();
-      assertThat(first.phases().connectNanos()).isPresent();
-      assertThat(second.phases().connectionReused()).isTrue();
-      assertThat(second.phases().connectNanos()).isEmpty();
+      List<RequestRecord> records = new java.util.ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        records.add(execute(target, request(GenerationParams.defaults())));
+      }
+      assertThat(records.get(0).phases().connectionReused()).isFalse();
+      // A request started the moment [DONE] arrived can beat the end of the HTTP message to the pool (the
+      // event-loop transport looks again after that read, but the end may come in a later one), so not
+      // every request reuses; each says truthfully whether it did.
+      assertThat(records).filteredOn(r -> r.phases().connectionReused()).isNotEmpty();
+      assertThat(records).allSatisfy(r ->
+          assertThat(r.phases().connectNanos().isPresent()).isEqualTo(!r.phases().connectionReused()));
     }
   }
 

@@ -215,12 +215,16 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   private void startDraining() {
     draining = true;
+    pool.drainingStarted(channel.eventLoop());
     drained = 0;
     drainTimer = channel.eventLoop().schedule(this::drainExpired, DRAIN_LIMIT_NANOS, TimeUnit.NANOSECONDS);
   }
 
   private void stopDraining() {
-    draining = false;
+    if (draining) {
+      draining = false;
+      pool.drainingEnded();
+    }
     if (drainTimer != null) {
       drainTimer.cancel(false);
       drainTimer = null;
@@ -233,6 +237,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
       LOG.debug("closing connection to {}: the response went on for 1 s after the consumer was done",
           pool.authority());
       draining = false;
+      pool.drainingEnded();
       close();
     }
   }

@@ -1,6 +1,8 @@
 package io.infermark.core.transport.netty;
 
 import io.infermark.core.transport.netty.NettyTransport.PoolKey;
+import io.netty.channel.EventLoop;
+import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,6 +21,9 @@ final class HostPool {
   private final String authority;
   private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
   private final AtomicInteger idleCount = new AtomicInteger();
+  /** Connections whose consumer was done before their response ended: they return to the pool soon. */
+  private final AtomicInteger draining = new AtomicInteger();
+  private volatile EventLoop drainingLoop;
 
   HostPool(NettyTransport transport, PoolKey key) {
     this.transport = transport;
@@ -51,6 +56,44 @@ final class HostPool {
       if (!c.claimIdle()) {
         continue; // expiry or the server's close got it first
       }
+      idleCount.decrementAndGet();
+      if (c.channel().isActive() && now - c.idleSince() < transport.keepAliveNanos()) {
+        return c;
+      }
+      c.close();
+    }
+    return null;
+  }
+
+  /** A connection on {@code loop} waits for the end of a response nobody reads any more. */
+  void drainingStarted(EventLoop loop) {
+    drainingLoop = loop;
+    draining.incrementAndGet();
+  }
+
+  /** A draining connection was released or closed. */
+  void drainingEnded() {
+    draining.decrementAndGet();
+  }
+
+  /**
+   * The I/O thread of a connection that is draining, if any: the end of its response usually sits in
+   * the same read as the stream's terminator, so a request that found no idle connection should look
+   * again on that thread, after the read, before it opens a new connection.
+   */
+  EventLoop drainingLoop() {
+    return draining.get() > 0 ? drainingLoop : null;
+  }
+
+  /** Like {@link #acquire()}, for a connection on {@code loop} only; called on {@code loop}. */
+  Connection acquireOn(EventLoop loop) {
+    long now = System.nanoTime();
+    for (Iterator<Connection> it = idle.descendingIterator(); it.hasNext(); ) {
+      Connection c = it.next();
+      if (c.channel().eventLoop() != loop || !c.claimIdle()) {
+        continue;
+      }
+      idle.remove(c);
       idleCount.decrementAndGet();
       if (c.channel().isActive() && now - c.idleSince() < transport.keepAliveNanos()) {
         return c;

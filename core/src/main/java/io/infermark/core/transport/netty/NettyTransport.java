@@ -182,10 +182,29 @@ public final class NettyTransport implements Transport {
       return;
     }
     Connection pooled = pool.acquire();
-    EventLoop loop = pooled != null ? pooled.channel().eventLoop() : group.next();
+    EventLoop draining = pooled == null ? pool.drainingLoop() : null;
+    EventLoop loop = pooled != null ? pooled.channel().eventLoop() : draining != null ? draining : group.next();
     Exchange exchange = new Exchange(this, pool, loop, request, handler, cancellation);
+    Runnable run;
+    if (pooled != null) {
+      run = () -> exchange.runPooled(pooled);
+    } else if (draining != null) {
+      // Sequential requests (a closed loop, a blocking caller) start as soon as the previous stream's
+      // terminator arrives, usually before the end of its HTTP message in the same read: look again
+      // after that read instead of opening a connection the pool would have had a moment later.
+      run = () -> {
+        Connection c = pool.acquireOn(draining);
+        if (c != null) {
+          exchange.runPooled(c);
+        } else {
+          exchange.runNew();
+        }
+      };
+    } else {
+      run = exchange::runNew;
+    }
     try {
-      loop.execute(pooled != null ? () -> exchange.runPooled(pooled) : exchange::runNew);
+      loop.execute(run);
     } catch (RejectedExecutionException e) {
       // close() raced with this call: the I/O threads no longer take work
       if (pooled != null) {
