@@ -49,6 +49,12 @@ class AsyncEngineTest {
     final AtomicInteger inFlight = new AtomicInteger();
     final AtomicInteger maxInFlight = new AtomicInteger();
     volatile long sendDelayNanos;
+    volatile List<io.infermark.core.health.Probe> probes = List.of();
+
+    @Override
+    public List<io.infermark.core.health.Probe> healthProbes() {
+      return probes;
+    }
 
     @Override
     public boolean isAsync() {
@@ -220,28 +226,8 @@ class AsyncEngineTest {
             n * 1_000_000);
       }
     };
-    LoopTarget loop = new LoopTarget();
-    Target probed = new Target() {
-      @Override
-      public boolean isAsync() {
-        return true;
-      }
-
-      @Override
-      public void execute(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
-        throw new AssertionError("not called");
-      }
-
-      @Override
-      public void start(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
-        loop.start(request, observer, cancellation);
-      }
-
-      @Override
-      public List<io.infermark.core.health.Probe> healthProbes() {
-        return List.of(probe);
-      }
-    };
+    LoopTarget probed = new LoopTarget();
+    probed.probes = List.of(probe);
 
     RunResult warmed = Benchmark.target(probed).prompts(PROMPT)
         .load(LoadProfile.concurrency(2).requests(10).warmupRequests(4)).run();

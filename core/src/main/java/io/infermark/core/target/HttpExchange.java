@@ -16,7 +16,6 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The protocol side of one HTTP exchange: turns what a transport reports into
@@ -41,7 +40,6 @@ final class HttpExchange implements ResponseHandler {
   private final StreamDialect dialect;
   private final BodyReader bodyReader;
   private final boolean stream;
-  private final Redactor redactor;
   private final int maxBodyBytes;
   private final StreamLimits limits;
   private final CountDownLatch ended = new CountDownLatch(1);
@@ -53,7 +51,6 @@ final class HttpExchange implements ResponseHandler {
     this.dialect = dialect;
     this.bodyReader = bodyReader;
     this.stream = stream;
-    this.redactor = redactor;
     this.maxBodyBytes = maxBodyBytes;
     this.limits = limits;
   }
@@ -104,11 +101,6 @@ final class HttpExchange implements ResponseHandler {
   /** Waits until the exchange has ended; for blocking calls on a non-blocking transport. */
   void await() throws InterruptedException {
     ended.await();
-  }
-
-  /** Waits at most {@code nanos}; true if the exchange ended. */
-  boolean await(long nanos) throws InterruptedException {
-    return ended.await(nanos, TimeUnit.NANOSECONDS);
   }
 
   private void ended() {

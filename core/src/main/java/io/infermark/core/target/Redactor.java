@@ -30,11 +30,6 @@ final class Redactor {
     this.secrets = secrets;
   }
 
-  /** Redacts nothing. */
-  static Redactor none() {
-    return NONE;
-  }
-
   /** Redacts the given secrets (longest first, so a key containing another is replaced whole). */
   static Redactor of(Collection<String> secrets) {
     List<String> kept = new ArrayList<>();
