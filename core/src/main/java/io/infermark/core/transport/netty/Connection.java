@@ -3,14 +3,11 @@ package io.infermark.core.transport.netty;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.DecoderResult;
-import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpObject;
-import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -23,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * whether the connection goes back to its {@link HostPool}, is drained first, or is closed. Every
  * field except {@code idle} is confined to the channel's I/O thread.
  */
-final class Connection extends ChannelInboundHandlerAdapter {
+final class Connection extends ChannelInboundHandlerAdapter implements ResponseParser.Listener {
 
   private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
   private static final AtomicIntegerFieldUpdater<Connection> IDLE =
@@ -31,7 +28,15 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private static final long DRAIN_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   private final HostPool pool;
-  private final Stamper stamper = new Stamper();
+  private static final int SCRATCH_BYTES = 16 * 1024;
+  private static final FastThreadLocal<byte[]> SCRATCH = new FastThreadLocal<>() {
+    @Override
+    protected byte[] initialValue() {
+      return new byte[SCRATCH_BYTES];
+    }
+  };
+
+  private final ResponseParser parser = new ResponseParser();
   private volatile Channel channel;
   private SslHandler ssl;
 
@@ -43,8 +48,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private long idleSince;
   private int idleGeneration;
 
-  /** Reading the body of a 1xx interim response, which is skipped. */
-  private boolean skippingInterim;
+  /** When the latest read of response bytes returned; every body byte of that read carries it. */
+  private long stamp;
+  /** Set when the connection is closing: whatever it still reads is dropped. */
+  private boolean stopped;
   /** The current response allows reuse (no {@code Connection: close}). */
   private boolean keepAlive;
   /** Discarding the rest of a response whose consumer is done. */
@@ -76,13 +83,9 @@ final class Connection extends ChannelInboundHandlerAdapter {
     this.ssl = handler;
   }
 
-  Stamper stamper() {
-    return stamper;
-  }
-
   /** The clock reading of the latest read of response bytes. */
   long readStamp() {
-    return stamper.stamp;
+    return stamp;
   }
 
   // ---- pool bookkeeping ----
@@ -117,99 +120,122 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof ByteBuf buf)) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
     try {
-      if (msg instanceof HttpObject o) {
-        DecoderResult result = o.decoderResult();
-        if (result.isFailure()) {
-          decodeFailed(result.cause());
-          return;
+      Exchange ex = exchange;
+      if (ex != null) {
+        long t = ex.clock.nanoTime();
+        stamp = t;
+        ex.bytesRead(t);
+      }
+      int len = buf.readableBytes();
+      if (buf.hasArray()) {
+        parser.feed(buf.array(), buf.arrayOffset() + buf.readerIndex(), len, this);
+      } else {
+        byte[] scratch = SCRATCH.get();
+        int at = buf.readerIndex();
+        while (len > 0 && !stopped) {
+          int n = Math.min(len, scratch.length);
+          buf.getBytes(at, scratch, 0, n);
+          parser.feed(scratch, 0, n, this);
+          at += n;
+          len -= n;
         }
       }
-      if (msg instanceof HttpResponse r) {
-        onHead(r);
-      }
-      if (msg instanceof HttpContent c) {
-        onContent(c);
-      }
+    } catch (ResponseParser.Malformed e) {
+      decodeFailed(e);
     } finally {
-      ReferenceCountUtil.release(msg);
+      buf.release();
     }
   }
 
-  private void onHead(HttpResponse r) {
+  @Override
+  public int onHead(ResponseParser.Head head) {
     Exchange ex = exchange;
     if (ex == null || ex.hasResponse()) {
       LOG.debug("closing connection to {}: a response nobody asked for", pool.authority());
-      close();
-      return;
+      stop();
+      return ResponseParser.STOP;
     }
-    int code = r.status().code();
-    if (code >= 100 && code < 200 && code != 101) {
-      skippingInterim = true;
-      return;
+    ex.onHead(head.status, head, stamp);
+    if (exchange != ex) { // the exchange failed in onResponse: the connection is closing
+      stop();
+      return ResponseParser.STOP;
     }
-    keepAlive = HttpUtil.isKeepAlive(r);
-    ex.onHead(code, r.headers(), stamper.stamp);
+    return ex.isHeadRequest() ? ResponseParser.NO_BODY : ResponseParser.BODY;
   }
 
-  private void onContent(HttpContent c) {
-    boolean last = c instanceof LastHttpContent;
-    if (skippingInterim) {
-      skippingInterim = !last;
-      return;
-    }
+  @Override
+  public boolean onBody(byte[] bytes, int offset, int length) {
     Exchange ex = exchange;
     if (ex != null && ex.hasResponse()) {
-      long t = stamper.stamp;
-      int outcome = ex.deliver(c.content(), t);
+      int outcome = ex.deliver(bytes, offset, length, stamp);
       if (outcome == Exchange.FAILED) {
-        return;
+        stop();
+        return false;
       }
       if (outcome == Exchange.DONE) {
-        if (last) {
-          releaseOrClose();
-        } else {
-          startDraining();
-        }
-        return;
+        startDraining();
       }
-      if (last) {
-        ex.markEnded();
-        releaseOrClose();
-        ex.reportEnd(t);
-      }
-      return;
+      return true;
     }
     if (draining) {
-      drained += c.content().readableBytes();
-      if (last) {
-        stopDraining();
-        releaseOrClose();
-      } else if (drained > NettyTransport.DRAIN_LIMIT_BYTES) {
+      drained += length;
+      if (drained > NettyTransport.DRAIN_LIMIT_BYTES) {
         LOG.debug("closing connection to {}: more than {} bytes after the consumer was done", pool.authority(),
             NettyTransport.DRAIN_LIMIT_BYTES);
         stopDraining();
-        close();
+        stop();
+        return false;
       }
-      return;
+      return true;
     }
-    // content of a response whose exchange has already failed (its channel is closing) or that nobody asked for
+    // body of a response whose exchange has already failed (its channel is closing) or that nobody asked for
+    stop();
+    return false;
+  }
+
+  @Override
+  public boolean onEnd(boolean reusable) {
+    keepAlive = reusable;
+    Exchange ex = exchange;
+    if (ex != null && ex.hasResponse()) {
+      long t = stamp;
+      ex.markEnded();
+      releaseOrClose();
+      ex.reportEnd(t);
+    } else if (draining) {
+      stopDraining();
+      releaseOrClose();
+    } else {
+      stop();
+      return false;
+    }
+    return !stopped;
+  }
+
+  /** Stops reading: the rest of what was read is dropped and the connection closes. */
+  private void stop() {
+    stopped = true;
     close();
   }
 
-  private void decodeFailed(Throwable cause) {
+  private void decodeFailed(ResponseParser.Malformed cause) {
     Exchange ex = exchange;
     if (ex != null) {
       ex.decodeFailed(this, cause);
     }
-    close();
+    stop();
   }
 
   private void releaseOrClose() {
     if (keepAlive && channel.isActive() && !pool.transport().isClosed()) {
       pool.release(this);
     } else {
-      close();
+      stop();
     }
   }
 
@@ -245,6 +271,16 @@ final class Connection extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     pool.dropIfIdle(this);
+    if (!stopped) {
+      try {
+        parser.inputClosed(this); // ends a response whose body runs until the close
+      } catch (ResponseParser.Malformed e) {
+        Exchange ex = exchange;
+        if (ex != null) {
+          ex.connectionLost(this, new PrematureChannelClosureException(e.getMessage()));
+        }
+      }
+    }
     stopDraining();
     Exchange ex = exchange;
     if (ex != null) {
@@ -267,25 +303,5 @@ final class Connection extends ChannelInboundHandlerAdapter {
   @Override
   public String toString() {
     return "Connection[" + pool.authority() + (channel == null ? "" : ", " + channel.id()) + "]";
-  }
-
-  /**
-   * Sits before the HTTP decoder (after TLS) and reads the clock once per read of response bytes:
-   * every message decoded from that read carries this stamp, and the read timeout only sees a field
-   * write.
-   */
-  final class Stamper extends ChannelInboundHandlerAdapter {
-    long stamp;
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      Exchange ex = exchange;
-      if (ex != null) {
-        long t = ex.clock.nanoTime();
-        stamp = t;
-        ex.bytesRead(t);
-      }
-      ctx.fireChannelRead(msg);
-    }
   }
 }

@@ -9,7 +9,6 @@ import io.infermark.core.target.Cancellation;
 import io.infermark.core.transport.BodyConsumer;
 import io.infermark.core.transport.OutboundRequest;
 import io.infermark.core.transport.ResponseHandler;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -24,7 +23,6 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.util.NetUtil;
-import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
@@ -50,13 +48,6 @@ final class Exchange implements Runnable {
   static final int FAILED = 2;
 
   private static final Logger LOG = LoggerFactory.getLogger(Exchange.class);
-  private static final int SCRATCH_BYTES = 16 * 1024;
-  private static final FastThreadLocal<byte[]> SCRATCH = new FastThreadLocal<>() {
-    @Override
-    protected byte[] initialValue() {
-      return new byte[SCRATCH_BYTES];
-    }
-  };
 
   private final NettyTransport transport;
   private final HostPool pool;
@@ -354,7 +345,12 @@ final class Exchange implements Runnable {
     return consumer != null;
   }
 
-  void onHead(int status, HttpHeaders headers, long t) {
+  /** Whether the request was a {@code HEAD}, whose response has no body whatever its headers say. */
+  boolean isHeadRequest() {
+    return "HEAD".equals(request.method());
+  }
+
+  void onHead(int status, ResponseParser.Head headers, long t) {
     if (!phase(Phase.RESPONSE_HEADERS_END, t)) {
       return;
     }
@@ -373,30 +369,16 @@ final class Exchange implements Runnable {
   }
 
   /**
-   * Hands {@code buf}'s readable bytes to the consumer, in scratch-sized pieces when the buffer has
-   * no array of its own. Returns {@link #DONE} when the consumer is done (the exchange is then
-   * ended and detached), {@link #FAILED} when it threw (the connection is then closing).
+   * Hands body bytes to the consumer. Returns {@link #DONE} when the consumer is done (the exchange is
+   * then ended and detached), {@link #FAILED} when it threw (the exchange has failed).
    */
-  int deliver(ByteBuf buf, long t) {
-    int len = buf.readableBytes();
-    if (len == 0) {
+  int deliver(byte[] bytes, int offset, int length, long t) {
+    if (length == 0) {
       return MORE;
     }
-    boolean enough = false;
+    boolean enough;
     try {
-      if (buf.hasArray()) {
-        enough = consumer.onBytes(buf.array(), buf.arrayOffset() + buf.readerIndex(), len, t);
-      } else {
-        byte[] scratch = SCRATCH.get();
-        int at = buf.readerIndex();
-        while (len > 0 && !enough) {
-          int n = Math.min(len, scratch.length);
-          buf.getBytes(at, scratch, 0, n);
-          enough = consumer.onBytes(scratch, 0, n, t);
-          at += n;
-          len -= n;
-        }
-      }
+      enough = consumer.onBytes(bytes, offset, length, t);
     } catch (Throwable e) {
       hostThrew("onBytes", e);
       return FAILED;
