@@ -45,7 +45,9 @@ import java.util.concurrent.locks.LockSupport;
  * stream that got a token in a step. One client thread reads every connection through one selector
  * (an event-loop client, as vLLM's aiohttp or infermark's Netty transport). It prints the writing
  * thread's CPU per chunk (user and system, from {@code ThreadMXBean}), which includes the loopback
- * receive path the kernel runs in the writer's context.
+ * receive path the kernel runs in the writer's context, and the reading thread's CPU per chunk read:
+ * together, the floor a client and a server on this machine cannot go under when every streamed token
+ * travels in its own TCP segment (each token a {@code write} on one side and a {@code read} on the other).
  *
  * <ul>
  *   <li>{@code jdk-nio}: a platform thread parks until each tick and calls
@@ -116,6 +118,8 @@ public final class SimulatorWriteCost {
     final Selector selector = Selector.open();
     final List<java.nio.channels.SocketChannel> channels = new ArrayList<>();
     final AtomicLong bytesRead = new AtomicLong();
+    /** Reads that returned bytes: the chunks this one thread noticed and read. */
+    final AtomicLong reads = new AtomicLong();
     final Thread thread = new Thread(this::loop, "client-reader");
     volatile boolean closed;
 
@@ -141,6 +145,7 @@ public final class SimulatorWriteCost {
               int n = ((java.nio.channels.SocketChannel) key.channel()).read(buf);
               if (n > 0) {
                 bytesRead.addAndGet(n);
+                reads.incrementAndGet();
               } else if (n < 0) {
                 key.cancel();
               }
@@ -193,6 +198,8 @@ public final class SimulatorWriteCost {
         acceptor.join();
         AtomicLong writes = new AtomicLong();
         long[] cpu = new long[4];
+        long[] readerCpu = new long[5];
+        long readerId = reader.thread.getId();
         long tick = Math.round(tickMillis * 1e6);
         Thread writer = new Thread(() -> {
           ThreadMXBean mx = ManagementFactory.getThreadMXBean();
@@ -208,11 +215,17 @@ public final class SimulatorWriteCost {
               measuring = true;
               cpu[0] = mx.getCurrentThreadCpuTime();
               cpu[1] = mx.getCurrentThreadUserTime();
+              readerCpu[0] = mx.getThreadCpuTime(readerId);
+              readerCpu[1] = mx.getThreadUserTime(readerId);
+              readerCpu[4] = reader.reads.get();
               writes.set(0);
             }
             if (now - end >= 0) {
               cpu[2] = mx.getCurrentThreadCpuTime();
               cpu[3] = mx.getCurrentThreadUserTime();
+              readerCpu[2] = mx.getThreadCpuTime(readerId);
+              readerCpu[3] = mx.getThreadUserTime(readerId);
+              readerCpu[4] = reader.reads.get() - readerCpu[4];
               return;
             }
             for (java.nio.channels.SocketChannel c : accepted) {
@@ -234,6 +247,7 @@ public final class SimulatorWriteCost {
         writer.start();
         writer.join();
         print("jdk-nio", writes.get(), cpu[2] - cpu[0], cpu[3] - cpu[1], seconds);
+        printReader(writes.get(), readerCpu[4], readerCpu[2] - readerCpu[0], readerCpu[3] - readerCpu[1]);
       } finally {
         for (java.nio.channels.SocketChannel c : accepted) {
           c.close();
@@ -283,13 +297,21 @@ public final class SimulatorWriteCost {
         Thread.sleep(3_000);
         long cpu0 = mx.getThreadCpuTime(loopThread[0]);
         long user0 = mx.getThreadUserTime(loopThread[0]);
+        long readerId = reader.thread.getId();
+        long readerCpu0 = mx.getThreadCpuTime(readerId);
+        long readerUser0 = mx.getThreadUserTime(readerId);
+        long reads0 = reader.reads.get();
         writes.set(0);
         Thread.sleep(TimeUnit.SECONDS.toMillis(seconds));
         long cpu = mx.getThreadCpuTime(loopThread[0]) - cpu0;
         long user = mx.getThreadUserTime(loopThread[0]) - user0;
+        long readerCpu = mx.getThreadCpuTime(readerId) - readerCpu0;
+        long readerUser = mx.getThreadUserTime(readerId) - readerUser0;
+        long reads = reader.reads.get() - reads0;
         long n = writes.get();
         task.cancel(false);
         print(name, n, cpu, user, seconds);
+        printReader(n, reads, readerCpu, readerUser);
       } finally {
         server.close().sync();
         for (Channel c : accepted) {
@@ -305,6 +327,19 @@ public final class SimulatorWriteCost {
     System.out.printf(Locale.ROOT, "%-12s %,10d writes (%,.0f/s): writer CPU %.2f us per chunk (user %.2f, system %.2f)"
         + "%n", name, writes, writes / (double) seconds, cpuNanos / 1e3 / Math.max(1, writes),
         userNanos / 1e3 / Math.max(1, writes), (cpuNanos - userNanos) / 1e3 / Math.max(1, writes));
+  }
+
+  /**
+   * The reading side: one thread, a selector and a read into one reused direct buffer per ready
+   * socket, nothing else. Its CPU per chunk is the floor under any client's cost per streamed token on
+   * this machine when each token arrives in its own segment: the kernel's share (system time) cannot be
+   * parsed or allocated away.
+   */
+  private static void printReader(long chunks, long reads, long cpuNanos, long userNanos) {
+    System.out.printf(Locale.ROOT, "%-12s %,10d reads: bare selector reader CPU %.2f us per chunk (user %.2f, "
+        + "system %.2f), %.2f us per read%n", "", reads, cpuNanos / 1e3 / Math.max(1, chunks),
+        userNanos / 1e3 / Math.max(1, chunks), (cpuNanos - userNanos) / 1e3 / Math.max(1, chunks),
+        cpuNanos / 1e3 / Math.max(1, reads));
   }
 
   private static String loadAverage() {
