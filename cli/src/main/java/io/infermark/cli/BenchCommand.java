@@ -75,6 +75,10 @@ final class BenchCommand implements Callable<Integer> {
       description = "Requests sent first and left out of every statistic (default: ${DEFAULT-VALUE}).")
   int warmupRequests;
 
+  @Option(names = "--skip-test-request",
+      description = "Do not send the initial test request (vLLM sends one before the run, uncounted; so do we).")
+  boolean skipTestRequest;
+
   @Mixin
   SloOptions slo = new SloOptions();
 
@@ -147,6 +151,11 @@ final class BenchCommand implements Callable<Integer> {
     RunResult result;
     try (Target t = target.build()) {
       Benchmark b = Benchmark.target(t).workload(prompts).params(workload.params()).load(load).captureText(saveTexts);
+      if (!skipTestRequest) {
+        testRequest(b);
+        out.println("Initial test request completed. Starting the run...");
+        out.flush();
+      }
       Optional<LiveProgress> live = progressListener(err);
       if (live.isPresent()) {
         b = b.listener(live.get());
@@ -171,6 +180,19 @@ final class BenchCommand implements Callable<Integer> {
       return Infermark.GATE_FAILED;
     }
     return Infermark.OK;
+  }
+
+  /**
+   * One request before the run, as vLLM's client sends: it fails fast, with the server's answer, when
+   * the URL, model or flags are wrong, and it warms the connection and the JIT up. It is not counted.
+   */
+  private static void testRequest(Benchmark b) {
+    RunResult test = b.load(LoadProfile.concurrency(1).requests(1)).run();
+    Optional<RequestRecord> failed = test.records().stream().filter(r -> !r.succeeded()).findFirst();
+    if (failed.isPresent()) {
+      throw new CliException(Infermark.FAILED, "the initial test request failed, check --base-url/--url, --endpoint "
+          + "and --model: " + failed.get().failure().map(Object::toString).orElse("no token received"));
+    }
   }
 
   static double parseRate(String text) {
