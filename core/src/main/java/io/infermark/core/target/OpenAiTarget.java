@@ -141,6 +141,11 @@ public final class OpenAiTarget implements Target {
     return OutboundRequest.redactedUrl(url);
   }
 
+  /** The model name sent in every request. */
+  public String model() {
+    return model;
+  }
+
   /** The endpoint this target calls. */
   public Endpoint endpoint() {
     return endpoint;

@@ -9,8 +9,9 @@ import java.util.List;
  * later version renames something, a new constant here switches every name at once
  * ({@code GenAiTelemetry.builder().conventions(...)}).
  *
- * <p>{@link #V1_38} follows the GenAI client metrics and spans of the OpenTelemetry semantic
- * conventions (<a href="https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-metrics/">gen-ai-metrics</a>,
+ * <p>{@link #V1_41} follows the GenAI client metrics and spans of the OpenTelemetry semantic
+ * conventions 1.41, the first release with the two client chunk metrics
+ * (<a href="https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-metrics/">gen-ai-metrics</a>,
  * <a href="https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/">gen-ai-spans</a>):
  * <ul>
  *   <li>{@code gen_ai.client.operation.duration}, unit {@code s}, buckets
@@ -18,22 +19,22 @@ import java.util.List;
  *   <li>{@code gen_ai.client.token.usage}, unit {@code {token}}, buckets
  *       [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864],
  *       with {@code gen_ai.token.type} = {@code input} or {@code output};
- *   <li>{@code gen_ai.client.operation.time_to_first_chunk}, unit {@code s}, buckets
- *       [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0]
- *       (the spec's time-to-first-token advice);
- *   <li>{@code gen_ai.client.operation.time_per_output_chunk}, unit {@code s}, buckets
- *       [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5]
- *       (the spec's time-per-output-token advice).
+ *   <li>{@code gen_ai.client.operation.time_to_first_chunk} and
+ *       {@code gen_ai.client.operation.time_per_output_chunk}, unit {@code s}, each with the
+ *       operation-duration buckets above, as 1.41 advises for both (the server TTFT/TPOT
+ *       advice, finer below 0.1 s, belongs to the {@code gen_ai.server.*} metrics).
  * </ul>
+ * Every metric carries {@code gen_ai.provider.name} and {@code gen_ai.operation.name} (both
+ * Required in 1.41), {@code gen_ai.request.model}, {@code server.address} and {@code server.port}.
  */
 public enum GenAiConventions {
 
-  /** The GenAI conventions with the client chunk metrics (semantic conventions 1.38, development status). */
-  V1_38;
+  /** The GenAI conventions with the client chunk metrics (semantic conventions 1.41, development status). */
+  V1_41;
 
   /** The conventions {@link GenAiTelemetry} uses unless told otherwise. */
   public static GenAiConventions latest() {
-    return V1_38;
+    return V1_41;
   }
 
   /** Name of the operation-duration histogram. */
@@ -79,12 +80,12 @@ public enum GenAiConventions {
 
   /** Bucket advice of {@link #timeToFirstChunk()}, in seconds. */
   public List<Double> timeToFirstChunkBuckets() {
-    return List.of(0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0);
+    return operationDurationBuckets();
   }
 
   /** Bucket advice of {@link #timePerOutputChunk()}, in seconds. */
   public List<Double> timePerOutputChunkBuckets() {
-    return List.of(0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5);
+    return operationDurationBuckets();
   }
 
   /** {@code gen_ai.operation.name}: {@code chat}, {@code text_completion}, ... */

@@ -6,6 +6,7 @@ import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.target.OpenAiTarget;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.InferenceRequest;
 import io.opentelemetry.api.GlobalOpenTelemetry;
@@ -55,9 +56,11 @@ import java.util.concurrent.TimeUnit;
  *       token-bearing chunks (infermark's ITL), seconds;
  *   <li>each {@link HistogramMapping}'s value.
  * </ul>
- * Every metric carries {@code gen_ai.operation.name}, {@code gen_ai.provider.name},
- * {@code gen_ai.request.model}, {@code server.address} and {@code server.port} as configured (unset
- * ones are left out). {@code error.type} is the HTTP status code for {@code HTTP_STATUS} failures
+ * Every metric carries {@code gen_ai.operation.name}, {@code gen_ai.provider.name} (Required by the
+ * conventions: {@code openai} by default, the API infermark's target speaks; name the real provider
+ * with {@link Builder#provider}), {@code gen_ai.request.model}, {@code server.address} and
+ * {@code server.port} as configured, or taken from an {@link OpenAiTarget} with {@link Builder#target}
+ * (unset ones are left out). {@code error.type} is the HTTP status code for {@code HTTP_STATUS} failures
  * ({@code "503"}) and the lower-case {@link ErrorCategory} otherwise ({@code "timeout"}).
  *
  * <p>The span ({@code {operation} {model}}, kind CLIENT) starts in {@link #beforeSend} and ends at the
@@ -65,7 +68,8 @@ import java.util.concurrent.TimeUnit;
  * {@link RunStart#startedAt()} and {@link RunStart#originNanos()}. It carries the attributes above plus
  * {@code gen_ai.usage.input_tokens}, {@code gen_ai.usage.output_tokens},
  * {@code gen_ai.response.time_to_first_chunk} and {@code gen_ai.response.finish_reasons}; a failed
- * request sets the span status to ERROR. Warmup requests get spans (the server saw them) but no metrics.
+ * request sets the span status to ERROR and {@code error.type}, and carries no usage attributes (its
+ * token counts are not the server's). Warmup requests get spans (the server saw them) but no metrics.
  *
  * <p>Nothing here reads prompts, outputs or header values, so no content or secret reaches telemetry.
  */
@@ -230,8 +234,10 @@ public final class GenAiTelemetry implements RunListener {
   }
 
   private void endSpan(Span span, RequestRecord r) {
-    span.setAttribute(conventions.usageOutputTokens(), (long) r.outputTokens());
-    r.usage().promptTokens().ifPresent(n -> span.setAttribute(conventions.usageInputTokens(), (long) n));
+    if (r.succeeded()) {
+      span.setAttribute(conventions.usageOutputTokens(), (long) r.outputTokens());
+      r.usage().promptTokens().ifPresent(n -> span.setAttribute(conventions.usageInputTokens(), (long) n));
+    }
     r.chunks().firstTokenOffsetNanos().ifPresent(t -> span.setAttribute(conventions.responseTimeToFirstChunk(),
         t / 1e9));
     r.finishReason().ifPresent(f -> span.setAttribute(conventions.responseFinishReasons(), List.of(f)));
@@ -270,7 +276,7 @@ public final class GenAiTelemetry implements RunListener {
     private final OpenTelemetry openTelemetry;
     private GenAiConventions conventions = GenAiConventions.latest();
     private String operation = "chat";
-    private String provider = "";
+    private String provider = "openai";
     private String model = "";
     private String serverAddress = "";
     private int serverPort;
@@ -292,7 +298,7 @@ public final class GenAiTelemetry implements RunListener {
       return this;
     }
 
-    /** {@code gen_ai.provider.name}, e.g. {@code openai}; unset by default. */
+    /** {@code gen_ai.provider.name}, e.g. {@code openai} (the default), {@code aws.bedrock}, or a custom name. */
     public Builder provider(String provider) {
       this.provider = nonBlank(provider, "provider");
       return this;
@@ -315,6 +321,20 @@ public final class GenAiTelemetry implements RunListener {
         throw new IllegalArgumentException("port must be in [1, 65535], was " + port);
       }
       this.serverPort = port;
+      return this;
+    }
+
+    /**
+     * Takes {@code gen_ai.request.model}, {@code server.address}, {@code server.port} and the operation
+     * ({@code chat} or {@code text_completion}) from the target; the port is the URL's, or 80/443 by scheme.
+     */
+    public Builder target(OpenAiTarget target) {
+      Objects.requireNonNull(target, "target");
+      java.net.URI uri = java.net.URI.create(target.url());
+      model(target.model());
+      int port = uri.getPort() > 0 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
+      server(uri.getHost(), port);
+      operation(target.endpoint() == OpenAiTarget.Endpoint.CHAT ? "chat" : "text_completion");
       return this;
     }
 

@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
 class GenAiTelemetryTest {
 
   private static final long ORIGIN = 5_000_000_000L;
-  private static final GenAiConventions C = GenAiConventions.V1_38;
+  private static final GenAiConventions C = GenAiConventions.V1_41;
 
   private InMemoryMetricReader metrics;
   private InMemorySpanExporter spans;
@@ -142,12 +142,14 @@ class GenAiTelemetryTest {
         .iterator().next();
     assertThat(first.getCount()).isEqualTo(1);
     assertThat(first.getSum()).isCloseTo(0.010, within(1e-12)); // the role chunk at 2 ms does not count
-    assertThat(first.getBoundaries()).startsWith(0.001, 0.005).endsWith(10.0);
+    // semconv 1.41 advises the operation-duration buckets for both chunk metrics.
+    assertThat(first.getBoundaries()).containsExactlyElementsOf(C.operationDurationBuckets()).startsWith(0.01, 0.02)
+        .endsWith(81.92);
     HistogramPointData per = metric("gen_ai.client.operation.time_per_output_chunk").getHistogramData().getPoints()
         .iterator().next();
     assertThat(per.getCount()).isEqualTo(2);
     assertThat(per.getSum()).isCloseTo(0.020, within(1e-12));
-    assertThat(per.getBoundaries()).startsWith(0.01, 0.025).endsWith(2.5);
+    assertThat(per.getBoundaries()).containsExactlyElementsOf(C.operationDurationBuckets());
   }
 
   @Test
@@ -173,6 +175,8 @@ class GenAiTelemetryTest {
     SpanData failed = finished.stream().filter(s -> s.getStatus().getStatusCode() == StatusCode.ERROR).findFirst()
         .orElseThrow();
     assertThat(failed.getAttributes().get(C.errorType())).isEqualTo("503");
+    assertThat(failed.getAttributes().get(C.usageOutputTokens())).isNull();
+    assertThat(failed.getAttributes().get(C.usageInputTokens())).isNull();
     assertThat(sent.get(1).id()).isEqualTo("req-1");
     assertThat(sent.get(1).prompt()).isEqualTo(Prompt.user("hello"));
   }
@@ -203,6 +207,20 @@ class GenAiTelemetryTest {
         .mapToLong(HistogramPointData::getCount).sum();
     assertThat(durations).isEqualTo(2);
     assertThat(spans.getFinishedSpanItems()).hasSize(3);
+  }
+
+  @Test
+  void modelHostPortAndOperationComeFromTheTargetAndTheProviderDefaultsToOpenai() {
+    try (io.infermark.core.target.OpenAiTarget target = io.infermark.core.target.OpenAiTarget
+        .completions("http://inference.example:8123/v1", "m2").build()) {
+      drive(GenAiTelemetry.builder(sdk).target(target).build());
+    }
+    HistogramPointData p = metric("gen_ai.client.operation.duration").getHistogramData().getPoints().iterator().next();
+    assertThat(p.getAttributes().get(C.providerName())).isEqualTo("openai");
+    assertThat(p.getAttributes().get(C.requestModel())).isEqualTo("m2");
+    assertThat(p.getAttributes().get(C.serverAddress())).isEqualTo("inference.example");
+    assertThat(p.getAttributes().get(C.serverPort())).isEqualTo(8123L);
+    assertThat(p.getAttributes().get(C.operationName())).isEqualTo("text_completion");
   }
 
   @Test

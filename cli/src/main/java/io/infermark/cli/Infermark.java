@@ -1,0 +1,104 @@
+package io.infermark.cli;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import io.infermark.testkit.simulator.SimulatorMain;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code infermark} command: {@code bench} an endpoint with {@code vllm bench serve}'s flags,
+ * {@code sweep} load levels and find the knee, search the {@code capacity} that meets an SLO, run
+ * the simulator ({@code sim}), render or compare reports ({@code report}) and {@code explain} why P99
+ * moved between two runs.
+ *
+ * <p>Exit codes: {@link #OK} when the run was measured and every gate passed, {@link #GATE_FAILED}
+ * when an SLO or goodput gate failed (so CI can gate on it), {@link #USAGE} for a bad command line and
+ * {@link #FAILED} when the command could not do its job (unreachable server, every request failed,
+ * unreadable file).
+ */
+@Command(name = "infermark", mixinStandardHelpOptions = true, versionProvider = Infermark.Version.class,
+    description = "Benchmark LLM inference services: token-level timings, honest statistics, explanations.",
+    subcommands = {BenchCommand.class, SweepCommand.class, CapacityCommand.class, SimCommand.class,
+        ReportCommand.class, ExplainCommand.class, CommandLine.HelpCommand.class},
+    footer = {"", "Exit codes: 0 ok, 1 an SLO or goodput gate failed, 2 bad command line, 3 the command failed."})
+public final class Infermark implements Runnable {
+
+  /** Everything measured, every gate passed. */
+  public static final int OK = 0;
+  /** An SLO or goodput gate failed. */
+  public static final int GATE_FAILED = 1;
+  /** The command line was wrong. */
+  public static final int USAGE = 2;
+  /** The command could not do its job. */
+  public static final int FAILED = 3;
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  /** Runs the command line and exits with its code. */
+  public static void main(String[] args) {
+    PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
+    PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
+    System.exit(run(out, err, args));
+  }
+
+  /**
+   * Runs a command line, writing to the given streams, and returns its exit code; never calls
+   * {@code System.exit}, so tests and host applications can call it.
+   */
+  public static int run(PrintWriter out, PrintWriter err, String... args) {
+    CommandLine cl = commandLine(out, err);
+    return cl.execute(args);
+  }
+
+  /** The configured picocli command line (its output and error streams set). */
+  static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+    CommandLine cl = new CommandLine(new Infermark());
+    cl.setOut(out);
+    cl.setErr(err);
+    cl.setCaseInsensitiveEnumValuesAllowed(true);
+    cl.getSubcommands().get("sim").getCommandSpec().usageMessage()
+        .footer("", "Simulator options:", SimulatorMain.USAGE.replace("%", "%%"));
+    cl.setExitCodeExceptionMapper(e -> e instanceof CommandLine.ParameterException ? USAGE : FAILED);
+    cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+      Throwable cause = e;
+      if (cause instanceof CliException ce) {
+        commandLine.getErr().println("infermark " + commandLine.getCommandName() + ": " + ce.getMessage());
+        return ce.exitCode();
+      }
+      if (cause instanceof IllegalArgumentException || cause instanceof java.io.UncheckedIOException
+          || cause instanceof IllegalStateException) {
+        commandLine.getErr().println("infermark " + commandLine.getCommandName() + ": " + cause.getMessage());
+        return cause instanceof IllegalArgumentException ? USAGE : FAILED;
+      }
+      commandLine.getErr().println("infermark " + commandLine.getCommandName() + " failed: " + cause);
+      return FAILED;
+    });
+    cl.setParameterExceptionHandler((ex, args) -> {
+      CommandLine c = ex.getCommandLine();
+      c.getErr().println("infermark " + c.getCommandName() + ": " + ex.getMessage());
+      if (!CommandLine.UnmatchedArgumentException.printSuggestions(ex, c.getErr())) {
+        c.getErr().println("Try 'infermark " + (c.getCommandName().equals("infermark") ? "" : c.getCommandName() + " ")
+            + "--help' for the options.");
+      }
+      return USAGE;
+    });
+    return cl;
+  }
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(),
+        "a command is needed: bench, sweep, capacity, sim, report or explain");
+  }
+
+  /** The version from the jar's manifest (or "development" when run from classes). */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = Infermark.class.getPackage().getImplementationVersion();
+      return new String[] {"infermark " + (v == null ? "development build" : v)};
+    }
+  }
+}

@@ -1,0 +1,159 @@
+package io.infermark.cli;
+
+import io.infermark.core.Clock;
+import io.infermark.core.RunListener;
+import io.infermark.core.RunResult;
+import io.infermark.core.RunStart;
+import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.health.HealthThresholds;
+import io.infermark.core.request.InferenceRequest;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The bench command's progress: requests done of planned, completion rate, requests in flight, TTFT
+ * P50/P99 so far, ETA and a live client-health hint from the send lag. On a terminal the line is
+ * rewritten in place ({@code \r}) every 250 ms; otherwise a plain log line is printed every 10 s.
+ * Updates are driven by records arriving and timed on the run's clock; a final line follows the run.
+ *
+ * <p>The client hint judges the send lag (actual minus intended send) P99 against the default health
+ * thresholds (1 ms degraded, 10 ms behind); the run's full verdict (hiccups, CPU, GC) is printed with
+ * the summary.
+ */
+final class LiveProgress implements RunListener {
+
+  private final PrintWriter out;
+  private final boolean terminal;
+  private final long refreshNanos;
+  private final Histogram ttft = new Histogram(3);
+  private final Histogram lag = new Histogram(3);
+  private final AtomicLong sent = new AtomicLong();
+  private final long degradedLag;
+  private final long behindLag;
+  private Clock clock;
+  private long origin;
+  private OptionalLong planned = OptionalLong.empty();
+  private long done;
+  private long doneSent;
+  private long errors;
+  private long lastPrint;
+  private int lastLength;
+
+  LiveProgress(PrintWriter out, boolean terminal, Duration refresh) {
+    this.out = out;
+    this.terminal = terminal;
+    this.refreshNanos = refresh.toNanos();
+    ttft.setAutoResize(true);
+    lag.setAutoResize(true);
+    HealthThresholds t = HealthThresholds.defaults();
+    this.degradedLag = t.degradedSendLagP99().toNanos();
+    this.behindLag = t.clientBoundSendLagP99().toNanos();
+  }
+
+  @Override
+  public synchronized void onRunStarted(RunStart start) {
+    clock = start.clock();
+    origin = start.originNanos();
+    planned = start.plannedRequests();
+    lastPrint = clock.nanoTime();
+  }
+
+  @Override
+  public InferenceRequest beforeSend(InferenceRequest request) {
+    sent.incrementAndGet();
+    return request;
+  }
+
+  @Override
+  public synchronized void onRecord(RequestRecord r) {
+    done++;
+    if (r.wasSent()) {
+      doneSent++;
+      lag.recordValue(Math.max(0, r.scheduleLagNanos()));
+    }
+    if (r.failure().isPresent()) {
+      errors++;
+    } else if (r.measured()) {
+      r.chunks().firstTokenOffsetNanos().ifPresent(t -> ttft.recordValue(Math.max(t, 0)));
+    }
+    if (clock == null) {
+      return;
+    }
+    long now = clock.nanoTime();
+    if (now - lastPrint >= refreshNanos) {
+      lastPrint = now;
+      print(line(now), false);
+    }
+  }
+
+  @Override
+  public synchronized void onRunFinished(RunResult result) {
+    if (clock != null) {
+      print(line(clock.nanoTime()), true);
+    }
+  }
+
+  /** The current line. */
+  synchronized String line(long now) {
+    double elapsed = Math.max(0, now - origin) / 1e9;
+    double rate = elapsed > 0 ? done / elapsed : 0;
+    StringBuilder s = new StringBuilder("[");
+    if (planned.isPresent()) {
+      long total = planned.getAsLong();
+      int width = Long.toString(total).length();
+      s.append(String.format(Locale.ROOT, "%" + width + "d/%d %5.1f%%", done, total, total == 0 ? 100.0 : 100.0 * done / total));
+    } else {
+      s.append(done).append(" done");
+    }
+    s.append("] ").append(clockText(elapsed)).append(" elapsed");
+    if (planned.isPresent() && done < planned.getAsLong() && rate > 0) {
+      s.append(", ETA ").append(clockText((planned.getAsLong() - done) / rate));
+    }
+    s.append(String.format(Locale.ROOT, ", %.1f req/s, %d in flight", rate, Math.max(0, sent.get() - doneSent)));
+    if (ttft.getTotalCount() > 0) {
+      s.append(", TTFT p50 ").append(ms(ttft.getValueAtPercentile(50))).append(" p99 ")
+          .append(ms(ttft.getValueAtPercentile(99)));
+    }
+    s.append(", ").append(errors).append(errors == 1 ? " error" : " errors");
+    if (lag.getTotalCount() > 0) {
+      long p99 = lag.getValueAtPercentile(99);
+      s.append(", client ").append(p99 >= behindLag ? "behind" : p99 >= degradedLag ? "degraded" : "ok")
+          .append(" (send lag p99 ").append(ms(p99)).append(')');
+    }
+    return s.toString();
+  }
+
+  private static String clockText(double seconds) {
+    long s = (long) seconds;
+    return String.format(Locale.ROOT, "%02d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);
+  }
+
+  private static String ms(long nanos) {
+    double v = nanos / 1e6;
+    return String.format(Locale.ROOT, v >= 100 ? "%.0f ms" : v >= 1 ? "%.1f ms" : "%.2f ms", v);
+  }
+
+  private void print(String line, boolean last) {
+    if (terminal) {
+      String padded = line.length() < lastLength ? line + " ".repeat(lastLength - line.length()) : line;
+      out.print('\r');
+      out.print(padded);
+      if (last) {
+        out.println();
+      }
+      lastLength = line.length();
+    } else {
+      out.println(line);
+    }
+    out.flush();
+  }
+
+  @Override
+  public String toString() {
+    return "LiveProgress[" + (terminal ? "terminal" : "lines") + "]";
+  }
+}

@@ -1,0 +1,43 @@
+package io.infermark.cli;
+
+import io.infermark.core.request.GenerationParams;
+import io.infermark.core.workload.DatasetEntry;
+import io.infermark.core.workload.RequestSpec;
+import io.infermark.core.workload.Workload;
+import java.util.List;
+
+/**
+ * Rows used in order, as vLLM's client sends them: each row's output length becomes its
+ * {@code max_tokens} (unless the run fixed one) and {@code ignore_eos} stays as the run set it.
+ */
+final class PromptWorkload implements Workload {
+
+  private final List<DatasetEntry> rows;
+  private final boolean fixedMaxTokens;
+
+  PromptWorkload(List<DatasetEntry> rows, boolean fixedMaxTokens) {
+    if (rows.isEmpty()) {
+      throw new IllegalArgumentException("the dataset has no prompts");
+    }
+    this.rows = List.copyOf(rows);
+    this.fixedMaxTokens = fixedMaxTokens;
+  }
+
+  @Override
+  public RequestSpec request(long index, long intendedNanos, GenerationParams defaults) {
+    DatasetEntry row = rows.get((int) (index % rows.size()));
+    GenerationParams params = fixedMaxTokens || row.outputTokens().isEmpty() ? defaults
+        : defaults.toBuilder().maxTokens(row.outputTokens().getAsInt()).build();
+    return new RequestSpec(row.prompt(), params);
+  }
+
+  @Override
+  public int distinctPrompts() {
+    return rows.size();
+  }
+
+  @Override
+  public String toString() {
+    return "PromptWorkload[" + rows.size() + " prompts]";
+  }
+}

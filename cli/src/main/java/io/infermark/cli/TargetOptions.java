@@ -1,0 +1,160 @@
+package io.infermark.cli;
+
+import io.infermark.core.target.OpenAiTarget;
+import io.infermark.core.target.Target;
+import io.infermark.core.transport.OkHttpTransport;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/**
+ * Where to send requests, with {@code vllm bench serve}'s flags ({@code --base-url}, {@code --host},
+ * {@code --port}, {@code --endpoint}, {@code --backend}, {@code --model}, {@code --served-model-name})
+ * and seed 002's {@code --url}. The API key comes from an environment variable, never the command line.
+ */
+final class TargetOptions {
+
+  /** vLLM's backends that speak the OpenAI completions or chat API, which infermark's target covers. */
+  static final List<String> BACKENDS = List.of("vllm", "openai", "openai-chat", "sglang", "lmdeploy", "scalellm");
+
+  @Option(names = "--base-url", paramLabel = "URL",
+      description = "Server base URL, the endpoint path is appended (vLLM's --base-url), e.g. http://127.0.0.1:8000.")
+  String baseUrl;
+
+  @Option(names = "--url", paramLabel = "URL",
+      description = "Base URL with /v1 (http://host:8000/v1, chat by default) or a full "
+          + ".../chat/completions or .../completions URL; instead of --base-url/--endpoint.")
+  String url;
+
+  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Server host without --base-url (default: ${DEFAULT-VALUE}).")
+  String host;
+
+  @Option(names = "--port", defaultValue = "8000", description = "Server port without --base-url (default: ${DEFAULT-VALUE}).")
+  int port;
+
+  @Option(names = "--endpoint", paramLabel = "PATH",
+      description = "API path: /v1/completions (default) or /v1/chat/completions; /v1/chat/completions by default for openai-chat.")
+  String endpoint;
+
+  @Option(names = "--backend", defaultValue = "vllm",
+      description = "vLLM's backend name: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}); all speak the OpenAI API.",
+      completionCandidates = Backends.class)
+  String backend;
+
+  @Option(names = "--model", required = true, description = "Model name (sent in each request unless --served-model-name).")
+  String model;
+
+  @Option(names = "--served-model-name", paramLabel = "NAME", description = "Model name sent in requests, if not --model.")
+  String servedModelName;
+
+  @Option(names = "--transport", defaultValue = "netty",
+      description = "HTTP client: netty (event loop, default) or okhttp (thread per request).")
+  String transport;
+
+  @Option(names = "--api-key-env", paramLabel = "VAR", defaultValue = "OPENAI_API_KEY",
+      description = "Environment variable holding the API key, sent as a bearer token (default: ${DEFAULT-VALUE}).")
+  String apiKeyEnv;
+
+  /** The backend names for --help. */
+  static final class Backends implements Iterable<String> {
+    @Override
+    public java.util.Iterator<String> iterator() {
+      return BACKENDS.iterator();
+    }
+  }
+
+  /** Whether requests go to the chat endpoint. */
+  boolean chat() {
+    return resolved().chat;
+  }
+
+  /** The backend name written to results: openai-chat for chat when --url was used without --backend. */
+  String backendName() {
+    return resolved().backend;
+  }
+
+  /** The base URL the target was built from and the endpoint, for messages (never credentials). */
+  String describe() {
+    Resolved r = resolved();
+    return r.base.replaceAll("//[^/@]*@", "//***@") + "/" + (r.chat ? "chat/completions" : "completions");
+  }
+
+  private record Resolved(String base, boolean chat, String backend) {}
+
+  private Resolved resolved() {
+    String b = backend.toLowerCase(Locale.ROOT);
+    if (!BACKENDS.contains(b)) {
+      throw new IllegalArgumentException("backend '" + backend + "' is not supported: infermark speaks the OpenAI "
+          + "completions and chat APIs (" + String.join(", ", BACKENDS) + ")");
+    }
+    if (url != null) {
+      if (baseUrl != null) {
+        throw new IllegalArgumentException("give --url or --base-url, not both");
+      }
+      String u = strip(url);
+      if (u.endsWith("/chat/completions")) {
+        return new Resolved(u.substring(0, u.length() - "/chat/completions".length()), true, "openai-chat");
+      }
+      if (u.endsWith("/completions")) {
+        return new Resolved(u.substring(0, u.length() - "/completions".length()), false,
+            b.equals("openai-chat") ? "openai" : b);
+      }
+      boolean chat = endpoint != null ? endpoint.endsWith("chat/completions")
+          : b.equals("openai-chat") || backendDefaulted();
+      return new Resolved(u, chat, chat ? "openai-chat" : b);
+    }
+    String base = baseUrl != null ? strip(baseUrl) : "http://" + host + ":" + port;
+    String path = endpoint != null ? endpoint : b.equals("openai-chat") ? "/v1/chat/completions" : "/v1/completions";
+    if (!path.startsWith("/")) {
+      path = "/" + path;
+    }
+    path = strip(path);
+    boolean chat;
+    String prefix;
+    if (path.endsWith("/chat/completions")) {
+      chat = true;
+      prefix = path.substring(0, path.length() - "/chat/completions".length());
+    } else if (path.endsWith("/completions")) {
+      chat = false;
+      prefix = path.substring(0, path.length() - "/completions".length());
+    } else {
+      throw new IllegalArgumentException("--endpoint " + path + " is neither .../chat/completions nor .../completions");
+    }
+    if (b.equals("openai-chat") && !chat) {
+      throw new IllegalArgumentException("backend openai-chat needs an endpoint ending in chat/completions, was " + path);
+    }
+    return new Resolved(base + prefix, chat, b);
+  }
+
+  private boolean backendDefaulted() {
+    return backend.equals("vllm");
+  }
+
+  private static String strip(String s) {
+    String t = s.strip();
+    while (t.endsWith("/")) {
+      t = t.substring(0, t.length() - 1);
+    }
+    return t;
+  }
+
+  /** The name sent in requests. */
+  String requestModel() {
+    return servedModelName != null ? servedModelName : model;
+  }
+
+  /** Builds the target; its owner closes it. */
+  Target build() {
+    Resolved r = resolved();
+    OpenAiTarget.Builder b = r.chat ? OpenAiTarget.chat(r.base, requestModel())
+        : OpenAiTarget.completions(r.base, requestModel());
+    Optional.ofNullable(System.getenv(apiKeyEnv)).filter(k -> !k.isBlank()).ifPresent(b::apiKey);
+    switch (transport.toLowerCase(Locale.ROOT)) {
+      case "netty" -> { } // the default
+      case "okhttp" -> b.transport(OkHttpTransport.create());
+      default -> throw new IllegalArgumentException("--transport must be netty or okhttp, was " + transport);
+    }
+    return b.build();
+  }
+}

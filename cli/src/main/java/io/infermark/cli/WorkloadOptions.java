@@ -1,0 +1,156 @@
+package io.infermark.cli;
+
+import io.infermark.core.request.GenerationParams;
+import io.infermark.core.request.Prompt;
+import io.infermark.core.tokens.TokenCounter;
+import io.infermark.core.workload.Dataset;
+import io.infermark.core.workload.DatasetEntry;
+import io.infermark.core.workload.ExactLength;
+import io.infermark.core.workload.SyntheticText;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.SplittableRandom;
+import picocli.CommandLine.Option;
+
+/**
+ * What to send, with {@code vllm bench serve}'s dataset flags and seed 002's {@code --max-tokens} and
+ * {@code --temperature}.
+ */
+final class WorkloadOptions {
+
+  @Option(names = "--dataset-name", defaultValue = "random",
+      description = "random (synthetic prompts of exact token lengths, the default), sharegpt (a ShareGPT JSON "
+          + "file) or jsonl (one {\"prompt\"} or {\"messages\"} object per line, optional \"output_tokens\").")
+  String datasetName;
+
+  @Option(names = "--dataset-path", paramLabel = "FILE", description = "The sharegpt or jsonl file.")
+  Path datasetPath;
+
+  @Option(names = "--random-input-len", defaultValue = "1024", description = "Input tokens per random prompt (default: ${DEFAULT-VALUE}).")
+  int randomInputLen;
+
+  @Option(names = "--random-output-len", defaultValue = "128", description = "Output tokens asked of each random prompt (default: ${DEFAULT-VALUE}).")
+  int randomOutputLen;
+
+  @Option(names = "--random-range-ratio", defaultValue = "0.0",
+      description = "Lengths uniform in [len*(1-r), len*(1+r)], r in [0, 1) (default: ${DEFAULT-VALUE}).")
+  double randomRangeRatio;
+
+  @Option(names = "--random-prefix-len", defaultValue = "0", description = "Shared prefix tokens before each random prompt (default: ${DEFAULT-VALUE}).")
+  int randomPrefixLen;
+
+  @Option(names = "--sharegpt-output-len", paramLabel = "N", description = "Output tokens for every ShareGPT prompt instead of its reply's length.")
+  Integer sharegptOutputLen;
+
+  @Option(names = {"--max-tokens"}, paramLabel = "N", description = "max_tokens of every request (overrides the dataset's output lengths).")
+  Integer maxTokens;
+
+  @Option(names = "--temperature", defaultValue = "0.0", description = "Sampling temperature (default: ${DEFAULT-VALUE}, as vLLM's client sends).")
+  double temperature;
+
+  @Option(names = "--ignore-eos", description = "Ask the server to ignore EOS so it generates exactly max_tokens (vLLM, SGLang).")
+  boolean ignoreEos;
+
+  @Option(names = "--tokenizer", paramLabel = "NAME",
+      description = "Tokenizer name written to results; prompts are counted with it when it is an OpenAI model or "
+          + "encoding JTokkit knows (cl100k_base, o200k_base, gpt-4o), with cl100k_base otherwise.")
+  String tokenizer;
+
+  @Option(names = "--seed", defaultValue = "0", description = "Seed of prompts and arrivals (default: ${DEFAULT-VALUE}).")
+  long seed;
+
+  /** The counter prompts are built and measured with. */
+  TokenCounter counter() {
+    if (tokenizer != null) {
+      try {
+        return TokenCounter.openAi(tokenizer);
+      } catch (RuntimeException notAnEncoding) {
+        try {
+          return TokenCounter.openAiModel(tokenizer);
+        } catch (RuntimeException notAModel) {
+          // a Hugging Face name: count with the common OpenAI vocabulary
+        }
+      }
+    }
+    return TokenCounter.openAi("cl100k_base");
+  }
+
+  /** The parameters every request starts from. */
+  GenerationParams params() {
+    GenerationParams.Builder b = GenerationParams.builder().temperature(temperature).ignoreEos(ignoreEos);
+    if (maxTokens != null) {
+      positive("--max-tokens", maxTokens);
+      b.maxTokens(maxTokens);
+    }
+    return b.build();
+  }
+
+  /** The rows: {@code prompts} synthetic ones, or the dataset file's. */
+  PromptWorkload workload(int prompts) {
+    List<DatasetEntry> rows = switch (datasetName) {
+      case "random" -> random(prompts);
+      case "sharegpt" -> {
+        Dataset d = Dataset.shareGpt(requirePath(), counter());
+        yield sharegptOutputLen == null ? d.entries() : d.entries().stream()
+            .map(e -> new DatasetEntry(e.prompt(), OptionalInt.of(positive("--sharegpt-output-len", sharegptOutputLen))))
+            .toList();
+      }
+      case "jsonl" -> Dataset.jsonl(requirePath()).entries();
+      default -> throw new IllegalArgumentException("--dataset-name must be random, sharegpt or jsonl, was '"
+          + datasetName + "' (sonnet, burstgpt and hf are vLLM's and not supported)");
+    };
+    return new PromptWorkload(rows, maxTokens != null);
+  }
+
+  private Path requirePath() {
+    if (datasetPath == null) {
+      throw new IllegalArgumentException("--dataset-name " + datasetName + " needs --dataset-path FILE");
+    }
+    if (!Files.isReadable(datasetPath)) {
+      throw new IllegalArgumentException("--dataset-path " + datasetPath + " is not a readable file");
+    }
+    return datasetPath;
+  }
+
+  private List<DatasetEntry> random(int prompts) {
+    positive("--random-input-len", randomInputLen);
+    positive("--random-output-len", randomOutputLen);
+    if (!(randomRangeRatio >= 0 && randomRangeRatio < 1)) {
+      throw new IllegalArgumentException("--random-range-ratio must be in [0, 1), was " + randomRangeRatio);
+    }
+    if (randomPrefixLen < 0) {
+      throw new IllegalArgumentException("--random-prefix-len must be >= 0, was " + randomPrefixLen);
+    }
+    TokenCounter counter = counter();
+    SplittableRandom random = new SplittableRandom(seed);
+    String prefix = randomPrefixLen == 0 ? "" : SyntheticText.exactly(counter, randomPrefixLen, seed ^ 0x5DEECE66DL) + " ";
+    List<DatasetEntry> rows = new ArrayList<>(prompts);
+    for (int i = 0; i < prompts; i++) {
+      int in = around(random, randomInputLen);
+      int out = around(random, randomOutputLen);
+      String text = prefix + SyntheticText.exactly(counter, in, seed * 1_000_003L + i);
+      rows.add(new DatasetEntry(ExactLength.tag(Prompt.user(text), counter, randomPrefixLen + in), OptionalInt.of(out)));
+    }
+    return rows;
+  }
+
+  /** vLLM's range: uniform in [len * (1 - r), len * (1 + r)], at least 1. */
+  private int around(SplittableRandom random, int len) {
+    if (randomRangeRatio == 0) {
+      return len;
+    }
+    int lo = Math.max(1, (int) (len * (1 - randomRangeRatio)));
+    int hi = Math.max(lo, (int) (len * (1 + randomRangeRatio)));
+    return random.nextInt(lo, hi + 1);
+  }
+
+  private static int positive(String option, int v) {
+    if (v < 1) {
+      throw new IllegalArgumentException(option + " must be >= 1, was " + v);
+    }
+    return v;
+  }
+}

@@ -1,0 +1,199 @@
+package io.infermark.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.infermark.metrics.report.RecordsJsonl;
+import io.infermark.metrics.report.VllmResultJson;
+import io.infermark.testkit.simulator.Simulator;
+import io.infermark.testkit.simulator.SimulatorConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command line end to end, in-process, against the embedded simulator. */
+class InfermarkCliTest {
+
+  private static Simulator sim;
+
+  @TempDir
+  Path dir;
+
+  @BeforeAll
+  static void startSimulator() {
+    sim = Simulator.start(SimulatorConfig.builder().port(0).timeToFirstToken(Duration.ofMillis(5))
+        .interTokenInterval(Duration.ofMillis(1)).build());
+  }
+
+  @AfterAll
+  static void stopSimulator() {
+    sim.close();
+  }
+
+  /** The output, error text and exit code of one command line. */
+  record Outcome(int code, String out, String err) {}
+
+  static Outcome run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = Infermark.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+    return new Outcome(code, out.toString(), err.toString());
+  }
+
+  private List<String> bench(String... extra) {
+    List<String> args = new ArrayList<>(List.of("bench", "--backend", "openai-chat", "--base-url",
+        "http://127.0.0.1:" + sim.port(), "--endpoint", "/v1/chat/completions", "--model", sim.config().model(),
+        "--dataset-name", "random", "--random-input-len", "32", "--random-output-len", "8", "--num-prompts", "12",
+        "--ignore-eos", "--max-concurrency", "4", "--result-dir", dir.toString()));
+    args.addAll(List.of(extra));
+    return args;
+  }
+
+  @Test
+  void benchPrintsVllmsSummaryAndWritesVllmsKeysAtTopLevel() throws IOException {
+    Outcome o = run(bench("--percentile-metrics", "ttft,tpot,itl,e2el", "--metric-percentiles", "50,90,99",
+        "--goodput", "ttft:200", "tpot:50", "--save-result", "--result-filename", "r.json", "--progress", "lines").toArray(String[]::new));
+
+    assertThat(o.code()).as(o.err()).isZero();
+    assertThat(o.out()).contains("Serving Benchmark Result", "Successful requests:                     12",
+        "P99 TTFT (ms):", "Mean E2EL (ms):", "Client health:", "Goodput ratio:");
+    assertThat(o.err()).contains("[12/12 100.0%]");
+    JsonNode json = new ObjectMapper().readTree(dir.resolve("r.json").toFile());
+    Set<String> keys = new HashSet<>();
+    json.fieldNames().forEachRemaining(keys::add);
+    Set<String> expected = new HashSet<>(vllmKeys());
+    expected.addAll(VllmResultJson.NEWER_VLLM_KEYS);
+    assertThat(keys).isEqualTo(expected);
+    assertThat(json.get("completed").asInt()).isEqualTo(12);
+    assertThat(json.get("max_concurrency").asInt()).isEqualTo(4);
+    assertThat(json.get("request_rate").asText()).isEqualTo("inf");
+    assertThat(json.get("ttfts")).hasSize(12);
+    assertThat(json.get("output_lens")).allSatisfy(n -> assertThat(n.asInt()).isEqualTo(8));
+    // vLLM's ITL: a gap before each chunk with choices after the first, the role chunk included.
+    assertThat(json.get("itls").get(0).size()).isGreaterThanOrEqualTo(7);
+    assertThat(json.get("max_output_tokens_per_s").asDouble()).isPositive();
+    assertThat(RecordsJsonl.read(dir.resolve("r.records.jsonl"))).hasSize(12);
+    assertThat(new ObjectMapper().readTree(dir.resolve("r.infermark.json").toFile()).get("schema_version").asInt())
+        .isEqualTo(2);
+  }
+
+  private static List<String> vllmKeys() throws IOException {
+    try (InputStream in = InfermarkCliTest.class.getResourceAsStream("/vllm-result-keys.txt")) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+          .filter(l -> !l.isBlank() && !l.startsWith("#")).toList();
+    }
+  }
+
+  @Test
+  void failedGateExitsWithOne() {
+    Outcome o = run(bench("--no-save", "--slo", "ttft:p50:0.000001").toArray(String[]::new));
+
+    assertThat(o.code()).as(o.err()).isEqualTo(Infermark.GATE_FAILED);
+    assertThat(o.out()).contains("Gate FAIL TTFT p50 <= ", "GATE FAILED");
+  }
+
+  @Test
+  void passedGatesExitWithZero() {
+    Outcome o = run(bench("--no-save", "--progress", "none", "--slo", "e2e:p99:60000", "--max-error-rate", "0",
+        "--goodput", "e2el:60000", "--min-goodput-ratio", "1").toArray(String[]::new));
+
+    assertThat(o.code()).as(o.err()).isZero();
+    assertThat(o.out()).contains("Gate PASS E2E p99 <= 60000 ms", "PASS goodput ratio >= 1.0 (measured 1.0000)");
+    assertThat(o.err()).isEmpty();
+  }
+
+  @Test
+  void badFlagsGiveAClearErrorAndExitTwo() {
+    Outcome notANumber = run("bench", "--model", "m", "--num-prompts", "many");
+    assertThat(notANumber.code()).isEqualTo(Infermark.USAGE);
+    assertThat(notANumber.err()).contains("--num-prompts", "many");
+
+    Outcome unknown = run("bench", "--model", "m", "--num-promts", "3");
+    assertThat(unknown.code()).isEqualTo(Infermark.USAGE);
+    assertThat(unknown.err()).contains("Unknown option", "--num-promts", "--num-prompts");
+
+    Outcome noPath = run("bench", "--model", "m", "--dataset-name", "sharegpt");
+    assertThat(noPath.code()).isEqualTo(Infermark.USAGE);
+    assertThat(noPath.err()).contains("needs --dataset-path");
+
+    Outcome badSlo = run("bench", "--model", "m", "--slo", "ttft:p99");
+    assertThat(badSlo.code()).isEqualTo(Infermark.USAGE);
+    assertThat(badSlo.err()).contains("--slo takes METRIC:PERCENTILE:MS");
+
+    Outcome noModel = run("bench", "--base-url", "http://127.0.0.1:1");
+    assertThat(noModel.code()).isEqualTo(Infermark.USAGE);
+    assertThat(noModel.err()).contains("Missing required option: '--model=<model>'");
+  }
+
+  @Test
+  void unreachableServerFailsFastWithExitThree() throws IOException {
+    int closedPort;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      closedPort = s.getLocalPort();
+    }
+    Outcome o = run("bench", "--base-url", "http://127.0.0.1:" + closedPort, "--model", "m", "--num-prompts", "3",
+        "--no-save");
+
+    assertThat(o.code()).isEqualTo(Infermark.FAILED);
+    assertThat(o.err()).contains("initial test request failed");
+  }
+
+  @Test
+  void everyCommandHasHelp() {
+    for (String command : List.of("bench", "sweep", "capacity", "sim", "report", "explain")) {
+      Outcome o = run(command, "--help");
+      assertThat(o.code()).as(command).isZero();
+      assertThat(o.out()).as(command).contains("Usage: infermark " + command);
+    }
+    assertThat(run("sim", "--help").out()).contains("--ttft-ms X");
+    Outcome top = run("--help");
+    assertThat(top.code()).isZero();
+    assertThat(top.out()).contains("bench", "sweep", "capacity", "sim", "report", "explain");
+    assertThat(run().code()).isEqualTo(Infermark.USAGE);
+  }
+
+  @Test
+  void reportAndExplainReadBenchsRecords() throws IOException {
+    assertThat(run(bench("--result-filename", "a.json", "--progress", "none").toArray(String[]::new)).code()).isZero();
+    assertThat(run(bench("--result-filename", "b.json", "--progress", "none").toArray(String[]::new)).code()).isZero();
+
+    Outcome report = run("report", dir.resolve("b.json").toString(), "--compare", dir.resolve("a.records.jsonl").toString(),
+        "-o", dir.resolve("b.html").toString());
+    assertThat(report.code()).as(report.err()).isZero();
+    assertThat(report.out()).contains("Compared with a", "TTFT p99");
+    assertThat(Files.readString(dir.resolve("b.html"))).startsWith("<!DOCTYPE html>");
+
+    Outcome explain = run("explain", dir.resolve("a.json").toString(), dir.resolve("b.json").toString());
+    assertThat(explain.code()).as(explain.err()).isZero();
+    assertThat(explain.out()).contains("Why did P99 E2E move from a to b?", "Shapley split over phases", "Did E2E drift?");
+
+    Outcome missing = run("explain", dir.resolve("a.json").toString(), dir.resolve("nothing.json").toString());
+    assertThat(missing.code()).isEqualTo(Infermark.USAGE);
+    assertThat(missing.err()).contains("nothing.json is not a records file");
+  }
+
+  @Test
+  void sweepOverConcurrenciesPrintsEveryLevelAndTheKnee() {
+    Outcome o = run("sweep", "--base-url", "http://127.0.0.1:" + sim.port(), "--model", sim.config().model(),
+        "--random-input-len", "16", "--random-output-len", "4", "--num-prompts", "6", "--concurrencies", "1,2",
+        "--slo", "e2e:p50:60000");
+
+    assertThat(o.code()).as(o.err()).isZero();
+    assertThat(o.out()).contains("Knee of the P99 TTFT curve", "Last level meeting every gate: 2");
+    assertThat(o.out().lines().filter(l -> l.matches("\\s+[12] \\|.*"))).hasSize(2);
+  }
+}

@@ -1,0 +1,77 @@
+package io.infermark.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import jdk.jshell.JShell;
+import jdk.jshell.Snippet;
+import jdk.jshell.SnippetEvent;
+import jdk.jshell.SourceCodeAnalysis;
+import org.junit.jupiter.api.Test;
+
+/** {@code infermark.jsh} loads in JShell and its documented snippet runs against the embedded simulator. */
+class JShellScriptTest {
+
+  /** The snippet the script's header and docs/jshell.md show. */
+  static final String SNIPPET = String.join("\n",
+      "var sim = simulator();",
+      "var run = bench(sim.baseUrl(), sim.config().model(), 12, 4);",
+      "show(run);",
+      "sim.close();",
+      "\"measured=\" + summary(run).requests().measured() + \" ttftP99>0=\" + (p99(run, LatencyMetric.TTFT) > 0)");
+
+  @Test
+  void startupScriptAndDocumentedSnippetRunWithoutErrors() throws Exception {
+    Path script = Path.of("..", "infermark.jsh");
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    try (JShell shell = JShell.builder().executionEngine("local")
+        .out(new PrintStream(printed, true, StandardCharsets.UTF_8)).err(new PrintStream(printed, true, StandardCharsets.UTF_8))
+        .build()) {
+      for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+        shell.addToClasspath(entry);
+      }
+      List<String> problems = new ArrayList<>();
+      evalAll(shell, Files.readString(script), problems, new ArrayList<>());
+      assertThat(problems).as("infermark.jsh").isEmpty();
+      List<String> values = new ArrayList<>();
+      evalAll(shell, SNIPPET, problems, values);
+      assertThat(problems).as("the documented snippet").isEmpty();
+      // The local execution engine runs snippets in this JVM: show(run) printed to the real System.out,
+      // so the check reads the value of the snippet's expression instead.
+      assertThat(values).contains("\"measured=12 ttftP99>0=true\"");
+    }
+  }
+
+  /** Evaluates source snippet by snippet, as JShell reads a file, collecting rejected snippets and exceptions. */
+  private static void evalAll(JShell shell, String source, List<String> problems, List<String> values) {
+    SourceCodeAnalysis analysis = shell.sourceCodeAnalysis();
+    String rest = source;
+    while (!rest.isBlank()) {
+      SourceCodeAnalysis.CompletionInfo info = analysis.analyzeCompletion(rest);
+      if (!info.completeness().isComplete()) {
+        problems.add("incomplete input: " + rest.strip());
+        return;
+      }
+      for (SnippetEvent e : shell.eval(info.source())) {
+        if (e.status() == Snippet.Status.REJECTED) {
+          problems.add("rejected: " + e.snippet().source() + " "
+              + shell.diagnostics(e.snippet()).map(d -> d.getMessage(null)).toList());
+        }
+        if (e.value() != null) {
+          values.add(e.value());
+        }
+        if (e.exception() != null) {
+          problems.add("threw: " + e.snippet().source() + " " + e.exception());
+        }
+      }
+      rest = info.remaining();
+    }
+  }
+}

@@ -1,0 +1,562 @@
+package io.infermark.metrics.report;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.infermark.core.RunResult;
+import io.infermark.core.capture.ChunkKind;
+import io.infermark.core.capture.ChunkTimeline;
+import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.workload.WorkloadTags;
+import io.infermark.metrics.timeseries.TimeSeries;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/**
+ * Writes a run as the result JSON of vLLM's {@code benchmark_serving.py} / {@code vllm bench serve
+ * --save-result}: the same top-level keys, the same units (seconds for per-request values and the
+ * duration, milliseconds for statistics) and vLLM's own definitions, so scripts and dashboards that
+ * read vLLM's files read this one unchanged.
+ *
+ * <p>Keys, in vLLM's order: {@code date} ({@code yyyyMMdd-HHmmss}), {@code backend}, {@code model_id},
+ * {@code tokenizer_id}, {@code num_prompts}, any {@code --metadata} pairs, {@code request_rate} (a
+ * number, or the string {@code "inf"}), {@code burstiness}, {@code max_concurrency} (null when
+ * unlimited), {@code duration} (s), {@code completed}, {@code total_input_tokens},
+ * {@code total_output_tokens}, {@code request_throughput}, {@code request_goodput:} (spelled with the
+ * trailing colon, as vLLM spells it; null without goodput objectives), {@code output_throughput},
+ * {@code total_token_throughput}, the per-request arrays {@code input_lens}, {@code output_lens},
+ * {@code ttfts} (s), {@code itls} (s, one list per request), {@code generated_texts} (empty strings
+ * unless the run captured text) and {@code errors} (empty for successes), then for each selected
+ * metric ({@code ttft}, {@code tpot}, {@code itl}, {@code e2el}) {@code mean_*_ms},
+ * {@code median_*_ms}, {@code std_*_ms} and {@code p<P>_*_ms} per selected percentile ({@code p99},
+ * {@code p99.9}). Three keys that later vLLM releases added are written too (see {@link #NEWER_VLLM_KEYS}):
+ * {@code failed}, {@code max_output_tokens_per_s} (the most output tokens in any one-second window,
+ * always computed) and {@code max_concurrent_requests}.
+ *
+ * <p>Definitions, as vLLM's client measures on the same stream (not infermark's own, see
+ * {@code LatencyMetric}): TTFT ends at the first chunk with non-empty {@code choices} (a chat
+ * stream's role-only chunk included); ITL is every gap between consecutive chunks with choices (the
+ * gap from the role chunk to the first content, and to an empty finish chunk, included); latency
+ * (e2el) ends at the last chunk a chat stream carried (its usage chunk included) or, on the
+ * completions endpoint, at the last chunk with choices; TPOT is {@code (latency - ttft) / (N - 1)}
+ * for {@code N > 1}; statistics are numpy's (population std, linear percentiles) over successful
+ * requests, and 0 when there are none. Differences that remain: {@code duration} is the run's, from its
+ * origin to the end of its last request, where vLLM times its whole loop; input lengths are the
+ * client's count of the prompt when the workload tagged it ({@code input_tokens_achieved}), else
+ * the server's reported prompt tokens; warmup and cooldown requests are left out.
+ */
+public final class VllmResultJson {
+
+  /** Keys later vLLM releases write that {@code benchmark_serving.py} at commit 0049e29c did not. */
+  public static final Set<String> NEWER_VLLM_KEYS = Set.of("failed", "max_output_tokens_per_s",
+      "max_concurrent_requests");
+
+  private static final JsonFactory JSON = JsonFactory.builder().build();
+  private static final DateTimeFormatter DATE = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT);
+
+  private VllmResultJson() {}
+
+  /**
+   * What vLLM writes beside the measurements: the run's set-up as its command line gave it, and
+   * which statistics to write. Build with {@link #builder(String, String)}.
+   */
+  public static final class Options {
+    private final String backend;
+    private final String modelId;
+    private final String tokenizerId;
+    private final OptionalInt numPrompts;
+    private final double requestRate;
+    private final double burstiness;
+    private final OptionalInt maxConcurrency;
+    private final List<String> metrics;
+    private final double[] percentiles;
+    private final Map<String, Double> goodput;
+    private final boolean chat;
+    private final LocalDateTime date;
+    private final Map<String, String> metadata;
+
+    private Options(Builder b) {
+      this.backend = b.backend;
+      this.modelId = b.modelId;
+      this.tokenizerId = b.tokenizerId == null ? b.modelId : b.tokenizerId;
+      this.numPrompts = b.numPrompts;
+      this.requestRate = b.requestRate;
+      this.burstiness = b.burstiness;
+      this.maxConcurrency = b.maxConcurrency;
+      this.metrics = List.copyOf(b.metrics);
+      this.percentiles = b.percentiles.clone();
+      this.goodput = Map.copyOf(b.goodput);
+      this.chat = b.chat;
+      this.date = b.date;
+      this.metadata = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.metadata));
+    }
+
+    /** Options for a run with the given backend name ({@code openai-chat}, {@code vllm}, ...) and model. */
+    public static Builder builder(String backend, String modelId) {
+      return new Builder(backend, modelId);
+    }
+
+    /** The metrics that get statistics, in vLLM's names. */
+    public List<String> metrics() {
+      return metrics;
+    }
+
+    /** The percentiles written per metric, in percent. */
+    public double[] percentiles() {
+      return percentiles.clone();
+    }
+
+    /** The goodput objectives in ms per metric; empty without goodput. */
+    public Map<String, Double> goodput() {
+      return goodput;
+    }
+
+    /** vLLM's file name: {@code <backend>-<rate>qps[-concurrency<N>]-<model base name>-<date>.json}. */
+    public String fileName() {
+      String base = modelId.substring(modelId.lastIndexOf('/') + 1);
+      return backend + "-" + pythonFloat(requestRate) + "qps"
+          + (maxConcurrency.isPresent() ? "-concurrency" + maxConcurrency.getAsInt() : "") + "-" + base + "-"
+          + DATE.format(date) + ".json";
+    }
+
+    @Override
+    public String toString() {
+      return "VllmResultJson.Options[" + backend + ", " + modelId + ", rate " + pythonFloat(requestRate)
+          + ", metrics " + metrics + ", percentiles " + Arrays.toString(percentiles) + "]";
+    }
+
+    /** Configures {@link Options}. */
+    public static final class Builder {
+      private final String backend;
+      private final String modelId;
+      private String tokenizerId;
+      private OptionalInt numPrompts = OptionalInt.empty();
+      private double requestRate = Double.POSITIVE_INFINITY;
+      private double burstiness = 1.0;
+      private OptionalInt maxConcurrency = OptionalInt.empty();
+      private List<String> metrics = List.of("ttft", "tpot", "itl");
+      private double[] percentiles = {99};
+      private Map<String, Double> goodput = Map.of();
+      private boolean chat;
+      private LocalDateTime date = LocalDateTime.now();
+      private final Map<String, String> metadata = new LinkedHashMap<>();
+
+      private Builder(String backend, String modelId) {
+        this.backend = Objects.requireNonNull(backend, "backend");
+        this.modelId = Objects.requireNonNull(modelId, "modelId");
+        this.chat = backend.equals("openai-chat");
+      }
+
+      /** The tokenizer name (vLLM's {@code --tokenizer}); the model id by default. */
+      public Builder tokenizerId(String id) {
+        this.tokenizerId = Objects.requireNonNull(id, "tokenizerId");
+        return this;
+      }
+
+      /** {@code num_prompts}; the number of measured requests by default. */
+      public Builder numPrompts(int n) {
+        this.numPrompts = OptionalInt.of(n);
+        return this;
+      }
+
+      /** Requests per second asked for; infinite (the default) is written as {@code "inf"}. */
+      public Builder requestRate(double rate) {
+        if (!(rate > 0)) {
+          throw new IllegalArgumentException("requestRate must be > 0 (or infinite), was " + rate);
+        }
+        this.requestRate = rate;
+        return this;
+      }
+
+      /** The gamma shape of the arrivals (1 = Poisson, the default). */
+      public Builder burstiness(double b) {
+        if (!(b > 0) || Double.isInfinite(b)) {
+          throw new IllegalArgumentException("burstiness must be finite and > 0, was " + b);
+        }
+        this.burstiness = b;
+        return this;
+      }
+
+      /** The concurrency limit, if any (null in the file otherwise). */
+      public Builder maxConcurrency(int n) {
+        this.maxConcurrency = OptionalInt.of(n);
+        return this;
+      }
+
+      /**
+       * Which metrics get statistics: a subset of {@code ttft, tpot, itl, e2el} (vLLM's
+       * {@code --percentile-metrics}, default {@code ttft,tpot,itl}).
+       *
+       * @throws IllegalArgumentException naming an unknown metric
+       */
+      public Builder metrics(List<String> names) {
+        for (String n : names) {
+          if (!List.of("ttft", "tpot", "itl", "e2el").contains(n)) {
+            throw new IllegalArgumentException("unknown metric '" + n + "': use ttft, tpot, itl or e2el");
+          }
+        }
+        this.metrics = List.copyOf(names);
+        return this;
+      }
+
+      /**
+       * Which percentiles, in percent (vLLM's {@code --metric-percentiles}, default 99).
+       *
+       * @throws IllegalArgumentException for a value outside [0, 100]
+       */
+      public Builder percentiles(double... percents) {
+        for (double p : percents) {
+          if (!(p >= 0 && p <= 100)) {
+            throw new IllegalArgumentException("percentiles are in [0, 100], was " + p);
+          }
+        }
+        this.percentiles = percents.clone();
+        return this;
+      }
+
+      /**
+       * Goodput objectives in ms per metric ({@code ttft}, {@code tpot}, {@code e2el}), vLLM's
+       * {@code --goodput}: a successful request is good when every value is at most its objective.
+       */
+      public Builder goodput(Map<String, Double> objectivesMillis) {
+        for (String n : objectivesMillis.keySet()) {
+          if (!List.of("ttft", "tpot", "e2el").contains(n)) {
+            throw new IllegalArgumentException("unknown goodput metric '" + n + "': use ttft, tpot or e2el");
+          }
+        }
+        this.goodput = Map.copyOf(objectivesMillis);
+        return this;
+      }
+
+      /** Whether the stream is a chat stream (latency then counts a trailing usage chunk); from the backend by default. */
+      public Builder chat(boolean chat) {
+        this.chat = chat;
+        return this;
+      }
+
+      /** The {@code date} written and used in {@link Options#fileName()}; now by default. */
+      public Builder date(LocalDateTime date) {
+        this.date = Objects.requireNonNull(date, "date");
+        return this;
+      }
+
+      /** An extra {@code KEY=VALUE} pair (vLLM's {@code --metadata}), written after {@code num_prompts}. */
+      public Builder metadata(String key, String value) {
+        metadata.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+        return this;
+      }
+
+      /** The options. */
+      public Options build() {
+        return new Options(this);
+      }
+    }
+  }
+
+  /**
+   * The run's result as vLLM would save it: an ordered map of the keys above to numbers, strings,
+   * nulls and lists (per-request ITLs as lists of lists), from which the file is written. A command
+   * line tool prints its summary from the same map, so the two never disagree.
+   *
+   * @throws IllegalStateException if the run did not retain its records
+   */
+  public static Map<String, Object> result(RunResult run, Options options) {
+    Objects.requireNonNull(options, "options");
+    List<RequestRecord> records = run.measured();
+    PerRequest[] rows = new PerRequest[records.size()];
+    for (int i = 0; i < rows.length; i++) {
+      rows[i] = PerRequest.of(records.get(i), options.chat);
+    }
+    return build(run, records, rows, options);
+  }
+
+  /** The run as vLLM's result JSON (one line, as {@code json.dump} writes it). */
+  public static String toJson(RunResult run, Options options) {
+    StringWriter out = new StringWriter();
+    write(run, options, out);
+    return out.toString();
+  }
+
+  /**
+   * Writes the run to a file (UTF-8), replacing it.
+   *
+   * @throws UncheckedIOException if the file cannot be written
+   */
+  public static void write(RunResult run, Options options, Path file) {
+    try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+      write(run, options, out);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the vLLM result JSON to " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Writes the run to a writer, flushed and left open.
+   *
+   * @throws UncheckedIOException if the writer fails
+   * @throws IllegalStateException if the run did not retain its records
+   */
+  public static void write(RunResult run, Options options, Writer out) {
+    Map<String, Object> result = result(run, options);
+    try (JsonGenerator g = JSON.createGenerator(out)) {
+      g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+      writeValue(g, result);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the vLLM result JSON: " + e.getMessage(), e);
+    }
+  }
+
+  private static void writeValue(JsonGenerator g, Object v) throws IOException {
+    if (v == null) {
+      g.writeNull();
+    } else if (v instanceof Map<?, ?> m) {
+      g.writeStartObject();
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        g.writeFieldName((String) e.getKey());
+        writeValue(g, e.getValue());
+      }
+      g.writeEndObject();
+    } else if (v instanceof List<?> l) {
+      g.writeStartArray();
+      for (Object o : l) {
+        writeValue(g, o);
+      }
+      g.writeEndArray();
+    } else if (v instanceof double[] d) {
+      g.writeStartArray();
+      for (double x : d) {
+        g.writeNumber(x);
+      }
+      g.writeEndArray();
+    } else if (v instanceof Double d) {
+      g.writeNumber(d);
+    } else if (v instanceof Number n) {
+      g.writeNumber(n.longValue());
+    } else {
+      g.writeString(v.toString());
+    }
+  }
+
+  /** One request as vLLM's client would have seen it (seconds). */
+  private record PerRequest(boolean success, int inputLen, int outputLen, double ttft, double[] itl, double latency,
+      String text, String error) {
+
+    static PerRequest of(RequestRecord r, boolean chat) {
+      int input = inputLength(r);
+      if (!r.succeeded()) {
+        return new PerRequest(false, input, 0, 0.0, new double[0], 0.0, "",
+            r.failure().map(f -> f.category().name().toLowerCase(Locale.ROOT) + ": " + f.message()).orElse("failed"));
+      }
+      double ttft = 0.0;
+      double last = 0.0;
+      double lastWithChoices = 0.0;
+      boolean first = true;
+      List<Double> gaps = new ArrayList<>();
+      ChunkTimeline.Cursor c = r.chunks().cursor();
+      while (c.next()) {
+        double t = c.offsetNanos() / 1e9;
+        if (c.kind() != ChunkKind.USAGE) {
+          if (first) {
+            ttft = t;
+            first = false;
+          } else {
+            gaps.add(t - lastWithChoices);
+          }
+          lastWithChoices = t;
+        }
+        last = t;
+      }
+      double[] itl = gaps.stream().mapToDouble(Double::doubleValue).toArray();
+      return new PerRequest(true, input, r.outputTokens(), ttft, itl, chat ? last : lastWithChoices,
+          r.text().orElse(""), "");
+    }
+
+    private static int inputLength(RequestRecord r) {
+      String tagged = r.tags().get(WorkloadTags.INPUT_TOKENS_ACHIEVED);
+      if (tagged != null) {
+        try {
+          return Integer.parseInt(tagged);
+        } catch (NumberFormatException e) {
+          // fall through to the server's count
+        }
+      }
+      return r.usage().promptTokens().orElse(0);
+    }
+
+    double tpot() {
+      return outputLen > 1 ? (latency - ttft) / (outputLen - 1) : 0.0;
+    }
+  }
+
+  private static Map<String, Object> build(RunResult run, List<RequestRecord> records, PerRequest[] rows,
+      Options o) {
+    double duration = run.durationNanos() / 1e9;
+    int completed = 0;
+    long totalInput = 0;
+    long totalOutput = 0;
+    int good = 0;
+    List<Double> ttfts = new ArrayList<>();
+    List<Double> tpots = new ArrayList<>();
+    List<Double> itls = new ArrayList<>();
+    List<Double> e2els = new ArrayList<>();
+    for (PerRequest r : rows) {
+      if (!r.success) {
+        continue;
+      }
+      completed++;
+      totalInput += r.inputLen;
+      totalOutput += r.outputLen;
+      ttfts.add(r.ttft);
+      if (r.outputLen > 1) {
+        tpots.add(r.tpot());
+      }
+      for (double gap : r.itl) {
+        itls.add(gap);
+      }
+      e2els.add(r.latency);
+      if (isGood(r, o.goodput)) {
+        good++;
+      }
+    }
+    TimeSeries series = TimeSeries.of(records, TimeSeries.DEFAULT_INTERVAL);
+
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("date", DATE.format(o.date));
+    m.put("backend", o.backend);
+    m.put("model_id", o.modelId);
+    m.put("tokenizer_id", o.tokenizerId);
+    m.put("num_prompts", (long) o.numPrompts.orElse(rows.length));
+    m.putAll(o.metadata);
+    m.put("request_rate", Double.isInfinite(o.requestRate) ? "inf" : (Object) o.requestRate);
+    m.put("burstiness", o.burstiness);
+    m.put("max_concurrency", o.maxConcurrency.isPresent() ? (Object) (long) o.maxConcurrency.getAsInt() : null);
+    m.put("duration", duration);
+    m.put("completed", (long) completed);
+    m.put("failed", (long) (rows.length - completed));
+    m.put("total_input_tokens", totalInput);
+    m.put("total_output_tokens", totalOutput);
+    m.put("request_throughput", rate(completed, duration));
+    m.put("request_goodput:", o.goodput.isEmpty() ? null : (Object) rate(good, duration));
+    m.put("output_throughput", rate(totalOutput, duration));
+    m.put("total_token_throughput", rate(totalInput + totalOutput, duration));
+    m.put("max_output_tokens_per_s", series.peakOutputTokensPerSecond().value());
+    m.put("max_concurrent_requests", (long) series.peakConcurrency().value());
+    List<Object> inputLens = new ArrayList<>();
+    List<Object> outputLens = new ArrayList<>();
+    List<Object> ttftList = new ArrayList<>();
+    List<Object> itlList = new ArrayList<>();
+    List<Object> texts = new ArrayList<>();
+    List<Object> errors = new ArrayList<>();
+    for (PerRequest r : rows) {
+      inputLens.add((long) r.inputLen);
+      outputLens.add((long) r.outputLen);
+      ttftList.add(r.ttft);
+      itlList.add(r.itl);
+      texts.add(r.text);
+      errors.add(r.error);
+    }
+    m.put("input_lens", inputLens);
+    m.put("output_lens", outputLens);
+    m.put("ttfts", ttftList);
+    m.put("itls", itlList);
+    m.put("generated_texts", texts);
+    m.put("errors", errors);
+    Map<String, List<Double>> values = Map.of("ttft", ttfts, "tpot", tpots, "itl", itls, "e2el", e2els);
+    for (String metric : List.of("ttft", "tpot", "itl", "e2el")) {
+      if (!o.metrics.contains(metric)) {
+        continue;
+      }
+      double[] v = values.get(metric).stream().mapToDouble(Double::doubleValue).toArray();
+      Arrays.sort(v);
+      m.put("mean_" + metric + "_ms", mean(v) * 1000);
+      m.put("median_" + metric + "_ms", percentile(v, 50) * 1000);
+      m.put("std_" + metric + "_ms", std(v) * 1000);
+      for (double p : o.percentiles) {
+        m.put("p" + percentWord(p) + "_" + metric + "_ms", percentile(v, p) * 1000);
+      }
+    }
+    return java.util.Collections.unmodifiableMap(m);
+  }
+
+  private static boolean isGood(PerRequest r, Map<String, Double> goodput) {
+    if (goodput.isEmpty()) {
+      return false;
+    }
+    for (Map.Entry<String, Double> e : goodput.entrySet()) {
+      double v = switch (e.getKey()) {
+        case "ttft" -> r.ttft;
+        case "tpot" -> r.tpot();
+        default -> r.latency;
+      };
+      if (v > e.getValue() / 1000) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static double rate(double count, double seconds) {
+    return seconds > 0 ? count / seconds : 0.0;
+  }
+
+  /** numpy's mean of a list, or of {@code [0]} when it is empty (vLLM's {@code np.mean(x or 0)}). */
+  static double mean(double[] v) {
+    if (v.length == 0) {
+      return 0;
+    }
+    double sum = 0;
+    for (double x : v) {
+      sum += x;
+    }
+    return sum / v.length;
+  }
+
+  /** numpy's population standard deviation. */
+  static double std(double[] v) {
+    if (v.length == 0) {
+      return 0;
+    }
+    double m = mean(v);
+    double sum = 0;
+    for (double x : v) {
+      sum += (x - m) * (x - m);
+    }
+    return Math.sqrt(sum / v.length);
+  }
+
+  /** numpy's default (linear) percentile of sorted values, 0 for none. */
+  static double percentile(double[] sorted, double percent) {
+    if (sorted.length == 0) {
+      return 0;
+    }
+    double h = (sorted.length - 1) * percent / 100;
+    int lo = (int) Math.floor(h);
+    int hi = Math.min(lo + 1, sorted.length - 1);
+    return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
+  }
+
+  /** vLLM's key word for a percentile: {@code 99} for whole numbers, {@code 99.9} otherwise. */
+  static String percentWord(double p) {
+    return p == Math.rint(p) ? Long.toString((long) p) : Double.toString(p);
+  }
+
+  /** How Python prints a float: {@code inf}, {@code 10.0}. */
+  static String pythonFloat(double v) {
+    return Double.isInfinite(v) ? "inf" : Double.toString(v);
+  }
+}
