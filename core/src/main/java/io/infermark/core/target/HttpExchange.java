@@ -181,7 +181,9 @@ final class HttpExchange implements ResponseHandler {
     String where = location.isBlank() ? "" : " to " + safeUrl(location);
     return "redirect" + where + " not followed" + (status == 303
         ? " (303 asks for a GET elsewhere; a benchmark request is never re-sent without its body)"
-        : maxRedirects > 0 ? "" : " (redirects are off; OpenAiTarget.Builder.followRedirects(true) follows them)");
+        : maxRedirects == 0 ? " (redirects are off; OpenAiTarget.Builder.followRedirects(true) follows them)"
+        : hops >= maxRedirects ? " (more than " + maxRedirects + " redirects in a row)"
+        : " (no location, or one that is not http(s) or leaves https for http)");
   }
 
   /**
