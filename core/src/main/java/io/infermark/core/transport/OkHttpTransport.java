@@ -6,8 +6,8 @@ import io.infermark.core.capture.TimeoutPhase;
 import io.infermark.core.target.Cancellation;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
 import java.lang.reflect.Proxy;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
@@ -137,7 +137,10 @@ public final class OkHttpTransport implements Transport {
     return new OkHttpTransport(client, keepAlive, insecureTls);
   }
 
-  /** True when TLS is not verified: asked for, or found in the client given (see {@link #of(OkHttpClient, Duration, boolean)}). */
+  /**
+   * True when TLS is not verified: asked for, or found in the client given (see
+   * {@link #of(OkHttpClient, Duration, boolean)}).
+   */
   @Override
   public boolean insecureTls() {
     return insecureTls;
@@ -468,7 +471,8 @@ public final class OkHttpTransport implements Transport {
 
   @Override
   public String toString() {
-    return "OkHttpTransport[keep-alive " + keepAlive.toMillis() + " ms" + (insecureTls ? ", INSECURE TLS" : "") + "]";
+    return "OkHttpTransport[keep-alive " + keepAlive.toMillis() + " ms" + (insecureTls ? ", INSECURE TLS" : "")
+        + "]";
   }
 
   /** Sets {@code TCP_NODELAY} on every socket the wrapped factory makes. */

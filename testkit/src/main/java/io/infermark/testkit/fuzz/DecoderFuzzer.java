@@ -127,17 +127,15 @@ public final class DecoderFuzzer {
       fed += body.length;
       int kind = (int) (n % kinds);
       Checker c = new Checker();
-      String what;
+      String what = kind < dialects.length ? dialects[kind].name()
+          : kind == dialects.length ? "OpenAiResponses.report" : "ErrorBodies.summarize";
       try {
         if (kind < dialects.length) {
-          what = dialects[kind].name();
           feed(dialects[kind].newDecoder(c, limits), body, random, c);
         } else if (kind == dialects.length) {
-          what = "OpenAiResponses.report";
           c.readAt = 1;
           OpenAiResponses.report(body, c, 1);
         } else {
-          what = "ErrorBodies.summarize";
           String s = ErrorBodies.summarize(new String(body, StandardCharsets.UTF_8));
           if (s == null) {
             c.breakContract("summarize returned null");
@@ -145,7 +143,6 @@ public final class DecoderFuzzer {
           c.onComplete(1);
         }
       } catch (RuntimeException | StackOverflowError e) {
-        what = "decoder";
         c.breakContract("threw " + e);
       }
       if (c.terminals != 1 && c.problem == null) {

@@ -284,7 +284,8 @@ public final class NettyTransport implements Transport {
   @Override
   public String toString() {
     return "NettyTransport[" + name() + ", ioThreads=" + ioThreads + ", keepAlive=" + keepAlive
-        + ", maxIdlePerHost=" + maxIdlePerHost.get() + (customTrust ? ", custom trust" : "") + (insecureTls ? ", INSECURE TLS" : "") + "]";
+        + ", maxIdlePerHost=" + maxIdlePerHost.get() + (customTrust ? ", custom trust" : "")
+        + (insecureTls ? ", INSECURE TLS" : "") + "]";
   }
 
   // ---- package-private: used by the exchange and connection, and by tests ----
