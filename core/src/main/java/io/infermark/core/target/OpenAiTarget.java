@@ -53,8 +53,10 @@ import okhttp3.OkHttpClient;
  * <p>No hidden caps: the transport's pool is sized from the load ({@link #prepare}); the read
  * timeout bounds the silence between two reads (from the moment the request is sent), not the
  * response, and the call timeout bounds the whole request. The API key is sent as a bearer token;
- * it, the values of sensitive headers (Authorization, x-api-key, api-key, cookies) and URL
- * userinfo never appear in {@code toString()}, records or errors.
+ * it, the value of every header a request adds ({@code GenerationParams.Builder.header}) and URL
+ * userinfo never appear in {@code toString()}, records or errors. TLS is verified unless
+ * {@link Builder#insecureTls(boolean)} says otherwise (and then every record says so); redirects
+ * are recorded as their status unless {@link Builder#followRedirects(boolean)} is on.
  */
 public final class OpenAiTarget implements Target {
 
