@@ -91,6 +91,8 @@ final class RunEngine {
   private final Clock clock;
   private final RunListeners listeners;
   private final boolean retainRecords;
+  /** The target does not verify TLS: every record is marked so. */
+  private final boolean insecureTls;
   private final Optional<StartBarrier> barrier;
   private final boolean virtualThreads;
   private final boolean async;
@@ -121,6 +123,7 @@ final class RunEngine {
     this.clock = clock;
     this.listeners = listeners;
     this.retainRecords = retainRecords;
+    this.insecureTls = target.insecureTls();
     this.barrier = barrier;
     this.virtualThreads = virtualThreads && RequestThreads.virtual();
     this.async = target.isAsync();
@@ -214,7 +217,7 @@ final class RunEngine {
     ScheduleStats scheduleStats = retainRecords ? ScheduleStats.of(all, requested) : streamingSchedule.result(requested);
     RunResult result = new RunResult(all, retainRecords, startedAt, origin, lastEndNanos, target.toString(), load,
         params, workload.distinctPrompts(), RunEnvironment.current(virtualThreads), scheduleStats,
-        trajectory, clientMonitor().health(scheduleStats, load, healthThresholds));
+        trajectory, clientMonitor().health(scheduleStats, load, healthThresholds), insecureTls);
     listeners.runFinished(result);
     return result;
   }
@@ -762,7 +765,9 @@ final class RunEngine {
   }
 
   /** Takes a final record: keeps it (or only its statistics) and tells the listeners. Holds the lock. */
-  private void accept(RequestRecord record) {
+  private void accept(RequestRecord original) {
+    RequestRecord record = insecureTls && !original.insecureTls()
+        ? original.toBuilder().insecureTls(true).build() : original;
     if (retainRecords) {
       records.add(record);
     } else {

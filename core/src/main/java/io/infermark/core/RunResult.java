@@ -34,10 +34,13 @@ import java.util.Objects;
  *     step; empty for other runs
  * @param clientHealth whether the client itself could be trusted during the run: a verdict with its
  *     reasons and measurement floor ({@link ClientHealth#UNMEASURED} for results built by hand or merged)
+ * @param insecureTls true when the target did not verify TLS certificates or host names
+ *     ({@link io.infermark.core.target.Target#insecureTls()}): its servers were not authenticated, every
+ *     record says so and reports show a banner
  */
 public record RunResult(List<RequestRecord> records, boolean recordsRetained, Instant startedAt, long originNanos, long durationNanos,
     String target, LoadProfile load, GenerationParams params, int promptCount, RunEnvironment environment,
-    ScheduleStats schedule, List<ControlStep> control, ClientHealth clientHealth) {
+    ScheduleStats schedule, List<ControlStep> control, ClientHealth clientHealth, boolean insecureTls) {
 
   /** Validates and copies. */
   public RunResult {
@@ -56,6 +59,14 @@ public record RunResult(List<RequestRecord> records, boolean recordsRetained, In
     if (durationNanos < 0) {
       throw new IllegalArgumentException("durationNanos must be >= 0, was " + durationNanos);
     }
+  }
+
+  /** A result whose TLS is taken as verified unless one of its records says otherwise. */
+  public RunResult(List<RequestRecord> records, boolean recordsRetained, Instant startedAt, long originNanos,
+      long durationNanos, String target, LoadProfile load, GenerationParams params, int promptCount,
+      RunEnvironment environment, ScheduleStats schedule, List<ControlStep> control, ClientHealth clientHealth) {
+    this(records, recordsRetained, startedAt, originNanos, durationNanos, target, load, params, promptCount,
+        environment, schedule, control, clientHealth, records.stream().anyMatch(RequestRecord::insecureTls));
   }
 
   /** A result whose client was not measured ({@link ClientHealth#UNMEASURED}): built by hand, merged, or read back. */
@@ -77,7 +88,7 @@ public record RunResult(List<RequestRecord> records, boolean recordsRetained, In
   /** The same result with another client health (for instance re-judged against other thresholds). */
   public RunResult withClientHealth(ClientHealth health) {
     return new RunResult(records, recordsRetained, startedAt, originNanos, durationNanos, target, load, params,
-        promptCount, environment, schedule, control, health);
+        promptCount, environment, schedule, control, health, insecureTls);
   }
 
   /**
@@ -130,6 +141,7 @@ public record RunResult(List<RequestRecord> records, boolean recordsRetained, In
   }
 
   private String healthText() {
-    return clientHealth.isMeasured() ? ", client " + clientHealth.verdict() : "";
+    return (clientHealth.isMeasured() ? ", client " + clientHealth.verdict() : "")
+        + (insecureTls ? ", INSECURE TLS (servers not authenticated)" : "");
   }
 }

@@ -22,9 +22,16 @@ import java.util.Objects;
  * @param environment the JVM and machine
  * @param clientHealth whether the client could be trusted during the run ({@link ClientHealth#UNMEASURED}
  *     when the run did not measure it)
+ * @param insecureTls true when the run's TLS certificates and host names were not verified
+ *     ({@link RunResult#insecureTls()}): reports show a banner
  */
 public record RunInfo(Instant startedAt, long durationNanos, String target, LoadProfile load,
-    GenerationParams params, int promptCount, RunEnvironment environment, ClientHealth clientHealth) {
+    GenerationParams params, int promptCount, RunEnvironment environment, ClientHealth clientHealth,
+    boolean insecureTls) {
+
+  /** The banner reports show for a run whose TLS was not verified. */
+  public static final String INSECURE_TLS_WARNING = "TLS verification was OFF (insecureTls): the servers were not "
+      + "authenticated, so these figures may come from any server that answered.";
 
   /** Validates. */
   public RunInfo {
@@ -36,6 +43,12 @@ public record RunInfo(Instant startedAt, long durationNanos, String target, Load
     Objects.requireNonNull(clientHealth, "clientHealth");
   }
 
+  /** Metadata with TLS taken as verified. */
+  public RunInfo(Instant startedAt, long durationNanos, String target, LoadProfile load, GenerationParams params,
+      int promptCount, RunEnvironment environment, ClientHealth clientHealth) {
+    this(startedAt, durationNanos, target, load, params, promptCount, environment, clientHealth, false);
+  }
+
   /** Metadata without client health ({@link ClientHealth#UNMEASURED}). */
   public RunInfo(Instant startedAt, long durationNanos, String target, LoadProfile load, GenerationParams params,
       int promptCount, RunEnvironment environment) {
@@ -45,12 +58,13 @@ public record RunInfo(Instant startedAt, long durationNanos, String target, Load
   /** The metadata of a run. */
   public static RunInfo of(RunResult run) {
     return new RunInfo(run.startedAt(), run.durationNanos(), run.target(), run.load(), run.params(),
-        run.promptCount(), run.environment(), run.clientHealth());
+        run.promptCount(), run.environment(), run.clientHealth(), run.insecureTls());
   }
 
   @Override
   public String toString() {
     return String.format(Locale.ROOT, "RunInfo[%s against %s, %.3f s, %s%s]", startedAt, target, durationNanos / 1e9,
-        load, clientHealth.isMeasured() ? ", client " + clientHealth.verdict() : "");
+        load, (clientHealth.isMeasured() ? ", client " + clientHealth.verdict() : "")
+        + (insecureTls ? ", INSECURE TLS" : ""));
   }
 }

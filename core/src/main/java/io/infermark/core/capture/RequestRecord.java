@@ -36,6 +36,10 @@ public final class RequestRecord {
   private final Failure failure;
   private final Map<String, Double> serverTimings;
   private final String text;
+  private final int retries;
+  private final int redirects;
+  private final String finalUrl;
+  private final boolean insecureTls;
 
   private RequestRecord(Builder b) {
     this.index = b.index;
@@ -54,6 +58,10 @@ public final class RequestRecord {
     this.failure = b.failure;
     this.serverTimings = Map.copyOf(b.serverTimings);
     this.text = b.text;
+    this.retries = b.retries;
+    this.redirects = b.redirects;
+    this.finalUrl = b.finalUrl;
+    this.insecureTls = b.insecureTls;
     long streamed = chunks.knownTokenSum();
     this.streamedTokens = streamed >= 0 ? streamed : chunks.tokenChunkCount();
     OptionalInt server = usage.completionTokens();
@@ -204,12 +212,44 @@ public final class RequestRecord {
     return Optional.ofNullable(text);
   }
 
+  /**
+   * How many times the transport sent this request again: 1 when a pooled keep-alive connection the
+   * server had closed while idle failed before any response byte and the request went out once more
+   * on a new connection (its send time stays the first attempt's, so the retry's cost is in the
+   * latency); 0 otherwise.
+   */
+  public int retries() {
+    return retries;
+  }
+
+  /** How many redirects were followed to reach the response (0 unless the target follows redirects). */
+  public int redirects() {
+    return redirects;
+  }
+
+  /**
+   * The URL the response finally came from when redirects were followed, without userinfo or query;
+   * empty when the request was not redirected.
+   */
+  public Optional<String> finalUrl() {
+    return finalUrl.isEmpty() ? Optional.empty() : Optional.of(finalUrl);
+  }
+
+  /**
+   * True when the request ran with TLS certificate and host-name verification switched off
+   * ({@code insecureTls}): its server was not authenticated, and reports say so.
+   */
+  public boolean insecureTls() {
+    return insecureTls;
+  }
+
   /** A builder initialised with this record's values. */
   public Builder toBuilder() {
     return new Builder().index(index).requestId(requestId).tags(tags).warmup(warmup).cooldown(cooldown)
         .intendedNanos(intendedNanos).sendNanos(sendNanos).phases(phases).httpStatus(httpStatus)
         .chunks(chunks).usage(usage).finishReason(finishReason).endOffsetNanos(endOffsetNanos)
-        .failure(failure()).serverTimings(serverTimings).text(text());
+        .failure(failure()).serverTimings(serverTimings).text(text()).retries(retries).redirects(redirects)
+        .finalUrl(finalUrl).insecureTls(insecureTls);
   }
 
   @Override
@@ -219,7 +259,8 @@ public final class RequestRecord {
         && r.sendNanos == sendNanos && r.phases.equals(phases) && r.httpStatus == httpStatus
         && r.chunks.equals(chunks) && r.usage.equals(usage) && r.finishReason.equals(finishReason)
         && r.endOffsetNanos == endOffsetNanos && Objects.equals(r.failure, failure)
-        && r.serverTimings.equals(serverTimings) && Objects.equals(r.text, text);
+        && r.serverTimings.equals(serverTimings) && Objects.equals(r.text, text) && r.retries == retries
+        && r.redirects == redirects && r.finalUrl.equals(finalUrl) && r.insecureTls == insecureTls;
   }
 
   @Override
@@ -247,6 +288,15 @@ public final class RequestRecord {
     if (sendNanos != intendedNanos) {
       s.append(String.format(", lag %.3f ms", (sendNanos - intendedNanos) / 1e6));
     }
+    if (retries > 0) {
+      s.append(", retried ").append(retries);
+    }
+    if (redirects > 0) {
+      s.append(", ").append(redirects).append(" redirects to ").append(finalUrl);
+    }
+    if (insecureTls) {
+      s.append(", INSECURE TLS");
+    }
     return s.append(']').toString();
   }
 
@@ -268,6 +318,10 @@ public final class RequestRecord {
     private Failure failure;
     private Map<String, Double> serverTimings = Map.of();
     private String text;
+    private int retries;
+    private int redirects;
+    private String finalUrl = "";
+    private boolean insecureTls;
 
     private Builder() {}
 
@@ -373,6 +427,36 @@ public final class RequestRecord {
     /** Captured content text, empty when not captured. */
     public Builder text(Optional<String> text) {
       this.text = text.orElse(null);
+      return this;
+    }
+
+    /** How many times the transport sent the request again (see {@link RequestRecord#retries()}). */
+    public Builder retries(int retries) {
+      if (retries < 0) {
+        throw new IllegalArgumentException("retries must be >= 0, was " + retries);
+      }
+      this.retries = retries;
+      return this;
+    }
+
+    /** How many redirects were followed. */
+    public Builder redirects(int redirects) {
+      if (redirects < 0) {
+        throw new IllegalArgumentException("redirects must be >= 0, was " + redirects);
+      }
+      this.redirects = redirects;
+      return this;
+    }
+
+    /** The URL the response came from after redirects, without userinfo or query; empty for none. */
+    public Builder finalUrl(String url) {
+      this.finalUrl = Objects.requireNonNull(url, "finalUrl");
+      return this;
+    }
+
+    /** Marks a request sent with TLS verification switched off. */
+    public Builder insecureTls(boolean insecure) {
+      this.insecureTls = insecure;
       return this;
     }
 

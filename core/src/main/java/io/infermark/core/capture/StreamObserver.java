@@ -60,6 +60,21 @@ public interface StreamObserver {
   /** A server-side timing or counter, e.g. llama.cpp {@code timings.predicted_ms} or Ollama {@code eval_duration}. */
   void onServerTiming(String name, double value);
 
+  /**
+   * The transport sent the request once more on a new connection: a pooled keep-alive connection
+   * failed before any byte of the response (the server had closed it while idle). The send time
+   * stays the first attempt's.
+   */
+  default void onRetry(String reason) {}
+
+  /**
+   * A redirect was followed (only when the target was told to follow them).
+   *
+   * @param httpStatus the redirect's status (301, 302, 307 or 308)
+   * @param url where it led, without userinfo or query
+   */
+  default void onRedirect(int httpStatus, String url) {}
+
   /** The stream ended as its protocol intends. */
   void onComplete(long nanoTime);
 

@@ -44,6 +44,9 @@ public final class TokenTimeline implements StreamObserver {
   private int httpStatus;
   private String finishReason = "";
   private long lastChunkAbs;
+  private int retries;
+  private int redirects;
+  private String finalUrl = "";
   private RequestRecord result;
 
   private TokenTimeline(Builder b) {
@@ -161,6 +164,21 @@ public final class TokenTimeline implements StreamObserver {
   }
 
   @Override
+  public synchronized void onRetry(String reason) {
+    if (result == null) {
+      retries++;
+    }
+  }
+
+  @Override
+  public synchronized void onRedirect(int status, String url) {
+    if (result == null) {
+      redirects++;
+      finalUrl = url;
+    }
+  }
+
+  @Override
   public void onComplete(long nanoTime) {
     finish(nanoTime, null);
   }
@@ -201,6 +219,7 @@ public final class TokenTimeline implements StreamObserver {
           .usage(usage).finishReason(finishReason).endOffsetNanos(end).failure(Optional.ofNullable(f))
           .serverTimings(serverTimings == null ? Map.of() : serverTimings)
           .text(captureText ? Optional.of(text == null ? "" : text.toString()) : Optional.empty())
+          .retries(retries).redirects(redirects).finalUrl(finalUrl)
           .build();
       done = result;
     }

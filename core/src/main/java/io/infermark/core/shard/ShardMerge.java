@@ -87,7 +87,7 @@ public final class ShardMerge {
     // Each shard's client was judged on its own machine: the merged run is as trustworthy as the worst of them.
     ClientHealth health = ClientHealth.worstOf(shards.stream().map(RunResult::clientHealth).toList());
     return new RunResult(all, true, start, 0, duration, target, load, first.params(), prompts, first.environment(),
-        ScheduleStats.of(all, requested), List.of(), health);
+        ScheduleStats.of(all, requested), List.of(), health, shards.stream().anyMatch(RunResult::insecureTls));
   }
 
   private static String missing(BitSet seen, int count) {

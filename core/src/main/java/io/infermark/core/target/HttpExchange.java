@@ -10,11 +10,19 @@ import io.infermark.core.stream.StreamDecoder;
 import io.infermark.core.stream.StreamDialect;
 import io.infermark.core.stream.StreamLimits;
 import io.infermark.core.transport.BodyConsumer;
+import io.infermark.core.transport.OutboundRequest;
 import io.infermark.core.transport.ResponseHandler;
 import io.infermark.core.transport.ResponseHead;
+import io.infermark.core.transport.Timeouts;
+import io.infermark.core.transport.Transport;
 import java.io.ByteArrayOutputStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -44,6 +52,17 @@ final class HttpExchange implements ResponseHandler {
   private final StreamLimits limits;
   private final CountDownLatch ended = new CountDownLatch(1);
 
+  // ---- redirects: set by followRedirects before the first start, then confined to the exchange's thread ----
+  private int maxRedirects;
+  private Transport transport;
+  private Cancellation cancellation;
+  private OutboundRequest current;
+  private long firstSend = Long.MIN_VALUE;
+  private int hops;
+  private long heldHeadersStart = Long.MIN_VALUE;
+  private long heldHeadersEnd = Long.MIN_VALUE;
+  private volatile OutboundRequest pending;
+
   HttpExchange(StreamObserver observer, Clock clock, StreamDialect dialect, BodyReader bodyReader, boolean stream,
       Redactor redactor, int maxBodyBytes, StreamLimits limits) {
     this.observer = redactor.isEmpty() ? observer : new RedactingObserver(observer, redactor);
@@ -60,21 +79,76 @@ final class HttpExchange implements ResponseHandler {
     return clock;
   }
 
+  /**
+   * Follows up to {@code max} redirects (301, 302, 307, 308) of {@code first} by sending it again, with
+   * the same method and body, on {@code transport}; call before the first start. A blocking transport
+   * leaves each next hop in {@link #takeRedirect()} for the caller to send.
+   */
+  HttpExchange followRedirects(int max, Transport transport, OutboundRequest first, Cancellation cancellation) {
+    this.maxRedirects = max;
+    this.transport = transport;
+    this.current = first;
+    this.cancellation = cancellation;
+    return this;
+  }
+
+  /** The next hop a blocking transport must send, once; null when there is none. */
+  OutboundRequest takeRedirect() {
+    OutboundRequest next = pending;
+    pending = null;
+    return next;
+  }
+
   @Override
   public void onSend(long nanoTime) {
-    observer.onSend(nanoTime);
+    if (firstSend == Long.MIN_VALUE) {
+      firstSend = nanoTime;
+      observer.onSend(nanoTime); // later hops keep the first send: the redirect's cost is in the latency
+    }
   }
 
   @Override
   public void onPhase(Phase phase, long nanoTime) {
-    observer.onPhase(phase, nanoTime);
+    if (maxRedirects > 0 && phase == Phase.RESPONSE_HEADERS_START) {
+      heldHeadersStart = nanoTime; // a redirect's response is not the response: held until the status is known
+    } else if (maxRedirects > 0 && phase == Phase.RESPONSE_HEADERS_END) {
+      heldHeadersEnd = nanoTime;
+    } else {
+      observer.onPhase(phase, nanoTime);
+    }
+  }
+
+  @Override
+  public void onRetry(String reason, long nanoTime) {
+    observer.onRetry(reason);
+  }
+
+  private void releaseHeldPhases() {
+    if (heldHeadersStart != Long.MIN_VALUE) {
+      observer.onPhase(Phase.RESPONSE_HEADERS_START, heldHeadersStart);
+    }
+    if (heldHeadersEnd != Long.MIN_VALUE) {
+      observer.onPhase(Phase.RESPONSE_HEADERS_END, heldHeadersEnd);
+    }
+    heldHeadersStart = Long.MIN_VALUE;
+    heldHeadersEnd = Long.MIN_VALUE;
   }
 
   @Override
   public BodyConsumer onResponse(int status, ResponseHead head, long nanoTime) {
+    if (isRedirect(status) && maxRedirects > 0) {
+      BodyConsumer hop = redirect(status, head.header("Location").orElse("").strip(), nanoTime);
+      if (hop != null) {
+        return hop;
+      }
+    }
+    releaseHeldPhases();
     observer.onResponseHeaders(status, nanoTime);
+    if (status >= 300 && status <= 399) {
+      return new ErrorExcerpt(status, notFollowed(status, head.header("Location").orElse("")));
+    }
     if (status < 200 || status > 299) {
-      return new ErrorExcerpt(status);
+      return new ErrorExcerpt(status, "");
     }
     String encoding = head.header("Content-Encoding").orElse("identity").strip();
     if (!encoding.isEmpty() && !encoding.equalsIgnoreCase("identity")) {
@@ -92,9 +166,123 @@ final class HttpExchange implements ResponseHandler {
   @Override
   public void onFailure(Failure failure, long nanoTime) {
     try {
+      releaseHeldPhases();
       observer.onFailure(failure, nanoTime);
     } finally {
       ended.countDown();
+    }
+  }
+
+  private static boolean isRedirect(int status) {
+    return status == 301 || status == 302 || status == 307 || status == 308;
+  }
+
+  private String notFollowed(int status, String location) {
+    String where = location.isBlank() ? "" : " to " + safeUrl(location);
+    return "redirect" + where + " not followed" + (status == 303
+        ? " (303 asks for a GET elsewhere; a benchmark request is never re-sent without its body)"
+        : maxRedirects == 0 ? " (redirects are off; OpenAiTarget.Builder.followRedirects(true) follows them)"
+        : hops >= maxRedirects ? " (more than " + maxRedirects + " redirects in a row)"
+        : " (no location, or one that is not http(s) or leaves https for http)");
+  }
+
+  /**
+   * The consumer of a redirect's body, which sends the request on to its location when the body is
+   * done; null when this redirect is not followed (too many, no or a bad location, a downgrade to
+   * http), so the response is recorded as the status it is.
+   */
+  private BodyConsumer redirect(int status, String location, long nanoTime) {
+    if (location.isEmpty() || hops >= maxRedirects) {
+      return null;
+    }
+    URI next;
+    try {
+      next = current.url().resolve(location);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+    String scheme = next.getScheme() == null ? "" : next.getScheme().toLowerCase(Locale.ROOT);
+    if (!(scheme.equals("http") || scheme.equals("https")) || next.getHost() == null
+        || (current.secure() && scheme.equals("http"))) {
+      return null; // never from https down to http: the key would travel in clear
+    }
+    List<OutboundRequest.Header> headers = new ArrayList<>(current.headers().size());
+    boolean sameOrigin = scheme.equalsIgnoreCase(current.url().getScheme())
+        && next.getHost().equalsIgnoreCase(current.url().getHost()) && port(next) == current.port();
+    for (OutboundRequest.Header h : current.headers()) {
+      String name = h.name().toLowerCase(Locale.ROOT);
+      // credentials go to the origin they were meant for, never to another host
+      if (!name.equals("host") && (sameOrigin || !Redactor.SENSITIVE_HEADERS.contains(name))) {
+        headers.add(h);
+      }
+    }
+    Timeouts t = current.timeouts();
+    long spent = firstSend == Long.MIN_VALUE ? 0 : Math.max(0, nanoTime - firstSend);
+    Duration callLeft = t.call().minusNanos(spent);
+    Timeouts left = new Timeouts(t.connect(), t.read(), callLeft.isNegative() || callLeft.isZero()
+        ? Duration.ofMillis(1) : callLeft);
+    OutboundRequest hop = new OutboundRequest(current.method(), next, headers, current.body(), current.contentType(),
+        left);
+    hops++;
+    heldHeadersStart = Long.MIN_VALUE;
+    heldHeadersEnd = Long.MIN_VALUE;
+    observer.onRedirect(status, safeUrl(next.toString()));
+    return new Redirecting(hop);
+  }
+
+  private static int port(URI u) {
+    return u.getPort() >= 0 ? u.getPort() : "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
+  }
+
+  /** A URL for records and messages: scheme, host, port and path; no userinfo, query or fragment. */
+  static String safeUrl(String url) {
+    try {
+      URI u = new URI(url.strip());
+      if (u.getHost() == null) {
+        return "(a location that is not an absolute URL)";
+      }
+      return (u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT) + "://") + u.getHost()
+          + (u.getPort() >= 0 ? ":" + u.getPort() : "") + (u.getRawPath() == null ? "" : u.getRawPath());
+    } catch (java.net.URISyntaxException e) {
+      return "(an unparsable location)";
+    }
+  }
+
+  /** Sends the next hop (the transport calls this exchange again) once the redirect's body is done. */
+  private void follow(OutboundRequest hop) {
+    current = hop;
+    if (transport.blocking()) {
+      pending = hop;
+      return;
+    }
+    try {
+      transport.start(hop, this, cancellation);
+    } catch (RuntimeException e) {
+      onFailure(Failure.of(ErrorCategory.CLIENT, "following a redirect failed: " + e), clock.nanoTime());
+    }
+  }
+
+  /** Reads nothing of a redirect's body; sends the request on. */
+  private final class Redirecting implements BodyConsumer {
+    private final OutboundRequest hop;
+    private boolean followed;
+
+    Redirecting(OutboundRequest hop) {
+      this.hop = Objects.requireNonNull(hop);
+    }
+
+    @Override
+    public boolean onBytes(byte[] bytes, int offset, int length, long nanoTime) {
+      onEnd(nanoTime);
+      return true;
+    }
+
+    @Override
+    public void onEnd(long nanoTime) {
+      if (!followed) {
+        followed = true;
+        follow(hop);
+      }
     }
   }
 
@@ -168,10 +356,12 @@ final class HttpExchange implements ResponseHandler {
 
   private final class ErrorExcerpt implements BodyConsumer {
     private final int status;
+    private final String note;
     private final ByteArrayOutputStream excerpt = new ByteArrayOutputStream(256);
 
-    ErrorExcerpt(int status) {
+    ErrorExcerpt(int status, String note) {
       this.status = status;
+      this.note = note;
     }
 
     @Override
@@ -189,7 +379,9 @@ final class HttpExchange implements ResponseHandler {
     public void onEnd(long nanoTime) {
       try {
         String text = excerpt.toString(StandardCharsets.UTF_8);
-        observer.onFailure(Failure.httpStatus(status, ErrorBodies.summarize(text)), nanoTime);
+        String summary = ErrorBodies.summarize(text);
+        observer.onFailure(Failure.httpStatus(status, note.isEmpty() ? summary
+            : summary.isBlank() ? note : note + ": " + summary), nanoTime);
       } finally {
         ended();
       }

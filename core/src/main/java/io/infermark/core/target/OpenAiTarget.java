@@ -53,8 +53,10 @@ import okhttp3.OkHttpClient;
  * <p>No hidden caps: the transport's pool is sized from the load ({@link #prepare}); the read
  * timeout bounds the silence between two reads (from the moment the request is sent), not the
  * response, and the call timeout bounds the whole request. The API key is sent as a bearer token;
- * it, the values of sensitive headers (Authorization, x-api-key, api-key, cookies) and URL
- * userinfo never appear in {@code toString()}, records or errors.
+ * it, the value of every header a request adds ({@code GenerationParams.Builder.header}) and URL
+ * userinfo never appear in {@code toString()}, records or errors. TLS is verified unless
+ * {@link Builder#insecureTls(boolean)} says otherwise (and then every record says so); redirects
+ * are recorded as their status unless {@link Builder#followRedirects(boolean)} is on.
  */
 public final class OpenAiTarget implements Target {
 
@@ -71,6 +73,9 @@ public final class OpenAiTarget implements Target {
       this.path = path;
     }
   }
+
+  /** Most redirects followed in a row when {@link Builder#followRedirects(boolean)} is on. */
+  public static final int MAX_REDIRECTS = 5;
 
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final String JSON = "application/json";
@@ -90,6 +95,7 @@ public final class OpenAiTarget implements Target {
   private final Transport transport;
   private final Redactor redactor;
   private final List<OutboundRequest.Header> fixedHeaders;
+  private final int maxRedirects;
 
   private OpenAiTarget(Builder b) {
     this.url = b.baseUrl.resolve(b.baseUrl.getRawPath() + "/" + b.endpoint.path);
@@ -104,8 +110,14 @@ public final class OpenAiTarget implements Target {
     this.maxBodyBytes = b.maxBodyBytes;
     this.limits = b.limits;
     this.clock = b.clock;
+    this.maxRedirects = b.followRedirects ? MAX_REDIRECTS : 0;
+    if (b.insecureTls && b.transportGiven) {
+      throw new IllegalStateException("insecureTls applies to the transports this builder makes; a transport given "
+          + "with transport(...) must be built insecure itself (NettyTransport.builder().insecureTls(true) or "
+          + "OkHttpTransport.of(client, keepAlive, true))");
+    }
     this.transport = b.transport != null ? b.transport.apply(b.keepAlive)
-        : NettyTransport.builder().keepAlive(b.keepAlive).build();
+        : NettyTransport.builder().keepAlive(b.keepAlive).insecureTls(b.insecureTls).build();
     List<String> secrets = new ArrayList<>();
     secrets.add(apiKey);
     if (url.getRawUserInfo() != null) {
@@ -161,6 +173,12 @@ public final class OpenAiTarget implements Target {
     return transport.healthProbes();
   }
 
+  /** True when TLS certificates and host names are not verified (see {@link Builder#insecureTls(boolean)}). */
+  @Override
+  public boolean insecureTls() {
+    return transport.insecureTls();
+  }
+
   @Override
   public boolean isAsync() {
     return !transport.blocking();
@@ -176,14 +194,12 @@ public final class OpenAiTarget implements Target {
 
   @Override
   public void start(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
-    HttpExchange exchange = exchange(request, observer);
-    transport.start(outbound(request), exchange, cancellation);
+    send(request, observer, cancellation);
   }
 
   @Override
   public void execute(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
-    HttpExchange exchange = exchange(request, observer);
-    transport.start(outbound(request), exchange, cancellation);
+    HttpExchange exchange = send(request, observer, cancellation);
     if (!transport.blocking()) {
       try {
         exchange.await();
@@ -196,10 +212,23 @@ public final class OpenAiTarget implements Target {
     }
   }
 
-  private HttpExchange exchange(InferenceRequest request, StreamObserver observer) {
-    Redactor r = redactor.withHeaders(request.params().headers(), Redactor.SENSITIVE_HEADERS);
-    return new HttpExchange(observer, clock, StreamDialect.OPENAI, OpenAiResponses::report, request.params().stream(),
-        r, maxBodyBytes, limits);
+  /** Starts the exchange; on a blocking transport also sends every redirect hop it is told to follow. */
+  private HttpExchange send(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
+    OutboundRequest out = outbound(request);
+    // every header the request adds is the user's: its value is redacted like a key's (Set.of(): all)
+    Redactor r = redactor.withHeaders(request.params().headers(), java.util.Set.of());
+    HttpExchange exchange = new HttpExchange(observer, clock, StreamDialect.OPENAI, OpenAiResponses::report,
+        request.params().stream(), r, maxBodyBytes, limits);
+    if (maxRedirects > 0) {
+      exchange.followRedirects(maxRedirects, transport, out, cancellation);
+    }
+    transport.start(out, exchange, cancellation);
+    if (maxRedirects > 0 && transport.blocking()) {
+      for (OutboundRequest hop = exchange.takeRedirect(); hop != null; hop = exchange.takeRedirect()) {
+        transport.start(hop, exchange, cancellation);
+      }
+    }
+    return exchange;
   }
 
   /** The HTTP request for an inference request; package-private for tests. */
@@ -265,7 +294,8 @@ public final class OpenAiTarget implements Target {
   @Override
   public String toString() {
     return "OpenAiTarget[" + endpoint.name().toLowerCase(Locale.ROOT) + " " + url() + ", model " + model
-        + ", " + transport.name() + (apiKey.isEmpty() ? "" : ", api key ***") + "]";
+        + ", " + transport.name() + (apiKey.isEmpty() ? "" : ", api key ***")
+        + (maxRedirects > 0 ? ", follows redirects" : "") + (transport.insecureTls() ? ", INSECURE TLS" : "") + "]";
   }
 
   /** Configures an {@link OpenAiTarget}. */
@@ -286,6 +316,9 @@ public final class OpenAiTarget implements Target {
     private StreamLimits limits = StreamLimits.DEFAULT;
     private Clock clock = Clock.system();
     private Function<Duration, Transport> transport;
+    private boolean transportGiven;
+    private boolean insecureTls;
+    private boolean followRedirects;
 
     private Builder(String baseUrl, String model, Endpoint endpoint) {
       Objects.requireNonNull(baseUrl, "baseUrl");
@@ -429,7 +462,8 @@ public final class OpenAiTarget implements Target {
      */
     public Builder httpClient(OkHttpClient client) {
       Objects.requireNonNull(client, "client");
-      this.transport = keep -> OkHttpTransport.of(client, keep);
+      this.transport = keep -> OkHttpTransport.of(client, keep, insecureTls);
+      this.transportGiven = false;
       return this;
     }
 
@@ -440,6 +474,36 @@ public final class OpenAiTarget implements Target {
     public Builder transport(Transport transport) {
       Objects.requireNonNull(transport, "transport");
       this.transport = keep -> transport;
+      this.transportGiven = true;
+      return this;
+    }
+
+    /**
+     * Switches TLS verification off (default false) for the transport this builder makes: any
+     * certificate and host name are accepted, for a test server with a self-signed certificate. The
+     * server is then not authenticated, so nothing stays quiet about it: the transport logs one WARN,
+     * every record is marked ({@link io.infermark.core.capture.RequestRecord#insecureTls()}) and
+     * reports show a banner. Not combinable with {@link #transport(Transport)} (build that transport
+     * insecure itself).
+     */
+    public Builder insecureTls(boolean insecure) {
+      this.insecureTls = insecure;
+      return this;
+    }
+
+    /**
+     * Follows redirects (default false: a 3xx is recorded as the
+     * {@link io.infermark.core.capture.ErrorCategory#HTTP_STATUS} failure it is). When on, 301, 302,
+     * 307 and 308 are followed, up to {@value #MAX_REDIRECTS} in a row, by sending the same method
+     * and body to the new location (never turned into a GET); 303, a downgrade from https to http and
+     * a missing location are not followed. Credentials (Authorization, API key and cookie headers) go
+     * only to the origin they were set for. The record says how many redirects were followed and
+     * where the response came from ({@link io.infermark.core.capture.RequestRecord#redirects()},
+     * {@link io.infermark.core.capture.RequestRecord#finalUrl()}); latency runs from the first send,
+     * so the redirects' cost is in it.
+     */
+    public Builder followRedirects(boolean follow) {
+      this.followRedirects = follow;
       return this;
     }
 

@@ -7,8 +7,9 @@ import io.infermark.core.capture.StreamObserver;
 import io.infermark.core.capture.Usage;
 
 /**
- * Passes every event through, redacting failure messages: in-stream errors and 200 JSON error
- * objects can echo a rejected key as well as HTTP error bodies can.
+ * Passes every event through, redacting every text a server or transport wrote (failure messages,
+ * retry reasons, redirect locations): in-stream errors and 200 JSON error objects can echo a
+ * rejected key as well as HTTP error bodies can.
  */
 final class RedactingObserver implements StreamObserver {
 
@@ -68,6 +69,16 @@ final class RedactingObserver implements StreamObserver {
   @Override
   public void onServerTiming(String name, double value) {
     delegate.onServerTiming(name, value);
+  }
+
+  @Override
+  public void onRetry(String reason) {
+    delegate.onRetry(redactor.redact(reason));
+  }
+
+  @Override
+  public void onRedirect(int httpStatus, String url) {
+    delegate.onRedirect(httpStatus, redactor.redact(url));
   }
 
   @Override

@@ -45,14 +45,18 @@ final class Redactor {
     return new Redactor(List.copyOf(kept));
   }
 
-  /** This redactor plus the values of sensitive headers among {@code headers}; this one if there are none. */
+  /**
+   * This redactor plus the values of sensitive headers among {@code headers}; this one if there are
+   * none. Pass {@code sensitiveNames} empty to treat every header as sensitive (a request's own
+   * headers are: their values never appear in records, logs or reports).
+   */
   Redactor withHeaders(Map<String, String> headers, Set<String> sensitiveNames) {
     if (headers.isEmpty()) {
       return this;
     }
     List<String> more = new ArrayList<>(secrets);
     for (Map.Entry<String, String> h : headers.entrySet()) {
-      if (sensitiveNames.contains(h.getKey().toLowerCase(Locale.ROOT))) {
+      if (sensitiveNames.isEmpty() || sensitiveNames.contains(h.getKey().toLowerCase(Locale.ROOT))) {
         more.add(h.getValue());
         String v = h.getValue();
         int space = v.indexOf(' '); // "Bearer <token>": the token alone may be echoed

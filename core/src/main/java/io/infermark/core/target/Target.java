@@ -61,6 +61,16 @@ public interface Target extends AutoCloseable {
     return java.util.List.of();
   }
 
+  /**
+   * True when the target does not verify its servers' TLS certificates or host names (an explicit
+   * {@code insecureTls} option, or a client that trusts everything). The engine then marks every
+   * record ({@link io.infermark.core.capture.RequestRecord#insecureTls()}) and the run's result, and
+   * reports show a banner. The default is false.
+   */
+  default boolean insecureTls() {
+    return false;
+  }
+
   /** Releases connections and threads. The default does nothing. */
   @Override
   default void close() {}

@@ -6,8 +6,11 @@ import io.infermark.core.capture.TimeoutPhase;
 import io.infermark.core.target.Cancellation;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.reflect.Proxy;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.security.GeneralSecurityException;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -16,6 +19,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import javax.net.SocketFactory;
+import javax.net.ssl.HostnameVerifier;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+import javax.net.ssl.SSLSocketFactory;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
 import okhttp3.Call;
 import okhttp3.ConnectionPool;
 import okhttp3.Dispatcher;
@@ -26,6 +36,8 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A blocking {@link Transport} on OkHttp: each exchange runs on the calling thread (the engine gives
@@ -55,16 +67,32 @@ public final class OkHttpTransport implements Transport {
 
   private static final int READ_BUFFER_BYTES = 16 * 1024;
 
+  private static final Logger LOG = LoggerFactory.getLogger(OkHttpTransport.class);
+
   private final OkHttpClient baseClient;
   private final Duration keepAlive;
+  private final boolean insecureTls;
   private final Map<Timeouts, OkHttpClient> byTimeouts = new ConcurrentHashMap<>();
   private final Set<Call> active = ConcurrentHashMap.newKeySet();
   private volatile OkHttpClient sized;
   private volatile boolean closed;
 
-  private OkHttpTransport(OkHttpClient client, Duration keepAlive) {
+  private OkHttpTransport(OkHttpClient client, Duration keepAlive, boolean insecure) {
     this.keepAlive = keepAlive;
-    this.baseClient = client.newBuilder()
+    OkHttpClient.Builder b = client.newBuilder();
+    if (insecure) {
+      LOG.warn("TLS verification is OFF for this OkHttp transport (insecureTls): any certificate and host name are "
+          + "accepted; every record and report of its runs is marked insecure");
+      TrustAll trustAll = new TrustAll();
+      b.sslSocketFactory(trustAll.socketFactory(), trustAll).hostnameVerifier((host, session) -> true);
+      this.insecureTls = true;
+    } else {
+      Optional<String> why = trustsEverything(client);
+      why.ifPresent(w -> LOG.warn("the OkHttpClient given to this transport does not verify TLS: {}; every record "
+          + "and report of its runs is marked insecure", w));
+      this.insecureTls = why.isPresent();
+    }
+    this.baseClient = b
         .socketFactory(new NoDelaySocketFactory(client.socketFactory()))
         .readTimeout(Duration.ZERO) // enforced by ReadWatchdog: a timed socket costs 3 system calls a read
         .retryOnConnectionFailure(false)
@@ -89,12 +117,99 @@ public final class OkHttpTransport implements Transport {
    *     keep-alive (uvicorn, which serves vLLM and SGLang, closes idle connections after 5 s)
    */
   public static OkHttpTransport of(OkHttpClient client, Duration keepAlive) {
+    return of(client, keepAlive, false);
+  }
+
+  /**
+   * Like {@link #of(OkHttpClient, Duration)}; with {@code insecureTls} the client's TLS verification
+   * is switched off (any certificate chain and host name accepted), for a test server with a
+   * self-signed certificate. The transport then logs one WARN, and every record and report of its
+   * runs is marked insecure. A given client that already trusts everything (a trust manager that
+   * accepts an empty chain, a host name verifier that accepts any host) is detected and treated the
+   * same way even without this flag.
+   */
+  public static OkHttpTransport of(OkHttpClient client, Duration keepAlive, boolean insecureTls) {
     Objects.requireNonNull(client, "client");
     Objects.requireNonNull(keepAlive, "keepAlive");
     if (keepAlive.isNegative() || keepAlive.isZero()) {
       throw new IllegalArgumentException("keepAlive must be > 0, was " + keepAlive);
     }
-    return new OkHttpTransport(client, keepAlive);
+    return new OkHttpTransport(client, keepAlive, insecureTls);
+  }
+
+  /**
+   * True when TLS is not verified: asked for, or found in the client given (see
+   * {@link #of(OkHttpClient, Duration, boolean)}).
+   */
+  @Override
+  public boolean insecureTls() {
+    return insecureTls;
+  }
+
+  /** Why {@code client} accepts any server, if it does: probes its trust manager and host name verifier. */
+  static Optional<String> trustsEverything(OkHttpClient client) {
+    X509TrustManager tm = client.x509TrustManager();
+    if (tm != null) {
+      try {
+        tm.checkServerTrusted(new X509Certificate[0], "ECDHE_ECDSA");
+        return Optional.of("its trust manager " + tm.getClass().getName() + " accepts an empty certificate chain");
+      } catch (Exception | LinkageError e) {
+        // a verifying trust manager rejects it
+      }
+    }
+    HostnameVerifier hv = client.hostnameVerifier();
+    try {
+      if (hv.verify("infermark-probe.invalid", UNVERIFIED_SESSION)) {
+        return Optional.of("its host name verifier " + hv.getClass().getName() + " accepts a session without "
+            + "a certificate for any host");
+      }
+    } catch (Exception | LinkageError e) {
+      // a verifying verifier rejects it
+    }
+    return Optional.empty();
+  }
+
+  /** A TLS session whose peer presented nothing: a verifier that accepts it checks nothing. */
+  private static final SSLSession UNVERIFIED_SESSION = (SSLSession) Proxy.newProxyInstance(
+      OkHttpTransport.class.getClassLoader(), new Class<?>[] {SSLSession.class}, (proxy, method, args) -> {
+        switch (method.getName()) {
+          case "getPeerCertificates", "getPeerPrincipal", "getPeerCertificateChain" ->
+              throw new SSLPeerUnverifiedException("no peer certificate (infermark's trust probe)");
+          case "hashCode" -> {
+            return System.identityHashCode(proxy);
+          }
+          case "equals" -> {
+            return proxy == args[0];
+          }
+          case "toString" -> {
+            return "infermark trust probe session";
+          }
+          default -> throw new UnsupportedOperationException(method.getName());
+        }
+      });
+
+  /** Accepts every certificate chain; used only when insecure TLS was asked for. */
+  private static final class TrustAll implements X509TrustManager {
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType) {}
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType) {}
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+      return new X509Certificate[0];
+    }
+
+    SSLSocketFactory socketFactory() {
+      try {
+        SSLContext ctx = SSLContext.getInstance("TLS");
+        ctx.init(null, new TrustManager[] {this}, null);
+        return ctx.getSocketFactory();
+      } catch (GeneralSecurityException e) {
+        throw new IllegalStateException("cannot set up insecure TLS: " + e.getMessage(), e);
+      }
+    }
   }
 
   @Override
@@ -150,6 +265,8 @@ public final class OkHttpTransport implements Transport {
         // A pooled connection the server had closed while idle failed before any response byte:
         // the request never reached the server, so it is sent once more on a fresh connection.
         sized.connectionPool().evictAll();
+        guarded.onRetry("pooled connection to " + where + " failed before any response byte (closed by the server"
+            + " while idle)", handler.clock().nanoTime());
         attempt(request, guarded, cancellation, where, true);
       }
     } catch (Throwable t) {
@@ -265,6 +382,11 @@ public final class OkHttpTransport implements Transport {
     }
 
     @Override
+    public void onRetry(String reason, long nanoTime) {
+      delegate.onRetry(reason, nanoTime);
+    }
+
+    @Override
     public BodyConsumer onResponse(int status, ResponseHead head, long nanoTime) {
       responded = true;
       return delegate.onResponse(status, head, nanoTime);
@@ -349,7 +471,8 @@ public final class OkHttpTransport implements Transport {
 
   @Override
   public String toString() {
-    return "OkHttpTransport[keep-alive " + keepAlive.toMillis() + " ms]";
+    return "OkHttpTransport[keep-alive " + keepAlive.toMillis() + " ms" + (insecureTls ? ", INSECURE TLS" : "")
+        + "]";
   }
 
   /** Sets {@code TCP_NODELAY} on every socket the wrapped factory makes. */

@@ -33,6 +33,13 @@ public interface ResponseHandler {
   BodyConsumer onResponse(int status, ResponseHead head, long nanoTime);
 
   /**
+   * The transport is sending the request once more on a new connection: a pooled keep-alive
+   * connection failed before any response byte (the server had closed it while idle). Phases of the
+   * new connection follow; {@link #onSend} is not reported again. The default does nothing.
+   */
+  default void onRetry(String reason, long nanoTime) {}
+
+  /**
    * The exchange failed (before or during the body), already classified by the transport. Nothing
    * more is reported after it.
    */

@@ -59,6 +59,15 @@ public interface Transport extends AutoCloseable {
     return java.util.List.of();
   }
 
+  /**
+   * True when this transport does not verify TLS certificates or host names (an explicit
+   * {@code insecureTls} option, or a user's client that trusts everything): the engine marks every
+   * record of its runs and reports show a banner. The default is false.
+   */
+  default boolean insecureTls() {
+    return false;
+  }
+
   /** A short name for reports: {@code netty-epoll}, {@code netty-nio}, {@code okhttp}. */
   String name();
 

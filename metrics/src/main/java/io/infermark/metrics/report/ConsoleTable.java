@@ -45,6 +45,10 @@ public final class ConsoleTable {
     List<String> lines = new ArrayList<>();
     lines.add(fit("infermark " + s.run().startedAt() + "  " + s.run().target()));
     lines.add(fit(s.run().load() + ", percentiles " + s.quantileMethod().name().toLowerCase(Locale.ROOT)));
+    if (s.run().insecureTls()) {
+      lines.add("");
+      lines.add(fit("WARNING: " + io.infermark.metrics.RunInfo.INSECURE_TLS_WARNING));
+    }
     warning(lines, s.clientHealth());
     lines.add("");
     lines.add(header());

@@ -181,6 +181,10 @@ public final class HtmlReport {
       b.append("<p class='meta'>").append(Html.escape(summary.run().target())).append(" &middot; started ")
           .append(Html.escape(summary.run().startedAt().toString())).append(" &middot; ")
           .append(Html.escape(summary.run().load().toString())).append("</p>");
+      if (summary.run().insecureTls()) {
+        b.append("<div class='banner bound' role='alert'><strong>Insecure TLS</strong>: ")
+            .append(Html.escape(io.infermark.metrics.RunInfo.INSECURE_TLS_WARNING)).append("</div>");
+      }
       clientBanner(b, summary.clientHealth());
       headline(b, summary, verdicts);
       b.append("<h2>Latency</h2>");

@@ -377,6 +377,10 @@ public final class JsonReport {
     g.writeNumberField("duration_ms", run.durationNanos() / 1e6);
     g.writeStringField("target", run.target());
     g.writeNumberField("prompt_count", run.promptCount());
+    g.writeBooleanField("insecure_tls", run.insecureTls());
+    if (run.insecureTls()) {
+      g.writeStringField("warning", io.infermark.metrics.RunInfo.INSECURE_TLS_WARNING);
+    }
     writeLoad(g, run.load());
     writeParams(g, run.params());
     writeEnvironment(g, run.environment());

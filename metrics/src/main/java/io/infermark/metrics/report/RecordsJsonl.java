@@ -66,7 +66,10 @@ import java.util.stream.StreamSupport;
  *  "failure": {"category": "timeout", "http_status": 0, "timeout_phase": "read",
  *              "message": "no byte for 1 s"},                  // optional
  *  "server_timings": {"queue_ms": 1.5},                       // optional
- *  "text": "Hello"}                 // optional: present only when text was captured
+ *  "text": "Hello",                 // optional: present only when text was captured
+ *  "retries": 1,                    // optional: sent once more after a stale keep-alive connection
+ *  "redirects": 1, "final_url": "https://host/v1/chat/completions",  // optional: redirects followed
+ *  "insecure_tls": true}            // optional: TLS verification was off
  * }</pre>
  *
  * <p>Readers skip fields they do not know, so later versions can add fields. Malformed input raises
@@ -242,6 +245,18 @@ public final class RecordsJsonl {
     if (r.text().isPresent()) {
       g.writeStringField("text", r.text().get());
     }
+    if (r.retries() > 0) {
+      g.writeNumberField("retries", r.retries());
+    }
+    if (r.redirects() > 0) {
+      g.writeNumberField("redirects", r.redirects());
+    }
+    if (r.finalUrl().isPresent()) {
+      g.writeStringField("final_url", r.finalUrl().get());
+    }
+    if (r.insecureTls()) {
+      g.writeBooleanField("insecure_tls", true);
+    }
     g.writeEndObject();
   }
 
@@ -407,6 +422,10 @@ public final class RecordsJsonl {
           case "failure" -> b.failure(Optional.of(readFailure()));
           case "server_timings" -> b.serverTimings(readDoubles());
           case "text" -> b.text(Optional.of(p.getText()));
+          case "retries" -> b.retries(p.getIntValue());
+          case "redirects" -> b.redirects(p.getIntValue());
+          case "final_url" -> b.finalUrl(p.getText());
+          case "insecure_tls" -> b.insecureTls(p.getBooleanValue());
           default -> {
             if (value.isStructStart()) {
               p.skipChildren(); // a field from a later version

@@ -459,8 +459,15 @@ final class Exchange implements Runnable {
     }
     if (reused && !responseStarted && !retried) {
       retried = true;
-      LOG.debug("pooled connection to {} was closed by the server ({}); sending once more on a new connection",
-          pool.authority(), cause == null ? "closed" : NettyTransport.describe(cause));
+      String why = "pooled connection to " + pool.authority() + " was closed by the server ("
+          + (cause == null ? "closed" : NettyTransport.describe(cause)) + ") before any response byte";
+      LOG.debug("{}; sending once more on a new connection", why);
+      try {
+        handler.onRetry(why, clock.nanoTime());
+      } catch (Throwable e) {
+        hostThrew("onRetry", e);
+        return;
+      }
       detach();
       c.close();
       reused = false;

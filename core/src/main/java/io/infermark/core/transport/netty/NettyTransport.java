@@ -24,6 +24,7 @@ import io.netty.handler.codec.http.HttpRequestEncoder;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -95,7 +96,8 @@ import org.slf4j.LoggerFactory;
  *       values or URL userinfo;
  *   <li>TLS verifies the server's certificate chain and host name by default; a custom
  *       {@link TrustManagerFactory} (a private CA, a test certificate) can replace the JDK's trust
- *       store, never the host name check;
+ *       store, never the host name check. Only the explicit {@link Builder#insecureTls(boolean)}
+ *       switches verification off, and says so (a WARN, and a mark on every record and report);
  *   <li>host names are resolved with the JVM's resolver on the I/O thread when a new connection is
  *       opened (the JVM caches answers, 30 s by default); an IP literal needs no lookup. A slow
  *       lookup delays the reads of every stream on that thread, so benchmark against an address or
@@ -118,6 +120,7 @@ public final class NettyTransport implements Transport {
   private final long keepAliveNanos;
   private final boolean epoll;
   private final boolean customTrust;
+  private final boolean insecureTls;
   private final MultiThreadIoEventLoopGroup group;
   private final Bootstrap bootstrap;
   private final SslContext sslContext;
@@ -132,10 +135,18 @@ public final class NettyTransport implements Transport {
     this.keepAliveNanos = saturatedNanos(b.keepAlive);
     this.epoll = b.nativeTransport && Epoll.isAvailable();
     this.customTrust = b.trustManagerFactory.isPresent();
+    this.insecureTls = b.insecureTls;
     this.maxIdlePerHost = new AtomicInteger(b.maxConnectionsPerHost);
     try {
-      SslContextBuilder ssl = SslContextBuilder.forClient().endpointIdentificationAlgorithm("HTTPS");
-      b.trustManagerFactory.ifPresent(ssl::trustManager);
+      SslContextBuilder ssl = SslContextBuilder.forClient();
+      if (insecureTls) {
+        LOG.warn("TLS verification is OFF for this Netty transport (insecureTls): any certificate and host name "
+            + "are accepted; every record and report of its runs is marked insecure");
+        ssl.trustManager(InsecureTrustManagerFactory.INSTANCE).endpointIdentificationAlgorithm(null);
+      } else {
+        ssl.endpointIdentificationAlgorithm("HTTPS");
+        b.trustManagerFactory.ifPresent(ssl::trustManager);
+      }
       this.sslContext = ssl.build();
     } catch (SSLException e) {
       throw new IllegalStateException("cannot set up TLS for the Netty transport: " + e.getMessage(), e);
@@ -217,6 +228,12 @@ public final class NettyTransport implements Transport {
     cancellation.onCancel(exchange::cancelFromAnyThread);
   }
 
+  /** True when built with {@link Builder#insecureTls(boolean)}: certificates and host names are not verified. */
+  @Override
+  public boolean insecureTls() {
+    return insecureTls;
+  }
+
   /** False: {@link #start} returns at once and the exchange runs on an I/O thread. */
   @Override
   public boolean blocking() {
@@ -268,7 +285,8 @@ public final class NettyTransport implements Transport {
   @Override
   public String toString() {
     return "NettyTransport[" + name() + ", ioThreads=" + ioThreads + ", keepAlive=" + keepAlive
-        + ", maxIdlePerHost=" + maxIdlePerHost.get() + (customTrust ? ", custom trust" : "") + "]";
+        + ", maxIdlePerHost=" + maxIdlePerHost.get() + (customTrust ? ", custom trust" : "")
+        + (insecureTls ? ", INSECURE TLS" : "") + "]";
   }
 
   // ---- package-private: used by the exchange and connection, and by tests ----
@@ -384,6 +402,7 @@ public final class NettyTransport implements Transport {
     private int maxConnectionsPerHost = 64;
     private boolean nativeTransport = true;
     private Optional<TrustManagerFactory> trustManagerFactory = Optional.empty();
+    private boolean insecureTls;
 
     private Builder() {}
 
@@ -446,8 +465,24 @@ public final class NettyTransport implements Transport {
       return this;
     }
 
+    /**
+     * Switches TLS verification off (default false): any certificate chain and any host name are
+     * accepted, for a test server with a self-signed certificate when adding it to a trust store
+     * ({@link #trustManagerFactory}) is not an option. The server is then not authenticated: the
+     * transport logs one WARN when built, and every record and report of its runs is marked
+     * insecure. Cannot be combined with {@link #trustManagerFactory}.
+     */
+    public Builder insecureTls(boolean insecure) {
+      this.insecureTls = insecure;
+      return this;
+    }
+
     /** Starts the I/O threads and returns the transport; close it when done. */
     public NettyTransport build() {
+      if (insecureTls && trustManagerFactory.isPresent()) {
+        throw new IllegalStateException("insecureTls and trustManagerFactory contradict each other: a trust store "
+            + "is only consulted when certificates are verified; choose one");
+      }
       return new NettyTransport(this);
     }
   }
