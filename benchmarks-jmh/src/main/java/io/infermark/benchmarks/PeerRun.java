@@ -40,8 +40,10 @@ import java.util.Map;
  * its {@code X-Request-Id}: client TTFT (send → first token read) minus the simulator's TTFT
  * (request arrival → first token handed to the socket). The difference is everything the client
  * and the two kernels add: building and writing the request, the server reading it, and the client
- * noticing and parsing the first chunk. Read-side error (client first-token time minus the server's
- * write time, on the shared monotonic clock of one Linux machine) is printed beside it.
+ * noticing and parsing the first chunk. Its two halves are printed beside it, on the shared monotonic
+ * clock of one Linux machine: the send side (the server's arrival stamp, when the read that completed the
+ * request returned, minus the client's send time) and the read side (the client's first-token read minus
+ * the server's write).
  *
  * <p>Run: {@code java -cp benchmarks-jmh/target/benchmarks.jar io.infermark.benchmarks.PeerRun
  * --url http://127.0.0.1:8000/v1 --model infermark-sim --prompts prompts.jsonl --concurrency 64
@@ -118,6 +120,9 @@ public final class PeerRun {
       double[] clientTtft = new double[run.measured().size()];
       double[] added = new double[clientTtft.length];
       double[] readSide = new double[clientTtft.length];
+      double[] sendSide = new double[clientTtft.length];
+      double[] sendSideNew = new double[clientTtft.length];
+      int fresh = 0;
       double[] serverTtft = new double[clientTtft.length];
       int c = 0;
       int joined = 0;
@@ -134,6 +139,10 @@ public final class PeerRun {
           added[joined] = client - serverTtft[joined];
           long clientFirst = run.originNanos() + r.sendNanos() + r.chunks().firstTokenOffsetNanos().getAsLong();
           readSide[joined] = (clientFirst - t.get("first_token_nanos").asLong()) / 1e6;
+          sendSide[joined] = (t.get("arrival_nanos").asLong() - (run.originNanos() + r.sendNanos())) / 1e6;
+          if (!r.phases().connectionReused()) {
+            sendSideNew[fresh++] = sendSide[joined];
+          }
           joined++;
         }
       }
@@ -153,10 +162,15 @@ public final class PeerRun {
         print("simulator TTFT, arrival -> first write (ms)", Arrays.copyOf(serverTtft, joined));
         print("client-added TTFT, client - simulator (ms)", Arrays.copyOf(added, joined));
         print("read-side, client first token - server write (ms)", Arrays.copyOf(readSide, joined));
+        print("send-side, server arrival - client send (ms)", Arrays.copyOf(sendSide, joined));
+        if (fresh > 0) {
+          print("  of which on a new connection (ms)", Arrays.copyOf(sendSideNew, fresh));
+        }
         result.append(" joined=").append(joined)
             .append(quantiles(" sim_ttft", Arrays.copyOf(serverTtft, joined)))
             .append(quantiles(" added_ttft", Arrays.copyOf(added, joined)))
-            .append(quantiles(" read_side", Arrays.copyOf(readSide, joined)));
+            .append(quantiles(" read_side", Arrays.copyOf(readSide, joined)))
+            .append(quantiles(" send_side", Arrays.copyOf(sendSide, joined)));
       } else {
         System.out.println("no simulator timelines joined: the server is not infermark's simulator, or it kept none");
         result.append(" joined=0");

@@ -39,9 +39,14 @@ final class Exchange {
   private volatile Mode mode = Mode.NOT_SENT;
   private long remaining; // bytes still due in FIXED mode
   private volatile LostListener lost;
+  private final long arrivalNanos;
 
+  /**
+   * An exchange whose request arrived at {@code arrivalNanos} ({@link System#nanoTime()}): when the
+   * read that completed it returned, before it waited for a handler thread.
+   */
   Exchange(NioHttpServer.Connection connection, String method, String path, String query,
-      List<String[]> requestHeaders, byte[] requestBody, boolean keepAlive) {
+      List<String[]> requestHeaders, byte[] requestBody, boolean keepAlive, long arrivalNanos) {
     this.connection = connection;
     this.method = method;
     this.path = path;
@@ -49,6 +54,12 @@ final class Exchange {
     this.requestHeaders = requestHeaders;
     this.requestBody = requestBody;
     this.keepAlive = keepAlive;
+    this.arrivalNanos = arrivalNanos;
+  }
+
+  /** When the request's last byte was read ({@link System#nanoTime()}). */
+  long arrivalNanos() {
+    return arrivalNanos;
   }
 
   String method() {

@@ -63,7 +63,10 @@ final class GenerationHandler {
   }
 
   void handle(Exchange exchange, Endpoint endpoint) throws IOException {
-    long arrival = System.nanoTime();
+    // Arrival is when the server had the whole request (the read that completed it), not when a
+    // handler thread got to it: the hand-off to a handler is the server's own delay, and counting it
+    // as arrival would move it into every client's "client-added" time.
+    long arrival = exchange.arrivalNanos();
     long seq = sequence.getAndIncrement();
     String given = exchange.requestHeader(REQUEST_ID);
     String id = given == null || given.isBlank() ? "sim-" + seq : given;

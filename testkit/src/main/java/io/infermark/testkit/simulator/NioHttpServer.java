@@ -234,6 +234,8 @@ final class NioHttpServer implements AutoCloseable {
     private boolean closeWhenWritten;
     private boolean refused; // a refusal was sent: discard input until the client closes
     private boolean closed;
+    /** When the latest read returned bytes: a request completed by that read arrived then. */
+    private long readAt;
 
     Connection(SocketChannel channel) {
       this.channel = channel;
@@ -279,7 +281,11 @@ final class NioHttpServer implements AutoCloseable {
         }
         in = ByteBuffer.allocate(Math.min(in.capacity() * 2, MAX_HEAD_BYTES + MAX_BODY_BYTES)).put(in.flip());
       }
-      return channel.read(in) >= 0;
+      int n = channel.read(in);
+      if (n > 0) {
+        readAt = System.nanoTime();
+      }
+      return n >= 0;
     }
 
     /** Parses the next complete request if none is being served; null when there is none yet. */
@@ -347,7 +353,7 @@ final class NioHttpServer implements AutoCloseable {
         byte[] body = Arrays.copyOfRange(buf, headEnd, headEnd + (int) contentLength);
         consume(headEnd + (int) contentLength);
         continueSent = false;
-        active = new Exchange(this, requestLine[0], path, target.getRawQuery(), headers, body, keepAlive);
+        active = new Exchange(this, requestLine[0], path, target.getRawQuery(), headers, body, keepAlive, readAt);
         return active;
       } catch (Refused r) {
         refuse(r);

@@ -52,6 +52,8 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
   private long stamp;
   /** Set when the connection is closing: whatever it still reads is dropped. */
   private boolean stopped;
+  /** The exchange waiting for this draining connection, or null. */
+  private Exchange successor;
   /** The current response allows reuse (no {@code Connection: close}). */
   private boolean keepAlive;
   /** Discarding the rest of a response whose consumer is done. */
@@ -187,8 +189,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
       if (drained > NettyTransport.DRAIN_LIMIT_BYTES) {
         LOG.debug("closing connection to {}: more than {} bytes after the consumer was done", pool.authority(),
             NettyTransport.DRAIN_LIMIT_BYTES);
-        stopDraining();
-        stop();
+        drainingEnded(false);
         return false;
       }
       return true;
@@ -208,8 +209,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
       releaseOrClose();
       ex.reportEnd(t);
     } else if (draining) {
-      stopDraining();
-      releaseOrClose();
+      drainingEnded(true);
     } else {
       stop();
       return false;
@@ -241,19 +241,54 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
 
   private void startDraining() {
     draining = true;
-    pool.drainingStarted(channel.eventLoop());
     drained = 0;
+    pool.drainingStarted(this);
     drainTimer = channel.eventLoop().schedule(this::drainExpired, DRAIN_LIMIT_NANOS, TimeUnit.NANOSECONDS);
   }
 
-  private void stopDraining() {
-    if (draining) {
-      draining = false;
-      pool.drainingEnded();
+  /** Whether a request may wait for this connection's drained response to end; on its I/O thread. */
+  boolean acceptsSuccessor() {
+    return draining && successor == null && !stopped;
+  }
+
+  /**
+   * {@code next} is sent on this connection as soon as its drained response ends (usually in the read that
+   * is under way), or on a new connection if this one closes instead: a closed loop's next request does
+   * not open a connection because the previous stream's HTTP message had not quite ended.
+   */
+  void successor(Exchange next) {
+    successor = next;
+  }
+
+  /**
+   * The response being drained ended ({@code reusable}: its message is complete) or the connection is
+   * closing. A waiting successor is started after the current read, so nothing else of that read can
+   * reach it.
+   */
+  private void drainingEnded(boolean reusable) {
+    if (!draining) {
+      return;
     }
+    draining = false;
+    pool.drainingEnded(this);
     if (drainTimer != null) {
       drainTimer.cancel(false);
       drainTimer = null;
+    }
+    Exchange next = successor;
+    successor = null;
+    boolean reuse = reusable && keepAlive && channel.isActive() && !pool.transport().isClosed();
+    if (!reuse) {
+      stop();
+    }
+    if (next == null) {
+      if (reuse) {
+        pool.release(this);
+      }
+    } else if (reuse) {
+      channel.eventLoop().execute(() -> next.runPooled(this));
+    } else {
+      channel.eventLoop().execute(next::runNew);
     }
   }
 
@@ -262,9 +297,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
     if (draining) {
       LOG.debug("closing connection to {}: the response went on for 1 s after the consumer was done",
           pool.authority());
-      draining = false;
-      pool.drainingEnded();
-      close();
+      drainingEnded(false);
     }
   }
 
@@ -281,7 +314,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
         }
       }
     }
-    stopDraining();
+    drainingEnded(false);
     Exchange ex = exchange;
     if (ex != null) {
       ex.connectionLost(this, null);

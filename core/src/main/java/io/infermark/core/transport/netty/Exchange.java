@@ -152,6 +152,9 @@ final class Exchange implements Runnable {
   }
 
   private boolean startable() {
+    if (done) {
+      return false; // cancelled (and reported) while it waited for a connection
+    }
     if (transport.isClosed()) {
       done = true;
       report(Failure.of(ErrorCategory.CANCELLED, "request to " + pool.authority() + " not sent: the transport is closed"));

@@ -3,6 +3,8 @@ package io.infermark.core.transport.netty;
 import io.infermark.core.transport.netty.NettyTransport.PoolKey;
 import io.netty.channel.EventLoop;
 import java.util.Iterator;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,8 +24,7 @@ final class HostPool {
   private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
   private final AtomicInteger idleCount = new AtomicInteger();
   /** Connections whose consumer was done before their response ended: they return to the pool soon. */
-  private final AtomicInteger draining = new AtomicInteger();
-  private volatile EventLoop drainingLoop;
+  private final Set<Connection> draining = ConcurrentHashMap.newKeySet();
 
   HostPool(NettyTransport transport, PoolKey key) {
     this.transport = transport;
@@ -65,24 +66,35 @@ final class HostPool {
     return null;
   }
 
-  /** A connection on {@code loop} waits for the end of a response nobody reads any more. */
-  void drainingStarted(EventLoop loop) {
-    drainingLoop = loop;
-    draining.incrementAndGet();
+  /** {@code c} waits for the end of a response nobody reads any more; on its I/O thread. */
+  void drainingStarted(Connection c) {
+    draining.add(c);
   }
 
-  /** A draining connection was released or closed. */
-  void drainingEnded() {
-    draining.decrementAndGet();
+  /** A draining connection's response ended, or it closed. */
+  void drainingEnded(Connection c) {
+    draining.remove(c);
   }
 
   /**
-   * The I/O thread of a connection that is draining, if any: the end of its response usually sits in
-   * the same read as the stream's terminator, so a request that found no idle connection should look
-   * again on that thread, after the read, before it opens a new connection.
+   * The I/O thread of a connection that is draining, if any: a request that found no idle connection
+   * looks there, on that thread, before it opens a new connection.
    */
   EventLoop drainingLoop() {
-    return draining.get() > 0 ? drainingLoop : null;
+    for (Connection c : draining) {
+      return c.channel().eventLoop();
+    }
+    return null;
+  }
+
+  /** A draining connection on {@code loop} that no request waits for yet, or null; called on {@code loop}. */
+  Connection drainingOn(EventLoop loop) {
+    for (Connection c : draining) {
+      if (c.channel().eventLoop() == loop && c.acceptsSuccessor()) {
+        return c;
+      }
+    }
+    return null;
   }
 
   /** Like {@link #acquire()}, for a connection on {@code loop} only; called on {@code loop}. */

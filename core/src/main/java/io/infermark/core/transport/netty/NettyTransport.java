@@ -200,20 +200,23 @@ public final class NettyTransport implements Transport {
     Runnable run;
     if (pooled != null) {
       run = () -> exchange.runPooled(pooled);
-    } else if (draining != null) {
+    } else {
       // Sequential requests (a closed loop, a blocking caller) start as soon as the previous stream's
-      // terminator arrives, usually before the end of its HTTP message in the same read: look again
-      // after that read instead of opening a connection the pool would have had a moment later.
+      // terminator arrives, usually just before the end of its HTTP message: on the I/O thread, take a
+      // connection released meanwhile, or wait for one whose message is ending, before opening a new one.
       run = () -> {
-        Connection c = pool.acquireOn(draining);
+        Connection c = pool.acquireOn(loop);
         if (c != null) {
           exchange.runPooled(c);
+          return;
+        }
+        Connection ending = pool.drainingOn(loop);
+        if (ending != null) {
+          ending.successor(exchange);
         } else {
           exchange.runNew();
         }
       };
-    } else {
-      run = exchange::runNew;
     }
     try {
       loop.execute(run);

@@ -264,6 +264,109 @@ class NettyTransportTest {
     first.assertContract();
   }
 
+  /**
+   * A closed loop's next request starts at the previous stream's terminator, before that HTTP message has
+   * ended: it waits for the message's end and goes out on the same connection, whenever the end comes.
+   */
+  @Test
+  void requestStartedWhileTheLastResponseDrainsIsSentOnThatConnectionWhenItEnds() throws Exception {
+    NettyTransport t = open(NettyTransport.builder());
+    RecordingHandler first = new RecordingHandler().doneWhen(b -> b.contains("[DONE]"));
+    CompletableFuture<Void> secondStarted = new CompletableFuture<>();
+    RawServer server = server((s, i) -> {
+      InputStream in = s.getInputStream();
+      OutputStream out = s.getOutputStream();
+      RawServer.readRequest(in);
+      RawServer.write(out, RawServer.SSE_HEAD);
+      RawServer.writeChunk(out, "data: [DONE]\n\n");
+      secondStarted.get(WAIT_SECONDS, TimeUnit.SECONDS); // the next request is waiting by now
+      RawServer.write(out, "0\r\n\r\n");
+      RawServer.readRequest(in);
+      RawServer.write(out, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nagain");
+      RawServer.readUntilClosed(in);
+    });
+    t.start(post(server.url("/")), first, new Cancellation());
+    assertThat(first.awaitTerminal().kind()).isEqualTo(Kind.DONE);
+
+    RecordingHandler second = new RecordingHandler();
+    t.start(post(server.url("/")), second, new Cancellation());
+    // start() hands the request to the I/O thread; once that thread has run a later task, it has made its choice
+    t.group().next().submit(() -> { }).get(WAIT_SECONDS, TimeUnit.SECONDS);
+    assertThat(second.events()).as("nothing sent before the drained message ended").isEmpty();
+    secondStarted.complete(null);
+
+    assertThat(second.awaitTerminal().kind()).isEqualTo(Kind.END);
+    assertThat(second.body()).isEqualTo("again");
+    assertThat(server.connections()).isEqualTo(1);
+    assertThat(second.events()).extracting(Event::kind).contains(Kind.PHASE);
+    assertThat(second.phases()).contains(Phase.CONNECTION_ACQUIRED).doesNotContain(Phase.CONNECT_START);
+    first.assertContract();
+    second.assertContract();
+  }
+
+  @Test
+  void requestWaitingForADrainingConnectionThatClosesOpensANewOne() throws Exception {
+    NettyTransport t = open(NettyTransport.builder());
+    RecordingHandler first = new RecordingHandler().doneWhen(b -> b.contains("[DONE]"));
+    CompletableFuture<Void> secondStarted = new CompletableFuture<>();
+    RawServer server = server((s, i) -> {
+      InputStream in = s.getInputStream();
+      OutputStream out = s.getOutputStream();
+      RawServer.readRequest(in);
+      if (i == 0) {
+        RawServer.write(out, RawServer.SSE_HEAD);
+        RawServer.writeChunk(out, "data: [DONE]\n\n");
+        secondStarted.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        return; // closes mid-message: the waiting request must not be lost
+      }
+      RawServer.write(out, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfresh");
+      RawServer.readUntilClosed(in);
+    });
+    t.start(post(server.url("/")), first, new Cancellation());
+    assertThat(first.awaitTerminal().kind()).isEqualTo(Kind.DONE);
+
+    RecordingHandler second = new RecordingHandler();
+    t.start(post(server.url("/")), second, new Cancellation());
+    t.group().next().submit(() -> { }).get(WAIT_SECONDS, TimeUnit.SECONDS);
+    secondStarted.complete(null);
+
+    assertThat(second.awaitTerminal().kind()).isEqualTo(Kind.END);
+    assertThat(second.body()).isEqualTo("fresh");
+    assertThat(server.connections()).isEqualTo(2);
+    second.assertContract();
+  }
+
+  @Test
+  void requestCancelledWhileItWaitsForADrainingConnectionEndsOnceAndLeavesTheConnectionPooled() throws Exception {
+    NettyTransport t = open(NettyTransport.builder());
+    RecordingHandler first = new RecordingHandler().doneWhen(b -> b.contains("[DONE]"));
+    CompletableFuture<Void> cancelled = new CompletableFuture<>();
+    RawServer server = server((s, i) -> {
+      InputStream in = s.getInputStream();
+      OutputStream out = s.getOutputStream();
+      RawServer.readRequest(in);
+      RawServer.write(out, RawServer.SSE_HEAD);
+      RawServer.writeChunk(out, "data: [DONE]\n\n");
+      cancelled.get(WAIT_SECONDS, TimeUnit.SECONDS);
+      RawServer.write(out, "0\r\n\r\n");
+      RawServer.readUntilClosed(in);
+    });
+    t.start(post(server.url("/")), first, new Cancellation());
+    assertThat(first.awaitTerminal().kind()).isEqualTo(Kind.DONE);
+
+    RecordingHandler second = new RecordingHandler();
+    Cancellation cancellation = new Cancellation();
+    t.start(post(server.url("/")), second, cancellation);
+    t.group().next().submit(() -> { }).get(WAIT_SECONDS, TimeUnit.SECONDS);
+    cancellation.cancel();
+    assertThat(second.awaitTerminal().failure().orElseThrow().category()).isEqualTo(ErrorCategory.CANCELLED);
+    cancelled.complete(null);
+
+    awaitCondition(() -> t.idleConnections("http", "127.0.0.1", server.port()) == 1, "the drained connection pooled");
+    second.assertContract();
+    assertThat(second.events()).extracting(Event::kind).containsOnlyOnce(Kind.FAILURE);
+  }
+
   @Test
   void consumerDoneOnAResponseThatNeitherEndsNorSpeaksIsClosedAfterOneSecond() throws Exception {
     NettyTransport t = open(NettyTransport.builder());
