@@ -99,7 +99,8 @@ class ProtocolTargetsAgainstSimulatorTest {
   }
 
   private RunResult run(Simulator sim, HttpTarget target, GenerationParams params, int requests) {
-    return Benchmark.target(target).prompts(PROMPT).params(params)
+    // No pre-flight request: faults are placed on the server's request numbers, from 0.
+    return Benchmark.target(target).preflight(false).prompts(PROMPT).params(params)
         .load(LoadProfile.concurrency(1).requests(requests)).run();
   }
 
