@@ -148,7 +148,7 @@ final class ProtocolRenderers {
       }));
     }
 
-    /** Set by {@link StreamEvents}' first content event: whether the output starts with thinking. */
+    /** A {@code content_block_start} of an empty block of {@code type} ({@code text} or {@code thinking}). */
     private byte[] blockStart(int index, String type) {
       return typed("content_block_start", write(g -> {
         g.writeStartObject();

@@ -98,7 +98,7 @@ class ProtocolTargetsAgainstSimulatorTest {
         .tokensPerChunk(1).outputTokensBetween(6, 12).seed(7);
   }
 
-  private RunResult run(Simulator sim, HttpTarget target, GenerationParams params, int requests) {
+  private RunResult run(HttpTarget target, GenerationParams params, int requests) {
     // No pre-flight request: faults are placed on the server's request numbers, from 0.
     return Benchmark.target(target).preflight(false).prompts(PROMPT).params(params)
         .load(LoadProfile.concurrency(1).requests(requests)).run();
@@ -108,7 +108,7 @@ class ProtocolTargetsAgainstSimulatorTest {
   void streamedTokensArriveNoSoonerThanTheServerWroteThemWithTheServersUsage() {
     try (Simulator sim = Simulator.start(config().reasoningTokens(0).build());
         HttpTarget target = protocol.target(sim, transport.get())) {
-      RunResult run = run(sim, target, GenerationParams.builder().maxTokens(10).build(), 4);
+      RunResult run = run(target, GenerationParams.builder().maxTokens(10).build(), 4);
 
       assertThat(run.records()).hasSize(4).allMatch(RequestRecord::succeeded);
       for (RequestRecord r : run.records()) {
@@ -145,7 +145,7 @@ class ProtocolTargetsAgainstSimulatorTest {
   void aRequestThatDoesNotStreamIsOneChunkWithTheServersCount() {
     try (Simulator sim = Simulator.start(config().build());
         HttpTarget target = protocol.target(sim, transport.get())) {
-      RunResult run = run(sim, target, GenerationParams.builder().maxTokens(8).stream(false).build(), 1);
+      RunResult run = run(target, GenerationParams.builder().maxTokens(8).stream(false).build(), 1);
       RequestRecord r = run.records().get(0);
       assertThat(r.succeeded()).as("%s", r).isTrue();
       assertThat(r.chunks().size()).isEqualTo(1);
@@ -159,7 +159,7 @@ class ProtocolTargetsAgainstSimulatorTest {
     try (Simulator sim = Simulator.start(config);
         HttpTarget target = wrongModel ? protocol.factory().make(sim.baseUrl(), "no-such-model", transport.get())
             : protocol.target(sim, transport.get())) {
-      RequestRecord r = run(sim, target, params, 1).records().get(0);
+      RequestRecord r = run(target, params, 1).records().get(0);
       return r.failure().orElseThrow(() -> new AssertionError("expected a failure: " + r));
     }
   }
