@@ -41,6 +41,7 @@ public final class Benchmark {
   private StartBarrier barrier;
   private boolean virtualThreads = true;
   private HealthThresholds healthThresholds = HealthThresholds.defaults();
+  private boolean preflight = true;
 
   private Benchmark(Target target) {
     this.target = target;
@@ -59,6 +60,7 @@ public final class Benchmark {
     b.barrier = barrier;
     b.virtualThreads = virtualThreads;
     b.healthThresholds = healthThresholds;
+    b.preflight = preflight;
     return b;
   }
 
@@ -189,14 +191,33 @@ public final class Benchmark {
   }
 
   /**
+   * Whether {@link #run()} first sends one test request to an HTTP target
+   * ({@link io.infermark.core.target.HttpTarget}), with the run's parameters and one output token
+   * (default true). A 401, 403 or 404 answer, or a host that cannot be reached, then fails the run
+   * at once with a {@link PreflightFailedException} carrying the server's own (redacted) message,
+   * instead of a run of identical failed records; any other outcome is logged and the run goes
+   * ahead. The test request is not part of the run's records, but the server sees it.
+   */
+  public Benchmark preflight(boolean check) {
+    Benchmark b = copy();
+    b.preflight = check;
+    return b;
+  }
+
+  /**
    * Runs the benchmark and returns every request's record. Blocks until the load profile's limits
    * are reached and in-flight requests have finished or been cancelled at the drain timeout.
    *
    * @throws IllegalStateException if no prompts or workload were given
+   * @throws PreflightFailedException if the {@linkplain #preflight(boolean) pre-flight request}
+   *     found the target misconfigured
    */
   public RunResult run() {
     if (workload == null) {
       throw new IllegalStateException("no prompts: call prompts(...) or workload(...) before run()");
+    }
+    if (preflight && target instanceof io.infermark.core.target.HttpTarget) {
+      Preflight.check(target, params);
     }
     return new RunEngine(target, workload, params, load, captureText || workload.needsText(), clock,
         new RunListeners(listeners), retainRecords, Optional.ofNullable(barrier), virtualThreads)
@@ -207,6 +228,6 @@ public final class Benchmark {
   public String toString() {
     return "Benchmark[" + target + ", " + (workload == null ? "no prompts" : workload) + ", " + params + ", " + load
         + (captureText ? ", capturing text" : "") + (listeners.isEmpty() ? "" : ", " + listeners.size() + " listeners")
-        + (retainRecords ? "" : ", records not retained") + (barrier == null ? "" : ", " + barrier) + "]";
+        + (retainRecords ? "" : ", records not retained") + (preflight ? "" : ", no pre-flight") + (barrier == null ? "" : ", " + barrier) + "]";
   }
 }

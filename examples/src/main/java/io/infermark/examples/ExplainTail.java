@@ -373,7 +373,8 @@ public final class ExplainTail {
   private static RunResult run(SimulatorConfig config, Workload workload, GenerationParams params, LoadProfile load) {
     try (Simulator simulator = Simulator.start(config);
         OpenAiTarget target = OpenAiTarget.chat(simulator.baseUrl() + "/v1", config.model()).build()) {
-      return Benchmark.target(target).workload(workload).params(params).load(load).run();
+      // No pre-flight request: the simulator's faults are placed on its request numbers, from 0.
+      return Benchmark.target(target).preflight(false).workload(workload).params(params).load(load).run();
     }
   }
 

@@ -32,7 +32,8 @@ class SimulatorInterventionTest {
     try (Simulator fast = Simulator.start(ttft(10)); Simulator slow = Simulator.start(ttft(70));
         OpenAiTarget a = OpenAiTarget.chat(fast.baseUrl() + "/v1", fast.config().model()).build();
         OpenAiTarget b = OpenAiTarget.chat(slow.baseUrl() + "/v1", slow.config().model()).build()) {
-      Benchmark base = Benchmark.target(a).prompts(Prompt.user("Intervene."))
+      // No pre-flight request: the servers' request counts below are the experiment's alone.
+      Benchmark base = Benchmark.target(a).preflight(false).prompts(Prompt.user("Intervene."))
           .params(GenerationParams.builder().maxTokens(8).ignoreEos(true).build())
           .load(LoadProfile.concurrency(4).requests(12).warmupRequests(4));
 

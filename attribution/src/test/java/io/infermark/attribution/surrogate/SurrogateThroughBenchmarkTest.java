@@ -95,7 +95,7 @@ class SurrogateThroughBenchmarkTest {
     SimulatorConfig config = SimulatorConfig.builder().engine(ENGINE).seed(seed).build();
     try (Simulator simulator = Simulator.start(config);
         OpenAiTarget target = OpenAiTarget.chat(simulator.baseUrl() + "/v1", config.model()).build()) {
-      return Benchmark.target(target)
+      return Benchmark.target(target).preflight(false) // the server's seeded choices are per request number
           .prompts(prompts(seed))
           .params(GenerationParams.builder().maxTokens(8).ignoreEos(true).build())
           .load(LoadProfile.constantRate(20).requests(REQUESTS).warmupRequests(WARMUP))

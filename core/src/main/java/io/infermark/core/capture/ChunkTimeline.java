@@ -95,15 +95,21 @@ public final class ChunkTimeline {
     return Math.max(lastOffset, 0);
   }
 
-  /** Sum of the known per-chunk token counts over token-bearing chunks; -1 if any of them is unknown. */
+  /**
+   * Sum of the per-chunk token counts the server stated, over chunks of every kind; -1 if a
+   * token-bearing chunk's count is unknown. A chunk that shows nothing may still carry a generated
+   * token (TGI reports its EOS special token as an {@link ChunkKind#EMPTY} chunk of one token), so
+   * its known count is part of the sum; an unknown count on such a chunk adds nothing.
+   */
   public long knownTokenSum() {
     long sum = 0;
     Cursor c = cursor();
     while (c.next()) {
-      if (c.kind().isTokenBearing()) {
-        if (c.tokens() == UNKNOWN_TOKENS) {
+      if (c.tokens() == UNKNOWN_TOKENS) {
+        if (c.kind().isTokenBearing()) {
           return -1;
         }
+      } else {
         sum += c.tokens();
       }
     }

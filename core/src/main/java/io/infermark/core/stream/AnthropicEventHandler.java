@@ -25,6 +25,8 @@ import io.infermark.core.capture.StreamObserver;
  * {@code input_tokens + cache_creation_input_tokens + cache_read_input_tokens}, keeping
  * {@code cachedPromptTokens} (= {@code cache_read_input_tokens}) a part of it as with other
  * servers. The {@code output_tokens} of {@code message_start} is a placeholder and is not reported.
+ * {@code usage.output_tokens_details.thinking_tokens} (extended thinking) is reported as reasoning
+ * tokens, a part of the output tokens.
  */
 final class AnthropicEventHandler extends SseStreamDecoder {
 
@@ -66,6 +68,8 @@ final class AnthropicEventHandler extends SseStreamDecoder {
   private static final byte[] OUTPUT_TOKENS = SseDecoder.ascii("output_tokens");
   private static final byte[] CACHE_READ = SseDecoder.ascii("cache_read_input_tokens");
   private static final byte[] CACHE_CREATION = SseDecoder.ascii("cache_creation_input_tokens");
+  private static final byte[] OUTPUT_DETAILS = SseDecoder.ascii("output_tokens_details");
+  private static final byte[] THINKING_TOKENS = SseDecoder.ascii("thinking_tokens");
 
   private static final byte[] TEXT_DELTA = SseDecoder.ascii("text_delta");
   private static final byte[] THINKING_DELTA = SseDecoder.ascii("thinking_delta");
@@ -88,6 +92,7 @@ final class AnthropicEventHandler extends SseStreamDecoder {
   private int outputTokens;
   private int cacheRead;
   private int cacheCreation;
+  private int thinkingTokens;
 
   AnthropicEventHandler(StreamObserver observer, StreamLimits limits) {
     super(observer, limits);
@@ -178,13 +183,14 @@ final class AnthropicEventHandler extends SseStreamDecoder {
     toolUse = false;
     toolSlot = -1;
     stopReason = null;
-    inputTokens = outputTokens = cacheRead = cacheCreation = -1;
+    inputTokens = outputTokens = cacheRead = cacheCreation = thinkingTokens = -1;
     spans.clear();
   }
 
   private void reportUsage(boolean withOutput) {
     int prompt = inputTokens < 0 ? -1 : inputTokens + Math.max(cacheRead, 0) + Math.max(cacheCreation, 0);
-    out.usage(OpenAiUsageReader.toUsage(prompt, withOutput ? outputTokens : -1, -1, -1, cacheRead));
+    out.usage(OpenAiUsageReader.toUsage(prompt, withOutput ? outputTokens : -1, -1,
+        withOutput ? thinkingTokens : -1, cacheRead));
   }
 
   @Override
@@ -248,6 +254,8 @@ final class AnthropicEventHandler extends SseStreamDecoder {
         cacheRead = OpenAiUsageReader.readCount(json);
       } else if (json.fieldIs(CACHE_CREATION)) {
         cacheCreation = OpenAiUsageReader.readCount(json);
+      } else if (json.fieldIs(OUTPUT_DETAILS)) {
+        thinkingTokens = OpenAiUsageReader.readNested(json, THINKING_TOKENS);
       } else {
         json.skipValue();
       }

@@ -24,6 +24,12 @@ import java.util.Arrays;
  * final usage report (llama.cpp attaches one to its finish chunk) is not mistaken for that chunk's
  * tokens.
  *
+ * <p>Usage on a chunk of one choice is that choice's usage (vLLM's continuous usage with
+ * {@code n > 1}, TGI's legacy completions with several prompts, each prompt's last chunk carrying
+ * its own usage): per-chunk tokens are the growth of that choice's own cumulative count, and the
+ * usage reported is the sum over every choice seen. Usage on a chunk without choices (or with
+ * several) is the server's total for the request and is reported as it is.
+ *
  * <p>End of stream without {@code [DONE]} completes the request when a finish reason was seen,
  * because some servers omit the terminator; otherwise it is a malformed stream.
  */
@@ -46,6 +52,8 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
   private static final byte[] ROLE = SseDecoder.ascii("role");
   private static final byte[] TOOL_CALLS = SseDecoder.ascii("tool_calls");
   private static final byte[] INDEX = SseDecoder.ascii("index");
+  /** Choice indexes past this are not tracked per choice; their usage counts as the request's. */
+  private static final int MAX_TRACKED_CHOICES = 1024;
   private static final byte[] ID = SseDecoder.ascii("id");
   private static final byte[] FUNCTION = SseDecoder.ascii("function");
   private static final byte[] NAME = SseDecoder.ascii("name");
@@ -58,8 +66,14 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
   // Stream state.
   private boolean tokenSeen;
   private boolean finishSeen;
-  private boolean firstChunk = true;
-  private int previousCompletion = -1;
+  /** Whether every chunk so far carried a completion count. */
+  private boolean everyChunkCounted = true;
+  /** Latest cumulative completion count per choice index; -1 until that choice reported one. */
+  private int[] choiceCompletion = new int[0];
+  /** Latest usage per choice index; null until that choice reported one. */
+  private Usage[] choiceUsage = new Usage[0];
+  /** Completion tokens of the whole request so far, as the counts seen add up. */
+  private long streamCompletion;
 
   // What the current event carried.
   private boolean choicesNonEmpty;
@@ -71,6 +85,8 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
   private int usageCompletion;
   private String[] finishReasons = new String[2];
   private int finishCount;
+  private int choiceCount;
+  private int choiceIndex;
 
   OpenAiChunkHandler(StreamObserver observer, StreamLimits limits) {
     super(observer, limits);
@@ -97,7 +113,7 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
     if (out.wantsText) {
       spans.emit(data, o);
     }
-    out.usage(usage);
+    out.usage(usageToReport());
     for (int i = 0; i < finishCount; i++) {
       o.onFinishReason(finishReasons[i]);
     }
@@ -118,6 +134,8 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
     usage = Usage.NONE;
     usageCompletion = -1;
     finishCount = 0;
+    choiceCount = 0;
+    choiceIndex = 0;
     spans.clear();
     timings.clear();
   }
@@ -138,17 +156,64 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
     return role && !tokenSeen ? ChunkKind.ROLE : ChunkKind.EMPTY;
   }
 
+  /** True when this event's usage is one choice's: it has exactly one choice with a tracked index. */
+  private boolean perChoice() {
+    return choiceCount == 1 && choiceIndex >= 0 && choiceIndex < MAX_TRACKED_CHOICES;
+  }
+
   private int tokensOfThisChunk() {
+    everyChunkCounted &= usageCompletion >= 0;
     int tokens = ChunkTimeline.UNKNOWN_TOKENS;
-    if (usageCompletion >= 0 && (firstChunk || previousCompletion >= 0)) {
-      int increase = usageCompletion - Math.max(previousCompletion, 0);
+    if (usageCompletion >= 0) {
+      long increase;
+      if (perChoice()) {
+        ensureChoice(choiceIndex);
+        increase = usageCompletion - (long) Math.max(choiceCompletion[choiceIndex], 0);
+        choiceCompletion[choiceIndex] = usageCompletion;
+      } else {
+        increase = usageCompletion - streamCompletion;
+      }
       if (increase >= 0) {
-        tokens = increase;
+        streamCompletion += increase;
+        if (everyChunkCounted) {
+          tokens = (int) Math.min(increase, Integer.MAX_VALUE);
+        }
       }
     }
-    previousCompletion = usageCompletion;
-    firstChunk = false;
     return tokens;
+  }
+
+  /** The usage to report for this event: a choice's usage adds up with the other choices' latest. */
+  private Usage usageToReport() {
+    if (usage.isEmpty() || !perChoice()) {
+      return usage;
+    }
+    ensureChoice(choiceIndex);
+    choiceUsage[choiceIndex] = usage;
+    int seen = 0;
+    for (Usage u : choiceUsage) {
+      seen += u == null ? 0 : 1;
+    }
+    if (seen == 1) {
+      return usage; // the common case, n = 1: nothing to add up, nothing to allocate
+    }
+    Usage sum = Usage.NONE;
+    for (Usage u : choiceUsage) {
+      if (u != null) {
+        sum = OpenAiUsageReader.sum(sum, u);
+      }
+    }
+    return sum;
+  }
+
+  private void ensureChoice(int index) {
+    if (index >= choiceCompletion.length) {
+      int size = Math.max(index + 1, choiceCompletion.length * 2);
+      int old = choiceCompletion.length;
+      choiceCompletion = Arrays.copyOf(choiceCompletion, size);
+      Arrays.fill(choiceCompletion, old, size, -1);
+      choiceUsage = Arrays.copyOf(choiceUsage, size);
+    }
   }
 
   @Override
@@ -189,6 +254,7 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
     }
     while (json.nextElement()) {
       choicesNonEmpty = true;
+      choiceIndex = choiceCount++;
       readChoice();
     }
   }
@@ -200,6 +266,9 @@ final class OpenAiChunkHandler extends SseStreamDecoder {
     while (json.nextField()) {
       if (json.fieldIs(DELTA)) {
         readDelta();
+      } else if (json.fieldIs(INDEX) && json.peek() == JsonScanner.NUMBER) {
+        long index = json.readLong();
+        choiceIndex = index < 0 || index > Integer.MAX_VALUE ? -1 : (int) index;
       } else if (json.fieldIs(TEXT)) {
         content |= spans.readText(ChunkKind.CONTENT, json);
       } else if (json.fieldIs(FINISH_REASON)) {

@@ -88,6 +88,20 @@ final class OpenAiUsageReader {
     return b.build();
   }
 
+  /** The count-by-count sum of two usages; a count absent from both stays absent. */
+  static Usage sum(Usage a, Usage b) {
+    return toUsage(add(a.promptTokens(), b.promptTokens()), add(a.completionTokens(), b.completionTokens()),
+        add(a.totalTokens(), b.totalTokens()), add(a.reasoningTokens(), b.reasoningTokens()),
+        add(a.cachedPromptTokens(), b.cachedPromptTokens()));
+  }
+
+  private static int add(java.util.OptionalInt a, java.util.OptionalInt b) {
+    if (a.isEmpty() && b.isEmpty()) {
+      return -1;
+    }
+    return (int) Math.min((long) a.orElse(0) + b.orElse(0), Integer.MAX_VALUE);
+  }
+
   /**
    * Reads a token count: a non-negative number, saturated at {@link Integer#MAX_VALUE}; -1 for
    * null, negative values and non-numbers, which servers use to mean "not counted".
@@ -101,7 +115,8 @@ final class OpenAiUsageReader {
     return v < 0 ? -1 : (int) Math.min(v, Integer.MAX_VALUE);
   }
 
-  private static int readNested(JsonScanner json, byte[] key) {
+  /** Reads {@code key}'s count from the object at the scanner's position; -1 when absent or not an object. */
+  static int readNested(JsonScanner json, byte[] key) {
     if (!json.enterObject()) {
       return -1;
     }

@@ -30,7 +30,13 @@ public enum StreamDialect {
   LLAMACPP_COMPLETION(LlamaCppCompletionHandler::new),
 
   /** Triton's {@code generate_stream} SSE ({@code text_output} or {@code TEXT}), ending at EOF. */
-  TRITON_GENERATE(TritonGenerateHandler::new);
+  TRITON_GENERATE(TritonGenerateHandler::new),
+
+  /**
+   * OpenAI's Responses API SSE ({@code POST /v1/responses}): typed {@code response.*} events
+   * ending with {@code response.completed}, which carries the usage.
+   */
+  OPENAI_RESPONSES(OpenAiResponsesEventHandler::new);
 
   private final BiFunction<StreamObserver, StreamLimits, StreamDecoder> factory;
 

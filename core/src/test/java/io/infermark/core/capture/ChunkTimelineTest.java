@@ -58,6 +58,14 @@ class ChunkTimelineTest {
   }
 
   @Test
+  void knownTokenSumCountsAStatedTokenOnAChunkThatShowsNothing() {
+    ChunkTimeline t = ChunkTimeline.builder().add(1, ChunkKind.CONTENT, 1).add(2, ChunkKind.CONTENT, 1)
+        .add(3, ChunkKind.EMPTY, 1).add(4, ChunkKind.USAGE, ChunkTimeline.UNKNOWN_TOKENS).build();
+    assertThat(t.tokenChunkCount()).isEqualTo(2);
+    assertThat(t.knownTokenSum()).isEqualTo(3);
+  }
+
+  @Test
   void knownTokenSumIsUnknownWhenAnyTokenChunkIsUnknown() {
     ChunkTimeline t = ChunkTimeline.builder().add(1, ChunkKind.CONTENT, 2)
         .add(2, ChunkKind.CONTENT, ChunkTimeline.UNKNOWN_TOKENS).build();

@@ -92,6 +92,18 @@ class AnthropicDialectTest {
   }
 
   @Test
+  void thinkingTokensOfTheOutputDetailsAreReasoningTokens() {
+    RecordingObserver r = allSplits(DIALECT, events(
+        "message_start", START,
+        "message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\","
+            + "\"stop_sequence\":null},\"usage\":{\"output_tokens\":120,"
+            + "\"output_tokens_details\":{\"thinking_tokens\":85}}}",
+        "message_stop", STOP));
+    assertThat(r.usage()).isEqualTo(Usage.builder().promptTokens(10).completionTokens(120).reasoningTokens(85)
+        .build());
+  }
+
+  @Test
   void cachedInputCountsAsPartOfThePrompt() {
     RecordingObserver r = allSplits(DIALECT, events(
         "message_start", "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5,"

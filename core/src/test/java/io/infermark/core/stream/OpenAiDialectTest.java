@@ -487,4 +487,48 @@ class OpenAiDialectTest {
     assertThat(r.kinds()).containsExactly(CONTENT);
     assertThat(r.completed()).isTrue();
   }
+  // ---- usage carried per choice ----
+
+  private static String completionChunk(int index, String text, String finish, String usage) {
+    return "{\"id\":\"\",\"object\":\"text_completion\",\"created\":1,\"model\":\"m\","
+        + "\"system_fingerprint\":\"3.0\",\"choices\":[{\"index\":" + index + ",\"text\":\"" + text
+        + "\",\"logprobs\":null,\"finish_reason\":\"" + finish + "\"}]" + (usage == null ? "" : ",\"usage\":" + usage)
+        + "}";
+  }
+
+  @Test
+  void perPromptUsageOfSeveralPromptsIsSummed() {
+    // TGI's legacy completions with two prompts: chunks interleave by choice index, and each
+    // prompt's final chunk carries its own usage; there is no request-wide usage chunk.
+    RecordingObserver r = allSplits(DIALECT, sse(
+        completionChunk(0, " a", "", null),
+        completionChunk(1, " b", "", null),
+        completionChunk(0, " c", "length",
+            "{\"prompt_tokens\":3,\"completion_tokens\":10,\"total_tokens\":13}"),
+        completionChunk(1, " d", "eos_token",
+            "{\"prompt_tokens\":19,\"completion_tokens\":30,\"total_tokens\":49}"),
+        "[DONE]"));
+    assertThat(r.usage()).isEqualTo(Usage.builder().promptTokens(22).completionTokens(40).totalTokens(62).build());
+    assertThat(r.tokens()).containsOnly(UNKNOWN_TOKENS); // usage on final chunks only says nothing per chunk
+    assertThat(r.completed()).isTrue();
+  }
+
+  private static String choiceChunk(int index, String text, int completion) {
+    return "{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":" + index
+        + ",\"delta\":{\"content\":\"" + text + "\"},\"finish_reason\":null}],\"usage\":{\"prompt_tokens\":5,"
+        + "\"total_tokens\":" + (5 + completion) + ",\"completion_tokens\":" + completion + "}}";
+  }
+
+  @Test
+  void continuousUsageWithTwoChoicesCountsEachChunkAgainstItsOwnChoice() {
+    // vLLM with n=2 and continuous_usage_stats: each chunk's usage is its own choice's running count.
+    RecordingObserver r = allSplits(DIALECT, sse(
+        choiceChunk(0, "a", 1), choiceChunk(1, "b", 1), choiceChunk(0, "c", 3), choiceChunk(1, "d", 2),
+        "{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"prompt_tokens\":5,"
+            + "\"total_tokens\":10,\"completion_tokens\":5}}",
+        "[DONE]"));
+    assertThat(r.tokens()).containsExactly(1, 1, 2, 1, 0);
+    // The request-wide usage chunk is the server's own total (the prompt counted once).
+    assertThat(r.usage()).isEqualTo(Usage.builder().promptTokens(5).completionTokens(5).totalTokens(10).build());
+  }
 }

@@ -84,4 +84,47 @@ class TgiGenerateDialectTest {
     assertThat(r.content()).isEqualTo(" le faire fondre à la casserole avec");
     assertThat(r.completed()).isTrue();
   }
+  /** TGI's documented stream for 8 text tokens then EOS: {@code generated_tokens} counts the EOS token too. */
+  private byte[] eosTerminated(boolean details) {
+    String[] events = new String[9];
+    StringBuilder text = new StringBuilder();
+    for (int i = 1; i <= 8; i++) {
+      events[i - 1] = token(i, " w" + i, false, "null");
+      text.append(" w").append(i);
+    }
+    String last = token(9, "</s>", true, "\"" + text + "\"");
+    if (details) {
+      last = last.replace("\"details\":null",
+          "\"details\":{\"finish_reason\":\"eos_token\",\"generated_tokens\":9,\"seed\":null,\"input_length\":5}");
+    }
+    events[8] = last;
+    return sse(events);
+  }
+
+  private static io.infermark.core.capture.RequestRecord record(byte[] body) {
+    io.infermark.core.capture.TokenTimeline t = io.infermark.core.capture.TokenTimeline.start(() -> 0L);
+    StreamDecoder d = DIALECT.newDecoder(t);
+    d.feed(body, 0, body.length, 1);
+    d.end(2);
+    return t.record().orElseThrow();
+  }
+
+  @Test
+  void theEosTokenCountsInTheStreamedTokensWithoutDetails() {
+    io.infermark.core.capture.RequestRecord r = record(eosTerminated(false));
+    assertThat(r.chunks().tokenChunkCount()).isEqualTo(8);
+    assertThat(r.streamedTokens()).isEqualTo(9);
+    assertThat(r.outputTokens()).isEqualTo(9);
+    assertThat(r.outputTokensSource()).isEqualTo(io.infermark.core.capture.TokenCountSource.CHUNK_TOKENS);
+  }
+
+  @Test
+  void withDetailsTheStreamedCountAgreesWithGeneratedTokens() {
+    io.infermark.core.capture.RequestRecord r = record(eosTerminated(true));
+    assertThat(r.outputTokens()).isEqualTo(9);
+    assertThat(r.outputTokensSource()).isEqualTo(io.infermark.core.capture.TokenCountSource.SERVER_USAGE);
+    assertThat(r.streamedTokens()).isEqualTo(9);
+    assertThat(r.tokenCountsDisagree()).isFalse();
+    assertThat(r.finishReason()).contains("eos_token");
+  }
 }

@@ -490,6 +490,7 @@ class OpenAiTargetTest {
     server.enqueue(sse(STREAM));
     try (OpenAiTarget target = chat().build()) {
       io.infermark.core.RunResult run = io.infermark.core.Benchmark.target(target).prompts(Prompt.user("Hi"))
+          .preflight(false) // the server has one answer queued, for the run's request
           .load(io.infermark.core.load.LoadProfile.concurrency(1).requests(1)).run();
       List<String> probes = run.clientHealth().measurements().orElseThrow().probes().stream()
           .map(io.infermark.core.health.ProbeReading::name).toList();

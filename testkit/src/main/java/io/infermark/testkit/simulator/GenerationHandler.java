@@ -36,7 +36,6 @@ final class GenerationHandler {
   static final String REQUEST_ID = "X-Request-Id";
 
   private static final Logger log = LoggerFactory.getLogger(GenerationHandler.class);
-  private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
 
   private final SimulatorConfig config;
   private final JsonFactory json;
@@ -83,7 +82,7 @@ final class GenerationHandler {
   void warmUp() {
     byte[] chat = warmUpChat();
     byte[] completion = "{\"prompt\":\"warm up\",\"max_tokens\":1}".getBytes(StandardCharsets.UTF_8);
-    for (Endpoint endpoint : Endpoint.values()) {
+    for (Endpoint endpoint : new Endpoint[] {Endpoint.CHAT, Endpoint.COMPLETIONS}) {
       ResponseRenderer renderer = ResponseRenderer.of(endpoint, json, config.seed(), -1, 0, config.model());
       try {
         GenerationRequest request = parser.parse(endpoint, endpoint == Endpoint.CHAT ? chat : completion);
@@ -270,7 +269,7 @@ final class GenerationHandler {
       boolean drop = is(Fault.Kind.DISCONNECT);
       boolean midStream = drop || is(Fault.Kind.STALL) || is(Fault.Kind.MALFORMED_CHUNK)
           || is(Fault.Kind.STREAM_ERROR);
-      exchange.responseHeader("Content-Type", "text/event-stream; charset=utf-8");
+      exchange.responseHeader("Content-Type", events.contentType());
       delayHeaders();
       // A dropped stream announces the full length it will never deliver, so when the connection
       // closes the client sees a premature end of body, as from a server that died mid-stream,
@@ -292,11 +291,12 @@ final class GenerationHandler {
             case DISCONNECT -> dropConnection();
             case STALL -> RealTimeServingModel.parkUntil(System.nanoTime() + fault.duration().toNanos());
             case MALFORMED_CHUNK -> {
-              finishWith(body, Outcome.MALFORMED_CHUNK, malformedEvent());
+              finishWith(body, Outcome.MALFORMED_CHUNK, renderer().malformedEvent());
               return;
             }
             case STREAM_ERROR -> {
-              finishWith(body, Outcome.STREAM_ERROR, errorEvent(), DONE);
+              finishWith(body, Outcome.STREAM_ERROR, renderer().streamError("Injected generation error: the "
+                  + "simulator fails this stream on purpose after " + recorder.tokensWritten() + " tokens"));
               return;
             }
             default -> throw new IllegalStateException("not a mid-stream fault: " + fault);
@@ -306,19 +306,20 @@ final class GenerationHandler {
           long ready = generation.awaitToken(event.readyAfterToken());
           slowDown(ready);
         }
-        if (!events.hasNext()) {
-          // Publish before the last event ([DONE], no tokens): a client may treat the request as
-          // finished, and look its timeline up, as soon as it has read it.
-          end(Outcome.COMPLETED);
-        }
         // Stamped before the write: a client on another core can read the bytes before this thread
         // returns from flush, and ground truth must never be later than what a client can see.
         long writeAt = System.nanoTime();
-        body.write(event.bytes());
-        body.flush(); // one HTTP chunk per event, on the wire now
         if (event.tokens() > 0) {
           tokensWritten(event.tokens(), writeAt);
         }
+        if (!events.hasNext()) {
+          // Publish before the last event ([DONE], or the last tokens where a protocol has no
+          // terminator): a client may treat the request as finished, and look its timeline up, as
+          // soon as it has read it.
+          end(Outcome.COMPLETED);
+        }
+        body.write(event.bytes());
+        body.flush(); // one HTTP chunk per event, on the wire now
       }
       end(Outcome.COMPLETED);
       exchange.close();
@@ -331,7 +332,7 @@ final class GenerationHandler {
     private void push(int outputTokens) throws IOException {
       StreamEvents events = new StreamEvents(request, renderer(), config.seed(), outputTokens, finishReason,
           config.tokensPerChunk(), config.reasoningTokens());
-      exchange.responseHeader("Content-Type", "text/event-stream; charset=utf-8");
+      exchange.responseHeader("Content-Type", events.contentType());
       exchange.sendResponseHeaders(200, 0);
       recorder.status(200);
       Pushed pushed = new Pushed(events);
@@ -507,8 +508,9 @@ final class GenerationHandler {
             Outcome.STREAM_ERROR);
         return;
       }
-      int reasoning = endpoint == Endpoint.CHAT ? Math.min(config.reasoningTokens(), outputTokens) : 0;
-      byte[] bytes = renderer().completion(OutputVocabulary.text(config.seed(), 0, reasoning),
+      ResponseRenderer renderer = renderer();
+      int reasoning = renderer.carriesReasoning() ? Math.min(config.reasoningTokens(), outputTokens) : 0;
+      byte[] bytes = renderer.completion(OutputVocabulary.text(config.seed(), 0, reasoning),
           OutputVocabulary.text(config.seed(), reasoning, outputTokens), finishReason,
           new TokenUsage(request.promptTokens(), outputTokens));
       Outcome outcome = Outcome.COMPLETED;
@@ -541,19 +543,6 @@ final class GenerationHandler {
       exchange.close();
     }
 
-    /** A chunk of the stream's shape cut off before its closing brackets: invalid JSON. */
-    private byte[] malformedEvent() {
-      byte[] chunk = renderer().contentChunk(" the", null, null);
-      String cut = new String(chunk, 0, chunk.length - 3, StandardCharsets.UTF_8);
-      return ("data: " + cut + "\n\n").getBytes(StandardCharsets.UTF_8);
-    }
-
-    private byte[] errorEvent() {
-      byte[] error = ApiError.internal("Injected generation error: the simulator fails this stream on purpose "
-          + "after " + recorder.tokensWritten() + " tokens").toJson(json);
-      return ("data: " + new String(error, StandardCharsets.UTF_8) + "\n\n").getBytes(StandardCharsets.UTF_8);
-    }
-
     private void delayHeaders() throws InterruptedException {
       if (is(Fault.Kind.SLOW_HEADERS)) {
         RealTimeServingModel.parkUntil(recorder.arrivalNanos() + fault.duration().toNanos());
@@ -578,8 +567,12 @@ final class GenerationHandler {
     }
 
     private ResponseRenderer renderer() {
-      return ResponseRenderer.of(endpoint, json, config.seed(), recorder.sequence(),
+      ResponseRenderer r = ResponseRenderer.of(endpoint, json, config.seed(), recorder.sequence(),
           System.currentTimeMillis() / 1000, config.model());
+      if (r instanceof ProtocolRenderers.Tgi tgi && request != null) {
+        tgi.details(request.includeUsage()); // the parser carries TGI's parameters.details as include-usage
+      }
+      return r;
     }
 
     private void admit() throws InterruptedException {
@@ -606,10 +599,19 @@ final class GenerationHandler {
     }
 
     private void sendError(ApiError error, Outcome outcome) throws IOException {
-      byte[] bytes = error.toJson(json);
-      exchange.responseHeader("Content-Type", "application/json");
-      exchange.sendResponseHeaders(error.status(), 0);
-      recorder.status(error.status());
+      ResponseRenderer renderer = renderer();
+      byte[] bytes = renderer.errorBody(error);
+      int status = error.status();
+      if (renderer.errorsInsideStream()) {
+        // TGI's generate_stream never fails before its stream: the error is its one event.
+        status = 200;
+        bytes = ResponseRenderer.frame(bytes);
+        exchange.responseHeader("Content-Type", renderer.streamContentType());
+      } else {
+        exchange.responseHeader("Content-Type", "application/json");
+      }
+      exchange.sendResponseHeaders(status, 0);
+      recorder.status(status);
       exchange.responseBody().write(bytes);
       exchange.responseBody().flush();
       end(outcome);

@@ -30,6 +30,9 @@ final class RequestParser {
   }
 
   GenerationRequest parse(Endpoint endpoint, byte[] body) throws ApiError {
+    if (endpoint != Endpoint.CHAT && endpoint != Endpoint.COMPLETIONS) {
+      return parseProtocol(endpoint, readObject(body));
+    }
     JsonNode root = readObject(body);
     boolean stream = optionalBoolean(root, "stream");
     boolean includeUsage = false;
@@ -81,6 +84,106 @@ final class RequestParser {
         promptTokens, hashes.toArray());
   }
 
+  /**
+   * The other protocols' requests: Anthropic ({@code messages}, {@code system}, required
+   * {@code max_tokens}), Ollama ({@code messages} or {@code prompt}, {@code options.num_predict},
+   * {@code stream} true unless false), TGI ({@code inputs}, {@code parameters.max_new_tokens},
+   * {@code parameters.details}), llama.cpp ({@code prompt}, {@code n_predict}, {@code ignore_eos}),
+   * Triton ({@code text_input}, {@code max_tokens}) and OpenAI Responses ({@code input},
+   * {@code max_output_tokens}). TGI, llama.cpp and Triton name no model in the body.
+   */
+  private GenerationRequest parseProtocol(Endpoint endpoint, JsonNode root) throws ApiError {
+    LongList hashes = new LongList();
+    OptionalInt maxTokens;
+    boolean stream;
+    boolean details = false;
+    boolean ignoreEos = false;
+    switch (endpoint) {
+      case ANTHROPIC_MESSAGES -> {
+        JsonNode system = root.get("system");
+        if (system != null && system.isTextual()) {
+          PromptTokenizer.hashes(system.textValue(), "system".hashCode(), hashes);
+        }
+        chatPromptTokens(root, hashes);
+        maxTokens = optionalPositiveInt(root, "max_tokens");
+        if (maxTokens.isEmpty()) {
+          throw ApiError.badRequest("max_tokens: Field required", "max_tokens");
+        }
+        stream = optionalBoolean(root, "stream");
+        checkModel(root);
+      }
+      case OLLAMA_CHAT, OLLAMA_GENERATE -> {
+        if (endpoint == Endpoint.OLLAMA_CHAT) {
+          chatPromptTokens(root, hashes);
+        } else {
+          textPromptTokens(root, "prompt", hashes);
+        }
+        JsonNode options = root.path("options");
+        JsonNode predict = options.get("num_predict");
+        maxTokens = predict != null && predict.isIntegralNumber() && predict.intValue() < 0
+            ? OptionalInt.empty() : options.isObject() ? optionalPositiveInt(options, "num_predict") : OptionalInt.empty();
+        JsonNode s = root.get("stream");
+        stream = s == null || s.isNull() || optionalBoolean(root, "stream");
+        JsonNode m = root.get("model");
+        if (m == null || !m.isTextual() || m.textValue().isEmpty()) {
+          throw ApiError.badRequest("model is required", "model");
+        }
+        if (!m.textValue().equals(model)) {
+          throw ApiError.notFound("model '" + m.textValue() + "' not found", "model");
+        }
+      }
+      case TGI_GENERATE_STREAM, TGI_GENERATE -> {
+        textPromptTokens(root, "inputs", hashes);
+        JsonNode parameters = root.path("parameters");
+        maxTokens = parameters.isObject() ? optionalPositiveInt(parameters, "max_new_tokens") : OptionalInt.empty();
+        details = parameters.isObject() && optionalBoolean(parameters, "details");
+        stream = endpoint.alwaysStreams();
+      }
+      case LLAMACPP_COMPLETION -> {
+        textPromptTokens(root, "prompt", hashes);
+        JsonNode predict = root.get("n_predict");
+        maxTokens = predict != null && predict.isIntegralNumber() && predict.intValue() < 0
+            ? OptionalInt.empty() : optionalPositiveInt(root, "n_predict");
+        ignoreEos = optionalBoolean(root, "ignore_eos");
+        stream = optionalBoolean(root, "stream");
+      }
+      case TRITON_GENERATE_STREAM, TRITON_GENERATE -> {
+        textPromptTokens(root, "text_input", hashes);
+        maxTokens = optionalPositiveInt(root, "max_tokens");
+        stream = endpoint.alwaysStreams();
+      }
+      case OPENAI_RESPONSES -> {
+        JsonNode input = root.get("input");
+        if (input != null && input.isTextual()) {
+          PromptTokenizer.hashes(input.textValue(), "user".hashCode(), hashes);
+        } else {
+          messageTokens(input, "input", hashes);
+        }
+        maxTokens = optionalPositiveInt(root, "max_output_tokens");
+        stream = optionalBoolean(root, "stream");
+        checkModel(root);
+      }
+      default -> throw new IllegalArgumentException("not a protocol endpoint: " + endpoint);
+    }
+    int promptTokens = hashes.size();
+    if (promptTokens >= maxModelLength
+        || (maxTokens.isPresent() && (long) promptTokens + maxTokens.getAsInt() > maxModelLength)) {
+      throw ApiError.badRequest("This model's maximum context length is " + maxModelLength + " tokens; the request "
+          + "has " + promptTokens + " input tokens and asks for " + (maxTokens.isPresent() ? maxTokens.getAsInt()
+          : 0) + " more", "max_tokens");
+    }
+    return new GenerationRequest(endpoint, stream, details, false, maxTokens, ignoreEos, promptTokens,
+        hashes.toArray());
+  }
+
+  private static void textPromptTokens(JsonNode root, String field, LongList hashes) throws ApiError {
+    JsonNode text = root.get(field);
+    if (text == null || !text.isTextual()) {
+      throw ApiError.badRequest(field + " is required and must be a string", field);
+    }
+    PromptTokenizer.hashes(text.textValue(), 0, hashes);
+  }
+
   private JsonNode readObject(byte[] body) throws ApiError {
     JsonNode root;
     try {
@@ -114,16 +217,19 @@ final class RequestParser {
   }
 
   private static void chatPromptTokens(JsonNode root, LongList hashes) throws ApiError {
-    JsonNode messages = root.get("messages");
+    messageTokens(root.get("messages"), "messages", hashes);
+  }
+
+  private static void messageTokens(JsonNode messages, String field, LongList hashes) throws ApiError {
     if (messages == null || messages.isNull()) {
-      throw ApiError.badRequest("messages is required for chat completions", "messages");
+      throw ApiError.badRequest(field + " is required", field);
     }
     if (!messages.isArray() || messages.isEmpty()) {
-      throw ApiError.badRequest("messages must be a non-empty array", "messages");
+      throw ApiError.badRequest(field + " must be a non-empty array", field);
     }
     for (JsonNode message : messages) {
       if (!message.isObject() || !message.path("role").isTextual()) {
-        throw ApiError.badRequest("each message must be an object with a string role", "messages");
+        throw ApiError.badRequest("each message must be an object with a string role", field);
       }
       long role = message.get("role").textValue().hashCode();
       JsonNode content = message.get("content");
@@ -134,12 +240,13 @@ final class RequestParser {
         PromptTokenizer.hashes(content.textValue(), role, hashes);
       } else if (content.isArray()) {
         for (JsonNode part : content) {
-          if ("text".equals(part.path("type").asText()) && part.path("text").isTextual()) {
+          String type = part.path("type").asText();
+          if ((type.equals("text") || type.equals("input_text")) && part.path("text").isTextual()) {
             PromptTokenizer.hashes(part.get("text").textValue(), role, hashes);
           }
         }
       } else {
-        throw ApiError.badRequest("message content must be a string or an array of parts", "messages");
+        throw ApiError.badRequest("message content must be a string or an array of parts", field);
       }
     }
   }

@@ -10,6 +10,11 @@ import java.io.UncheckedIOException;
  * Renders the JSON of one response's chunks (or of its single non-streamed body) in the byte
  * shapes vLLM sends, so clients parse the simulator exactly as they parse vLLM. One instance
  * serves one request on one thread.
+ *
+ * <p>The defaults render OpenAI's shapes (role chunk, {@code data:} framing, usage chunk and
+ * {@code [DONE]}, OpenAI error objects); the other protocols' renderers
+ * ({@link ProtocolRenderers}) override the framing, prelude, content events, trailer and error
+ * shapes, so every protocol is served from the same engine and timelines.
  */
 abstract class ResponseRenderer {
 
@@ -29,9 +34,129 @@ abstract class ResponseRenderer {
   static ResponseRenderer of(Endpoint endpoint, JsonFactory json, long seed, long sequence, long created,
       String model) {
     String hex = hex16(Mix.mix64(seed, sequence)) + hex16(Mix.mix64(~seed, sequence));
-    return endpoint == Endpoint.CHAT
-        ? new ChatRenderer(json, "chatcmpl-" + hex, created, model)
-        : new CompletionRenderer(json, "cmpl-" + hex, created, model);
+    return switch (endpoint) {
+      case CHAT -> new ChatRenderer(json, "chatcmpl-" + hex, created, model);
+      case COMPLETIONS -> new CompletionRenderer(json, "cmpl-" + hex, created, model);
+      default -> ProtocolRenderers.of(endpoint, json, hex, created, model);
+    };
+  }
+
+  static final byte[] DATA = "data: ".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  static final byte[] EVENT_END = "\n\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  static final byte[] DONE_EVENT = "data: [DONE]\n\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+  /** {@code data: <json>\n\n}. */
+  static byte[] frame(byte[] json) {
+    byte[] out = new byte[DATA.length + json.length + EVENT_END.length];
+    System.arraycopy(DATA, 0, out, 0, DATA.length);
+    System.arraycopy(json, 0, out, DATA.length, json.length);
+    System.arraycopy(EVENT_END, 0, out, DATA.length + json.length, EVENT_END.length);
+    return out;
+  }
+
+  // ---- protocol hooks; the defaults are OpenAI's ----
+
+  /** Resets per-stream state: a stream's events, or a dry run of them, begin. */
+  void begin() {}
+
+  /** Whether the stream's output may start with reasoning tokens. */
+  boolean carriesReasoning() {
+    return sendsRoleChunk();
+  }
+
+  /** The framed events sent with the first token, before its content (OpenAI chat: the role chunk). */
+  byte[] prelude(TokenUsage usage) {
+    return frame(roleChunk(usage));
+  }
+
+  /** Whether plain content events may take {@link #appendPlainContentEvent}'s fast path. */
+  boolean plainFastPath() {
+    return true;
+  }
+
+  /**
+   * The framed event(s) carrying output tokens {@code from..to-1}, whose text is {@code text}.
+   *
+   * @param last whether they end the output
+   * @param usage the running usage when it goes on every chunk, else null
+   */
+  byte[] contentEvent(long seed, int from, int to, String text, boolean reasoning, boolean last,
+      String finishReason, TokenUsage usage) {
+    return frame(reasoning ? reasoningChunk(text, last ? finishReason : null, usage)
+        : contentChunk(text, last ? finishReason : null, usage));
+  }
+
+  /** Whether OpenAI's usage chunk (when asked for) and {@code [DONE]} end the stream. */
+  boolean openAiTrailer() {
+    return true;
+  }
+
+  /** Whether a protocol without {@link #openAiTrailer()} sends events after the last token. */
+  boolean hasTrailer() {
+    return true;
+  }
+
+  /** The framed events after the last token, for protocols without {@link #openAiTrailer()}. */
+  byte[] trailer(long seed, TokenUsage usage, String finishReason, int reasoningTokens) {
+    return new byte[0];
+  }
+
+  /** The Content-Type of a streamed response. */
+  String streamContentType() {
+    return "text/event-stream; charset=utf-8";
+  }
+
+  /** The body of an error answered before the stream, in the protocol's shape. */
+  byte[] errorBody(ApiError error) {
+    return error.toJson(json);
+  }
+
+  /** Whether errors before the stream are sent as a 200 stream of one error event (TGI's generate_stream). */
+  boolean errorsInsideStream() {
+    return false;
+  }
+
+  /** The framed error event(s) that end a stream failing midway, terminator included. */
+  byte[] streamError(String message) {
+    byte[] error = ApiError.internal(message).toJson(json);
+    byte[] framed = frame(error);
+    byte[] out = java.util.Arrays.copyOf(framed, framed.length + DONE_EVENT.length);
+    System.arraycopy(DONE_EVENT, 0, out, framed.length, DONE_EVENT.length);
+    return out;
+  }
+
+  /** A content event of the stream's shape cut off before its closing brackets: invalid JSON. */
+  byte[] malformedEvent() {
+    byte[] chunk = contentChunk(" the", null, null);
+    String cut = new String(chunk, 0, chunk.length - 3, java.nio.charset.StandardCharsets.UTF_8);
+    return ("data: " + cut + "\n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  final JsonFactory json() {
+    return json;
+  }
+
+  final String id() {
+    return id;
+  }
+
+  final long created() {
+    return created;
+  }
+
+  final String model() {
+    return model;
+  }
+
+  /** Writes one JSON value with a fresh generator; for shapes without the common header. */
+  final byte[] write(Body body) {
+    buffer.reset();
+    try (JsonGenerator g = json.createGenerator(buffer)) {
+      body.write(g);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
+    }
+    return buffer.toByteArray();
   }
 
   /** {@code v} as 16 lower-case hex digits, zero-padded (what {@code %016x} prints, without a Formatter). */

@@ -7,8 +7,8 @@ import java.io.IOException;
 import java.io.OutputStream;
 
 /**
- * Routes each request by exact path and method: the two generation endpoints go to the
- * {@link GenerationHandler}; {@code GET /v1/models}, {@code GET /health}, {@code GET /metrics}
+ * Routes each request by exact path and method: the generation endpoints of every protocol
+ * (see {@link Endpoint}) go to the {@link GenerationHandler}; {@code GET /v1/models}, {@code GET /health}, {@code GET /metrics}
  * (Prometheus text) and {@code GET /simulator/timelines[/{id}]} (ground truth as JSON) are
  * answered here; anything else is a 404 (unknown path) or 405 (known path, wrong method) in
  * OpenAI's error shape.
@@ -16,6 +16,7 @@ import java.io.OutputStream;
 final class Router implements NioHttpServer.Handler {
 
   private static final String TIMELINES = "/simulator/timelines";
+  private static final String TRITON_MODELS = "/v2/models/";
 
   private final GenerationHandler generation;
   private final JsonFactory json;
@@ -53,6 +54,27 @@ final class Router implements NioHttpServer.Handler {
           generation.handle(exchange, Endpoint.COMPLETIONS);
         }
         break;
+      case "/v1/messages":
+        generate(exchange, Endpoint.ANTHROPIC_MESSAGES);
+        break;
+      case "/api/chat":
+        generate(exchange, Endpoint.OLLAMA_CHAT);
+        break;
+      case "/api/generate":
+        generate(exchange, Endpoint.OLLAMA_GENERATE);
+        break;
+      case "/generate_stream":
+        generate(exchange, Endpoint.TGI_GENERATE_STREAM);
+        break;
+      case "/generate":
+        generate(exchange, Endpoint.TGI_GENERATE);
+        break;
+      case "/completion":
+        generate(exchange, Endpoint.LLAMACPP_COMPLETION);
+        break;
+      case "/v1/responses":
+        generate(exchange, Endpoint.OPENAI_RESPONSES);
+        break;
       case "/v1/models":
         if (allowed(exchange, "GET")) {
           send(exchange, 200, models());
@@ -80,6 +102,10 @@ final class Router implements NioHttpServer.Handler {
         }
         break;
       default:
+        if (path.startsWith(TRITON_MODELS)) {
+          triton(exchange, path);
+          break;
+        }
         if (path.startsWith(TIMELINES + "/") && allowed(exchange, "GET")) {
           String id = java.net.URLDecoder.decode(path.substring(TIMELINES.length() + 1),
               java.nio.charset.StandardCharsets.UTF_8);
@@ -96,9 +122,39 @@ final class Router implements NioHttpServer.Handler {
           break;
         }
         sendError(exchange, ApiError.notFound("No route for " + method + " " + path
-            + "; the simulator serves POST /v1/chat/completions, POST /v1/completions, "
+            + "; the simulator serves POST /v1/chat/completions, POST /v1/completions, POST /v1/messages, "
+            + "POST /v1/responses, POST /api/chat, POST /api/generate, POST /generate_stream, POST /generate, "
+            + "POST /completion, POST /v2/models/{model}/generate[_stream], "
             + "GET /v1/models, GET /health, GET /metrics and GET /simulator/timelines[/{id}]", null));
     }
+  }
+
+  private void generate(Exchange exchange, Endpoint endpoint) throws IOException {
+    if (allowed(exchange, "POST")) {
+      generation.handle(exchange, endpoint);
+    }
+  }
+
+  /**
+   * Triton's {@code /v2/models/{model}/generate[_stream]}: the model is in the path, and an unknown
+   * one is answered in Triton's error shape before anything is generated.
+   */
+  private void triton(Exchange exchange, String path) throws IOException {
+    String rest = path.substring(TRITON_MODELS.length());
+    int slash = rest.lastIndexOf('/');
+    String action = slash < 0 ? "" : rest.substring(slash + 1);
+    if (slash <= 0 || !(action.equals("generate") || action.equals("generate_stream"))) {
+      sendError(exchange, ApiError.notFound("No route for " + exchange.method() + " " + path, null));
+      return;
+    }
+    String name = java.net.URLDecoder.decode(rest.substring(0, slash), java.nio.charset.StandardCharsets.UTF_8);
+    if (!name.equals(model)) {
+      byte[] body = ("{\"error\":\"Request for unknown model: '" + name.replace("\\", "\\\\").replace("\"", "\\\"")
+          + "' is not found\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      send(exchange, 404, body);
+      return;
+    }
+    generate(exchange, action.equals("generate") ? Endpoint.TRITON_GENERATE : Endpoint.TRITON_GENERATE_STREAM);
   }
 
   /** {@code GET /simulator/timelines[?since=N]}: all kept summaries, or those of requests numbered N or later. */

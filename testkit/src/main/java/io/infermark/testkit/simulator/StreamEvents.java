@@ -7,6 +7,8 @@ import java.util.NoSuchElementException;
  * The server-sent events of one streamed response, in order, framed as {@code data: ...\n\n}:
  * the role chunk (chat only), one chunk per group of tokens (reasoning chunks first, if any,
  * then content; the last carrying the finish reason), the usage chunk when {@code include_usage} asks for it, and {@code [DONE]}.
+ * Other protocols' renderers replace the role chunk by their prelude and the usage chunk and
+ * {@code [DONE]} by their trailer.
  *
  * <p>Events are rendered lazily, one at a time, so a long stream costs no more memory than one
  * chunk; {@link #totalBytes()} renders a second pass only to measure.
@@ -27,7 +29,7 @@ final class StreamEvents {
   private static final byte[] END = "\n\n".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
 
-  private enum Stage { ROLE, CONTENT, USAGE, DONE, END }
+  private enum Stage { ROLE, CONTENT, USAGE, DONE, TRAILER, END }
 
   private final GenerationRequest request;
   private final ResponseRenderer renderer;
@@ -42,13 +44,19 @@ final class StreamEvents {
   StreamEvents(GenerationRequest request, ResponseRenderer renderer, long seed, int outputTokens,
       String finishReason, int tokensPerChunk, int reasoningTokens) {
     this.request = request;
-    this.reasoningTokens = renderer.sendsRoleChunk() ? Math.min(reasoningTokens, outputTokens) : 0;
+    this.reasoningTokens = renderer.carriesReasoning() ? Math.min(reasoningTokens, outputTokens) : 0;
     this.renderer = renderer;
+    renderer.begin();
     this.seed = seed;
     this.outputTokens = outputTokens;
     this.finishReason = finishReason;
     this.tokensPerChunk = tokensPerChunk;
     this.stage = renderer.sendsRoleChunk() ? Stage.ROLE : Stage.CONTENT;
+  }
+
+  /** The Content-Type of the stream. */
+  String contentType() {
+    return renderer.streamContentType();
   }
 
   boolean hasNext() {
@@ -63,7 +71,7 @@ final class StreamEvents {
     return switch (stage) {
       case ROLE -> 0; // vLLM sends the role chunk when the first output arrives, right before its content
       case CONTENT -> contentEnd() - 1;
-      case USAGE, DONE -> -1;
+      case USAGE, DONE, TRAILER -> -1;
       case END -> throw new NoSuchElementException("the stream has ended");
     };
   }
@@ -73,7 +81,7 @@ final class StreamEvents {
     switch (stage) {
       case ROLE -> {
         stage = Stage.CONTENT;
-        appendFramed(out, renderer.roleChunk(usage(0)));
+        out.append(renderer.prelude(renderer.openAiTrailer() ? usage(0) : new TokenUsage(request.promptTokens(), 0)));
         return 0;
       }
       case CONTENT -> {
@@ -82,18 +90,27 @@ final class StreamEvents {
         boolean reasoning = from < reasoningTokens;
         boolean last = end == outputTokens;
         TokenUsage usage = usage(end);
-        if (!reasoning && !last && usage == null) {
+        if (!reasoning && !last && usage == null && renderer.plainFastPath()) {
           renderer.appendPlainContentEvent(out, seed, from, end);
         } else {
           String text = OutputVocabulary.text(seed, from, end);
-          appendFramed(out, reasoning ? renderer.reasoningChunk(text, last ? finishReason : null, usage)
-              : renderer.contentChunk(text, last ? finishReason : null, usage));
+          out.append(renderer.contentEvent(seed, from, end, text, reasoning, last, finishReason,
+              renderer.openAiTrailer() ? usage : new TokenUsage(request.promptTokens(), end)));
         }
         position = end;
         if (last) {
-          stage = request.includeUsage() ? Stage.USAGE : Stage.DONE;
+          stage = !renderer.openAiTrailer() ? Stage.TRAILER : request.includeUsage() ? Stage.USAGE : Stage.DONE;
+          if (stage == Stage.TRAILER && !renderer.hasTrailer()) {
+            stage = Stage.END; // the last content event ends the stream (TGI, Triton)
+          }
         }
         return end - from;
+      }
+      case TRAILER -> {
+        stage = Stage.END;
+        out.append(renderer.trailer(seed, new TokenUsage(request.promptTokens(), outputTokens), finishReason,
+            reasoningTokens));
+        return 0;
       }
       case USAGE -> {
         stage = Stage.DONE;
@@ -114,7 +131,7 @@ final class StreamEvents {
     if (stage == Stage.END) {
       throw new NoSuchElementException("the stream has ended");
     }
-    boolean trailer = stage == Stage.USAGE || stage == Stage.DONE;
+    boolean trailer = stage == Stage.USAGE || stage == Stage.DONE || stage == Stage.TRAILER;
     int readyAfter = nextReadyAfterToken();
     ChunkBuffer b = new ChunkBuffer(256);
     int tokens = appendNext(b);

@@ -39,7 +39,8 @@ class FaultsEndToEndTest {
         .interTokenInterval(Duration.ofMillis(ITL_MS)).seed(3).faultOnRequests(fault, 1).build();
     try (Simulator sim = Simulator.start(config);
         OpenAiTarget target = OpenAiTarget.chat(sim.baseUrl() + "/v1", config.model()).build()) {
-      RunResult result = Benchmark.target(target).prompts(Prompt.user("Fail me, gently."))
+      // No pre-flight request: the fault is on the server's request 1, the run's second.
+      RunResult result = Benchmark.target(target).preflight(false).prompts(Prompt.user("Fail me, gently."))
           .params(GenerationParams.builder().maxTokens(TOKENS).ignoreEos(true).build())
           .load(LoadProfile.concurrency(1).requests(2)).run();
       RequestRecord clean = result.records().get(0);
