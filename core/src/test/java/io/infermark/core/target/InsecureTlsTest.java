@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.infermark.core.Benchmark;
+import io.infermark.core.PreflightFailedException;
 import io.infermark.core.RunResult;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.RequestRecord;
@@ -153,10 +154,16 @@ class InsecureTlsTest {
     OpenAiTarget target = OpenAiTarget.chat("https://localhost:" + server.port() + "/v1", "m")
         .connectTimeout(Duration.ofSeconds(5)).build();
 
-    RunResult result = run(target);
+    // the pre-flight request stops the run at once, with the handshake's reason
+    open.add(target);
+    assertThatThrownBy(() -> run(target)).isInstanceOf(PreflightFailedException.class)
+        .hasMessageContaining("TLS handshake").hasMessageContaining("PKIX");
+    RunResult result = Benchmark.target(target).preflight(false).prompts(List.of(Prompt.text("hi")))
+        .load(LoadProfile.concurrency(1).requests(3)).run();
 
     assertThat(target.insecureTls()).isFalse();
     assertThat(result.insecureTls()).isFalse();
+    assertThat(result.records()).hasSize(3);
     assertThat(result.records()).allSatisfy(r -> {
       assertThat(r.failure().orElseThrow().category()).isEqualTo(ErrorCategory.CONNECT);
       assertThat(r.insecureTls()).isFalse();

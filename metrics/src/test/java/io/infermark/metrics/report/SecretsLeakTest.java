@@ -94,7 +94,7 @@ class SecretsLeakTest {
         .header("Cookie", "session=" + COOKIE).header("X-Tenant-Token", USER_HEADER).build();
 
     try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-      Thread serving = new Thread(() -> serve(server), "secrets-server");
+      Thread serving = new Thread(() -> serve(server, BEHAVIOURS), "secrets-server");
       serving.setDaemon(true);
       serving.start();
       String url = "http://user:" + URL_PASSWORD + "@127.0.0.1:" + server.getLocalPort() + "/v1";
@@ -103,7 +103,7 @@ class SecretsLeakTest {
           .readTimeout(Duration.ofMillis(500)).callTimeout(Duration.ofSeconds(20))).build()) {
         texts.add(target.toString());
         texts.add(target.url());
-        run = Benchmark.target(target).prompts(Prompt.user("hi")).params(params)
+        run = Benchmark.target(target).preflight(false).prompts(Prompt.user("hi")).params(params)
             .load(LoadProfile.concurrency(1).requests(BEHAVIOURS.size())).run();
       }
       assertThat(run.records()).extracting(r -> r.failure().map(f -> f.category()).orElse(null))
@@ -115,6 +115,20 @@ class SecretsLeakTest {
       collect(texts, run);
     }
 
+    // the pre-flight request stops a run on a 401 that echoes every secret
+    try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      Thread serving = new Thread(() -> serve(server, List.of(BEHAVIOURS.get(0))), "secrets-preflight-server");
+      serving.setDaemon(true);
+      serving.start();
+      String url = "http://user:" + URL_PASSWORD + "@127.0.0.1:" + server.getLocalPort() + "/v1";
+      try (OpenAiTarget target = transport.apply(OpenAiTarget.chat(url, "m").apiKey(KEY)).build()) {
+        String preflight = message(() -> Benchmark.target(target).prompts(Prompt.user("hi")).params(params)
+            .load(LoadProfile.concurrency(1).requests(1)).run());
+        assertThat(preflight).as("the pre-flight failed on the echo").contains("HTTP 401");
+        texts.add(preflight);
+      }
+    }
+
     // connection refused, with the userinfo in the URL
     int closedPort;
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -122,7 +136,9 @@ class SecretsLeakTest {
     }
     try (OpenAiTarget refused = transport.apply(OpenAiTarget.chat("http://user:" + URL_PASSWORD + "@127.0.0.1:"
         + closedPort + "/v1", "m").apiKey(KEY)).build()) {
-      RunResult run = Benchmark.target(refused).prompts(Prompt.user("hi")).params(params)
+      texts.add(message(() -> Benchmark.target(refused).prompts(Prompt.user("hi")).params(params)
+          .load(LoadProfile.concurrency(1).requests(1)).run())); // the pre-flight's unreachable-host failure
+      RunResult run = Benchmark.target(refused).preflight(false).prompts(Prompt.user("hi")).params(params)
           .load(LoadProfile.concurrency(1).requests(1)).run();
       assertThat(run.records().get(0).failure().orElseThrow().category()).isEqualTo(ErrorCategory.CONNECT);
       collect(texts, run);
@@ -181,7 +197,7 @@ class SecretsLeakTest {
     return all.toString();
   }
 
-  private static void serve(ServerSocket server) {
+  private static void serve(ServerSocket server, List<String> behaviours) {
     for (int i = 0; ; i++) {
       Socket s;
       try {
@@ -189,7 +205,7 @@ class SecretsLeakTest {
       } catch (IOException e) {
         return;
       }
-      String behaviour = BEHAVIOURS.get(Math.min(i, BEHAVIOURS.size() - 1));
+      String behaviour = behaviours.get(Math.min(i, behaviours.size() - 1));
       Thread t = new Thread(() -> {
         try (s) {
           InputStream in = s.getInputStream();
