@@ -69,7 +69,7 @@ final class MergeCommand implements Callable<Integer> {
     List<RunResult> shards = new ArrayList<>();
     for (ShardFile.Facts f : facts) {
       if (!Files.isReadable(f.records())) {
-        throw new IllegalArgumentException(f.file().getFileName() + " names the records file " + f.records()
+        throw new CliException(Infermark.FAILED, f.file().getFileName() + " names the records file " + f.records()
             + ", which is not readable");
       }
       List<RequestRecord> records = RecordsJsonl.read(f.records());
