@@ -5,6 +5,7 @@ import io.infermark.core.RunResult;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.load.ArrivalProcess;
 import io.infermark.core.load.LoadProfile;
+import io.infermark.core.shard.StartBarrier;
 import io.infermark.core.target.Target;
 import io.infermark.metrics.RunSummary;
 import io.infermark.metrics.report.JsonReport;
@@ -17,6 +18,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -38,7 +41,9 @@ import picocli.CommandLine.Spec;
     description = {"Benchmark an OpenAI-compatible endpoint. Takes vllm bench serve's flags unchanged, and seed 002's "
         + "(--url, --concurrency, --max-tokens, --temperature).",
         "Writes <result-dir>/<name>.json in vLLM's result format (name as vLLM names it, or --result-filename), "
-        + "<name>.infermark.json (infermark's report) and <name>.records.jsonl (for report and explain)."},
+        + "<name>.infermark.json (infermark's report) and <name>.records.jsonl (for report and explain).",
+        "With --shard-index/--shard-count it runs one shard of the schedule and writes <name>.shard-I-of-N.json and "
+            + "its records instead, for infermark merge."},
     footer = {"", "Example:", "  infermark bench --backend openai-chat --base-url http://127.0.0.1:8000 "
         + "--endpoint /v1/chat/completions --model m --dataset-name random --random-input-len 256 "
         + "--random-output-len 128 --num-prompts 200 --request-rate 10 --ignore-eos",
@@ -78,6 +83,9 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--skip-test-request",
       description = "Do not send the initial test request (vLLM sends one before the run, uncounted; so do we).")
   boolean skipTestRequest;
+
+  @Mixin
+  ShardOptions shard = new ShardOptions();
 
   @Mixin
   SloOptions slo = new SloOptions();
@@ -141,12 +149,17 @@ final class BenchCommand implements Callable<Integer> {
     if (!(burstiness > 0) || Double.isInfinite(burstiness)) {
       throw new IllegalArgumentException("--burstiness must be finite and > 0, was " + burstiness);
     }
-    VllmResultJson.Options vllmOptions = vllmOptions(rate);
+    VllmResultJson.Options vllmOptions = vllmOptions(rate, Optional.empty());
     slo.gates(); // fail on a malformed --slo before running
-    LoadProfile load = load(rate);
+    LoadProfile load = shard.apply(load(rate), rate);
+    Optional<Instant> startAt = shard.startInstant();
+    if (shard.sharded() && (noSave || noRecords)) {
+      throw new IllegalArgumentException("a shard must write its records for infermark merge: drop --no-save and "
+          + "--no-records");
+    }
     PromptWorkload prompts = workload.workload(Math.min(numPrompts, 100_000));
-    out.printf(Locale.ROOT, "infermark bench: %s, model %s, %d requests, %s%n", target.describe(), target.requestModel(),
-        numPrompts, loadText(rate));
+    out.printf(Locale.ROOT, "infermark bench: %s, model %s, %d requests, %s%s%n", target.describe(), target.requestModel(),
+        numPrompts, loadText(rate), shard.sharded() ? ", shard " + shard.index() + " of " + shard.count() : "");
     out.flush();
     RunResult result;
     try (Target t = target.build()) {
@@ -156,12 +169,31 @@ final class BenchCommand implements Callable<Integer> {
         out.println("Initial test request completed. Starting the run...");
         out.flush();
       }
+      if (startAt.isPresent()) {
+        // After the test request, which must not wait for the barrier.
+        b = b.startBarrier(StartBarrier.at(startAt.get()));
+        out.println("Waiting for the start barrier at " + startAt.get() + " (wall clock now " + Instant.now() + ")");
+        out.flush();
+      }
       Optional<LiveProgress> live = progressListener(err);
       if (live.isPresent()) {
         b = b.listener(live.get());
       }
       result = b.run();
     }
+    if (shard.sharded()) {
+      return finishShard(out, result);
+    }
+    return report(out, result, vllmOptions);
+  }
+
+  /**
+   * Prints a run's summaries, writes its files unless {@code --no-save}, and returns the exit code of its
+   * gates; used by {@code bench} and by {@code merge} for the merged run.
+   *
+   * @throws CliException if every request failed or a file cannot be written
+   */
+  int report(PrintWriter out, RunResult result, VllmResultJson.Options vllmOptions) {
     RunSummary summary = RunSummary.of(result);
     Map<String, Object> vllm = VllmResultJson.result(result, vllmOptions);
     SloOptions.Outcome outcome = slo.judge(result, summary);
@@ -170,16 +202,42 @@ final class BenchCommand implements Callable<Integer> {
     if (!noSave) {
       save(out, result, summary, vllmOptions, outcome);
     }
-    if (summary.requests().succeeded() == 0) {
-      String first = result.measured().stream().map(RequestRecord::failure).flatMap(Optional::stream).findFirst()
-          .map(f -> ": first error " + f).orElse("");
-      throw new CliException(Infermark.FAILED, "every request failed" + first);
-    }
+    requireASuccess(result, summary);
     if (!outcome.passed()) {
       out.println("GATE FAILED: exit code " + Infermark.GATE_FAILED);
       return Infermark.GATE_FAILED;
     }
     return Infermark.OK;
+  }
+
+  /**
+   * A shard's end: its own summary (gates are judged by {@code merge} on the whole run), and its records
+   * and run facts written for the merge.
+   */
+  private int finishShard(PrintWriter out, RunResult result) {
+    RunSummary summary = RunSummary.of(result);
+    Summaries.printInfermark(out, result, summary, new SloOptions().judge(result, summary));
+    Path dir = resultDir != null ? resultDir : Path.of("");
+    Path facts = ShardFile.write(dir, shard.fileStem(stem(resultFilename != null ? resultFilename : "infermark")),
+        shard.index(), shard.count(), ShardFile.settings(spec.commandLine().getParseResult()), result,
+        new Infermark.Version().getVersion()[0]);
+    out.println("Wrote shard " + shard.index() + " of " + shard.count() + ": " + facts + " and its records; "
+        + "when every shard is done: infermark merge " + (resultDir != null ? resultDir : "."));
+    requireASuccess(result, summary);
+    return Infermark.OK;
+  }
+
+  private static void requireASuccess(RunResult result, RunSummary summary) {
+    if (summary.requests().succeeded() == 0) {
+      String first = result.measured().stream().map(RequestRecord::failure).flatMap(Optional::stream).findFirst()
+          .map(f -> ": first error " + f).orElse("");
+      throw new CliException(Infermark.FAILED, "every request failed" + first);
+    }
+  }
+
+  /** A file name without its {@code .json} suffix. */
+  static String stem(String name) {
+    return name.endsWith(".json") ? name.substring(0, name.length() - 5) : name;
   }
 
   /**
@@ -211,7 +269,8 @@ final class BenchCommand implements Callable<Integer> {
     }
   }
 
-  private LoadProfile load(double rate) {
+  /** The whole schedule's load profile (unsharded). */
+  LoadProfile load(double rate) {
     LoadProfile p;
     int total = numPrompts + warmupRequests;
     if (Double.isInfinite(rate)) {
@@ -238,11 +297,13 @@ final class BenchCommand implements Callable<Integer> {
         rate, maxConcurrency != null ? ", at most " + maxConcurrency + " in flight" : "");
   }
 
-  private VllmResultJson.Options vllmOptions(double rate) {
+  /** vLLM's result options; {@code date} names the result file (now when empty). */
+  VllmResultJson.Options vllmOptions(double rate, Optional<LocalDateTime> date) {
     VllmResultJson.Options.Builder b = VllmResultJson.Options.builder(target.backendName(), target.model)
         .numPrompts(numPrompts).requestRate(rate).burstiness(burstiness).chat(target.chat())
         .metrics(Arrays.stream(percentileMetrics.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList())
         .percentiles(percentiles(metricPercentiles)).goodput(slo.goodputObjectives());
+    date.ifPresent(b::date);
     if (workload.tokenizer != null) {
       b.tokenizerId(workload.tokenizer);
     }
@@ -291,7 +352,7 @@ final class BenchCommand implements Callable<Integer> {
       throw new CliException(Infermark.FAILED, "cannot create --result-dir " + resultDir + ": " + e.getMessage());
     }
     String name = resultFilename != null ? resultFilename : options.fileName();
-    String stem = name.endsWith(".json") ? name.substring(0, name.length() - 5) : name;
+    String stem = stem(name);
     Path vllmFile = dir.resolve(name);
     Path reportFile = dir.resolve(stem + ".infermark.json");
     Path recordsFile = dir.resolve(stem + ".records.jsonl");
