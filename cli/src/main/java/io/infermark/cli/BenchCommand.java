@@ -163,7 +163,10 @@ final class BenchCommand implements Callable<Integer> {
     out.flush();
     RunResult result;
     try (Target t = target.build()) {
-      Benchmark b = Benchmark.target(t).workload(prompts).params(workload.params()).load(load).captureText(saveTexts);
+      // The CLI's own test request (as vLLM's: any failure stops the run) replaces the library's pre-flight
+      // check, which stops only on definite misconfigurations: one uncounted request, not two per run.
+      Benchmark b = Benchmark.target(t).preflight(false).workload(prompts).params(workload.params()).load(load)
+          .captureText(saveTexts);
       if (!skipTestRequest) {
         testRequest(b);
         out.println("Initial test request completed. Starting the run...");
