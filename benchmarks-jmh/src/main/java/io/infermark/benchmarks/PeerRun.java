@@ -79,7 +79,13 @@ public final class PeerRun {
     }
     int requests = Integer.parseInt(a.getOrDefault("--requests", Integer.toString(rows)));
     GenerationParams params = GenerationParams.builder().ignoreEos(true).temperature(0.0).build();
-    try (OpenAiTarget target = Transports.apply(OpenAiTarget.chat(url, model), Transports.chosen()).build()) {
+    // Idle connections are kept 15 s so the warm-up's connections carry into the measured run: with the
+    // library's 4 s (below uvicorn's 5 s) the streams that finished the warm-up first reconnect at the measured
+    // run's start, and those connects (50-100 ms through the simulator's accept path on a loaded machine), not
+    // the client's steady state, fill the tail of client-added TTFT. (vLLM's client opens a new aiohttp
+    // session, so a new connection, for every request; its figures include that.)
+    try (OpenAiTarget target = Transports.apply(OpenAiTarget.chat(url, model), Transports.chosen(),
+        java.time.Duration.ofSeconds(15)).build()) {
       Benchmark bench = Benchmark.target(target).workload(dataset).params(params);
       if (warmup > 0) {
         bench.load(LoadProfile.concurrency(Math.min(concurrency, warmup)).requests(warmup)).run();

@@ -30,4 +30,16 @@ final class Transports {
         throw new IllegalArgumentException("unknown transport \"" + name + "\": use netty or okhttp");
     }
   }
+
+  /** As {@link #apply(OpenAiTarget.Builder, String)}, keeping idle connections for {@code keepAlive}. */
+  static OpenAiTarget.Builder apply(OpenAiTarget.Builder b, String name, java.time.Duration keepAlive) {
+    switch (name.toLowerCase(Locale.ROOT)) {
+      case "netty":
+        return b.transport(NettyTransport.builder().keepAlive(keepAlive).build());
+      case "okhttp":
+        return b.keepAlive(keepAlive).httpClient(new okhttp3.OkHttpClient());
+      default:
+        throw new IllegalArgumentException("unknown transport \"" + name + "\": use netty or okhttp");
+    }
+  }
 }
