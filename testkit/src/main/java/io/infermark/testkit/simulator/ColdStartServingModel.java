@@ -114,7 +114,9 @@ final class ColdStartServingModel implements ServingModel {
     long readyAt = arrive(arrivalNanos);
     Loaded g = new Loaded(requestId, arrivalNanos, readyAt - arrivalNanos, promptTokens, outputTokens, push);
     if (readyAt <= arrivalNanos) {
-      g.hand(requestId, readyAt, promptTokens, hashes, outputTokens, pushed);
+      // Loaded: the engine reports to the handler's own push, which waits for this submit to return.
+      g.direct(pushed ? engine.submit(requestId, arrivalNanos, promptTokens, hashes, outputTokens, push)
+          : engine.submit(requestId, arrivalNanos, promptTokens, hashes, outputTokens));
     } else {
       loader.schedule(() -> g.hand(requestId, readyAt, promptTokens, hashes, outputTokens, pushed),
           Math.max(0, readyAt - clock.getAsLong()), TimeUnit.NANOSECONDS);
@@ -158,6 +160,16 @@ final class ColdStartServingModel implements ServingModel {
       this.push = push;
     }
 
+    /** The engine's handle of a request that did not wait for a load. */
+    void direct(Generation g) {
+      inner = g;
+      handed.countDown();
+    }
+
+    /**
+     * Hands a request that waited for the load to the engine, on the loader thread: progress the
+     * engine reports before its handle is stored here is replayed to the push afterwards.
+     */
     void hand(String requestId, long at, int promptTokens, long[] hashes, int outputTokens, boolean pushed) {
       synchronized (this) {
         if (closed) {
