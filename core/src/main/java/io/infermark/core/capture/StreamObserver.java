@@ -60,6 +60,13 @@ public interface StreamObserver {
   /** A server-side timing or counter, e.g. llama.cpp {@code timings.predicted_ms} or Ollama {@code eval_duration}. */
   void onServerTiming(String name, double value);
 
+  /**
+   * Attaches a name and value to the request's record, among its tags (for instance the document
+   * ids a pipeline's retrieval stage returned). A later value for a name replaces an earlier one; a
+   * prompt tag of the same name is replaced. The default ignores it.
+   */
+  default void onAnnotation(String name, String value) {}
+
   /** The stream ended as its protocol intends. */
   void onComplete(long nanoTime);
 

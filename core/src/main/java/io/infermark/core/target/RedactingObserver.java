@@ -71,6 +71,11 @@ final class RedactingObserver implements StreamObserver {
   }
 
   @Override
+  public void onAnnotation(String name, String value) {
+    delegate.onAnnotation(name, value);
+  }
+
+  @Override
   public void onComplete(long nanoTime) {
     delegate.onComplete(nanoTime);
   }
