@@ -93,11 +93,14 @@ public final class DualCalibration {
 
   /**
    * The controller: PID on output tokens/s at {@link #targetTps()}, rate in
-   * {@code [maxQps / 1000, maxQps]}, gains kp = ki = the ceiling (full scale per unit relative error).
+   * {@code [min(initial rate, maxQps / 1000), maxQps]}, gains kp = ki = the initial rate (requests/s
+   * per unit relative error, {@link PidController}'s default: start near the answer for a fast,
+   * stable approach).
    */
   public PidController controller() {
     return PidController.builder(ControlSignal.outputTokensPerSecond(window), targetTps()).initialRate(initialRate)
-        .rateRange(maxQps / 1000, maxQps).gains(maxQps, maxQps, 0).interval(interval).build();
+        .rateRange(Math.min(initialRate, maxQps / 1000), maxQps).gains(initialRate, initialRate, 0).interval(interval)
+        .build();
   }
 
   /**
