@@ -141,6 +141,26 @@ class ColdStartTest {
   }
 
   @Test
+  void theFirstRequestToAnEngineOnDemandWaitsExactlyTheLoadTime() throws Exception {
+    SimulatorConfig config = SimulatorConfig.builder().engine(EngineProfile.nearZeroCost())
+        .coldStart(ColdStart.onFirstRequest(Duration.ofMillis(150))).build();
+    try (Simulator sim = Simulator.start(config)) {
+      SimHttp http = new SimHttp(sim);
+      assertThat(http.get("/health").statusCode()).as("nothing loads before a request").isEqualTo(200);
+      HttpResponse<String> first = http.post("/v1/completions",
+          SimHttp.completion("\"max_tokens\": 4, \"ignore_eos\": true, \"stream\": true"), "X-Request-Id", "first");
+      assertThat(first.statusCode()).isEqualTo(200);
+      assertThat(first.body()).contains("[DONE]");
+      ServerTimeline t = sim.timeline("first").orElseThrow();
+      // The request started the load: it waited the whole 150 ms, exactly.
+      assertThat(t.engine().orElseThrow().loadDurationNanos()).isEqualTo(150 * MS);
+      assertThat(t.firstTokenNanos().getAsLong() - t.arrivalNanos()).isGreaterThanOrEqualTo(150 * MS);
+      http.post("/v1/completions", SimHttp.completion("\"max_tokens\": 4, \"stream\": true"), "X-Request-Id", "second");
+      assertThat(sim.timeline("second").orElseThrow().engine().orElseThrow().loadDurationNanos()).isZero();
+    }
+  }
+
+  @Test
   void rejectsALoadTimeOfZero() {
     assertThatThrownBy(() -> ColdStart.atStart(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("loadTime");
