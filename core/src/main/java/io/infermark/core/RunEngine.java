@@ -253,7 +253,7 @@ final class RunEngine {
       int stream = s;
       executor.execute(() -> {
         try {
-          runStream(workload.stream(stream), next, total, issueDeadline, hardDeadline);
+          runStream(stream, workload.stream(stream), next, total, issueDeadline, hardDeadline);
         } finally {
           streams.countDown();
         }
@@ -263,8 +263,12 @@ final class RunEngine {
   }
 
   /** One closed-loop stream: next request, send, wait for it to end, think, repeat. */
-  private void runStream(StreamSource source, AtomicLong next, long total, long issueDeadline, long hardDeadline) {
+  private void runStream(int stream, StreamSource source, AtomicLong next, long total, long issueDeadline,
+      long hardDeadline) {
     while (true) {
+      if (!awaitUser(stream, issueDeadline)) {
+        return;
+      }
       long index = next.getAndIncrement();
       long now = clock.nanoTime();
       if (index >= total || now >= issueDeadline) {
@@ -292,6 +296,25 @@ final class RunEngine {
         return;
       }
     }
+  }
+
+  /**
+   * Under a user ramp, waits until the stream's user is active; false if it never is again before
+   * the issue deadline. Without a ramp every stream is always active.
+   */
+  private boolean awaitUser(int stream, long issueDeadline) {
+    long at = userActiveAt(stream);
+    return at != Long.MAX_VALUE && at < issueDeadline && waitUntil(at, issueDeadline);
+  }
+
+  /** When the stream's user is next active on the run clock: now without a ramp, MAX_VALUE if never. */
+  private long userActiveAt(int stream) {
+    long now = clock.nanoTime();
+    if (load.userRamp().isEmpty()) {
+      return now;
+    }
+    long at = load.userRamp().get().nextActiveNanos(stream, now - origin);
+    return at == Long.MAX_VALUE ? at : origin + at;
   }
 
   /**
@@ -335,6 +358,16 @@ final class RunEngine {
       try {
         if (source == null) {
           source = workload.stream(stream);
+        }
+        long activeAt = userActiveAt(stream);
+        if (activeAt == Long.MAX_VALUE || activeAt >= issueDeadline) {
+          finish(); // this stream's user is not active again before the run stops issuing
+          return;
+        }
+        long wait = activeAt - clock.nanoTime();
+        if (wait > 0) {
+          sender.schedule(this::step, wait, TimeUnit.NANOSECONDS);
+          return;
         }
         long index = next.getAndIncrement();
         long now = clock.nanoTime();

@@ -85,6 +85,21 @@ public record RunResult(List<RequestRecord> records, boolean recordsRetained, In
         environment, schedule, List.of(), ClientHealth.UNMEASURED);
   }
 
+  /**
+   * Epoch nanoseconds of a time given as nanoseconds from the run's origin (a record's
+   * {@code sendNanos}, a chunk's send plus offset): {@code startedAt + nanosFromOrigin}. The one
+   * monotonic-to-epoch mapping of a run: {@link RunStart#epochNanos} and this
+   * give the same answer, and the OpenTelemetry client spans are stamped with it, so spans, records
+   * and a profiler's or server's epoch timestamps line up. A reading {@code t} of the run's clock is
+   * {@code epochNanos(t - originNanos)}.
+   *
+   * @throws ArithmeticException if the result does not fit a long (past the year 2262)
+   */
+  public long epochNanos(long nanosFromOrigin) {
+    return Math.addExact(Math.multiplyExact(startedAt.getEpochSecond(), 1_000_000_000L) + startedAt.getNano(),
+        nanosFromOrigin);
+  }
+
   /** The same result with another client health (for instance re-judged against other thresholds). */
   public RunResult withClientHealth(ClientHealth health) {
     return new RunResult(records, recordsRetained, startedAt, originNanos, durationNanos, target, load, params,

@@ -32,6 +32,22 @@ public record RunStart(Instant startedAt, long originNanos, Clock clock, String 
     Objects.requireNonNull(plannedRequests, "plannedRequests");
   }
 
+
+  /**
+   * Epoch nanoseconds of a time given as nanoseconds from the run's origin (a record's
+   * {@code sendNanos}, a chunk's send plus offset): {@code startedAt + nanosFromOrigin}. The one
+   * monotonic-to-epoch mapping of a run: {@link RunStart#epochNanos} and {@link RunResult#epochNanos}
+   * give the same answer, and the OpenTelemetry client spans are stamped with it, so spans, records
+   * and a profiler's or server's epoch timestamps line up. A reading {@code t} of the run's clock is
+   * {@code epochNanos(t - originNanos)}.
+   *
+   * @throws ArithmeticException if the result does not fit a long (past the year 2262)
+   */
+  public long epochNanos(long nanosFromOrigin) {
+    return Math.addExact(Math.multiplyExact(startedAt.getEpochSecond(), 1_000_000_000L) + startedAt.getNano(),
+        nanosFromOrigin);
+  }
+
   @Override
   public String toString() {
     return "RunStart[" + (plannedRequests.isPresent() ? plannedRequests.getAsLong() + " planned requests, " : "")

@@ -18,6 +18,12 @@ public enum LatencyPhase {
   CLIENT_QUEUE("intended send -> send (schedule lag)"),
 
   /**
+   * Send → a pipeline's retrieval stage done ({@code RETRIEVAL_END}): the retriever's time before the
+   * generation request starts. Only in the {@code *_WITH_RETRIEVAL} bases; zero without a retrieval stage.
+   */
+  RETRIEVAL("send -> retrieval stage done (pipeline targets)"),
+
+  /**
    * Send → TCP connection up ({@code SECURE_CONNECT_START} with TLS, else {@code CONNECT_END}): name
    * resolution, TCP connect and the client's work before them. Zero on a reused connection.
    */

@@ -3,6 +3,7 @@ package io.infermark.attribution.phase;
 import io.infermark.core.capture.ConnectionPhases;
 import io.infermark.core.capture.Phase;
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.metrics.LatencyMetric;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -26,6 +27,7 @@ import java.util.function.Function;
  * <caption>Phase end milestones (offsets from send, as the record stores them)</caption>
  * <tr><th>phase</th><th>ends at</th></tr>
  * <tr><td>client_queue</td><td>send (offset 0)</td></tr>
+ * <tr><td>retrieval (the {@code *_WITH_RETRIEVAL} bases)</td><td>{@link Phase#RETRIEVAL_END}</td></tr>
  * <tr><td>connect</td><td>{@link Phase#SECURE_CONNECT_START} when present, else {@link Phase#CONNECT_END}</td></tr>
  * <tr><td>tls</td><td>{@link Phase#SECURE_CONNECT_END}</td></tr>
  * <tr><td>request_write</td><td>{@link Phase#REQUEST_SENT}</td></tr>
@@ -119,7 +121,7 @@ public final class RequestPhases {
     ConnectionPhases c = r.phases();
     long end = r.chunks().lastTokenOffsetNanos().getAsLong();
     // Offsets are from the send; the intended send is the schedule lag before it.
-    long origin = basis == LatencyBasis.RESPONSE_TIME ? -r.scheduleLagNanos() : 0;
+    long origin = basis.metric() == LatencyMetric.E2E_FROM_INTENDED ? -r.scheduleLagNanos() : 0;
     List<LatencyPhase> phases = basis.phases();
     long[] out = new long[phases.size()];
     long boundary = origin;
@@ -135,6 +137,7 @@ public final class RequestPhases {
   private static long milestone(LatencyPhase phase, ConnectionPhases c, RequestRecord r) {
     return switch (phase) {
       case CLIENT_QUEUE -> 0;
+      case RETRIEVAL -> c.offsetNanos(Phase.RETRIEVAL_END).orElse(Long.MIN_VALUE);
       case CONNECT -> c.offsetNanos(Phase.SECURE_CONNECT_START).orElse(c.offsetNanos(Phase.CONNECT_END)
           .orElse(Long.MIN_VALUE));
       case TLS -> c.offsetNanos(Phase.SECURE_CONNECT_END).orElse(Long.MIN_VALUE);

@@ -186,7 +186,7 @@ class RequestPhasesTest {
       for (LatencyBasis basis : LatencyBasis.values()) {
         RequestPhases p = RequestPhases.of(r, basis);
         long last = r.chunks().lastTokenOffsetNanos().getAsLong();
-        long expected = basis == LatencyBasis.RESPONSE_TIME ? last + lag : last;
+        long expected = basis.metric() == LatencyMetric.E2E_FROM_INTENDED ? last + lag : last;
         assertThat(Arrays.stream(p.nanos()).sum()).as("trial %d %s", trial, basis).isEqualTo(expected);
         assertThat(p.totalNanos()).isEqualTo(expected);
         assertThat(Arrays.stream(p.nanos()).min().getAsLong()).as("trial %d %s", trial, basis).isNotNegative();

@@ -51,6 +51,11 @@ public final class ConnectionPhases {
     return v < 0 ? OptionalLong.empty() : OptionalLong.of(v);
   }
 
+  /** Duration of a pipeline's retrieval stage, if the target had one. */
+  public OptionalLong retrievalNanos() {
+    return between(Phase.RETRIEVAL_START, Phase.RETRIEVAL_END);
+  }
+
   /** Duration of name resolution, if it happened. */
   public OptionalLong dnsNanos() {
     return between(Phase.DNS_START, Phase.DNS_END);

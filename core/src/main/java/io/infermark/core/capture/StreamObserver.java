@@ -75,6 +75,13 @@ public interface StreamObserver {
    */
   default void onRedirect(int httpStatus, String url) {}
 
+  /**
+   * Attaches a name and value to the request's record, among its tags (for instance the document
+   * ids a pipeline's retrieval stage returned). A later value for a name replaces an earlier one; a
+   * prompt tag of the same name is replaced. The default ignores it.
+   */
+  default void onAnnotation(String name, String value) {}
+
   /** The stream ended as its protocol intends. */
   void onComplete(long nanoTime);
 

@@ -10,6 +10,8 @@ public enum TimeoutPhase {
   READ,
   /** The whole call exceeded its overall deadline. */
   CALL,
+  /** A client-side pipeline stage (an agent session's tool call) outlived its timeout. */
+  STAGE,
   /** Not a timeout failure. */
   NONE
 }

@@ -40,6 +40,8 @@ public final class TokenTimeline implements StreamObserver {
   private final long[] phaseTimes = absentTimes();
   private Usage usage = Usage.NONE;
   private Map<String, Double> serverTimings;
+  private final Map<String, String> promptTags;
+  private Map<String, String> annotations;
   private StringBuilder text;
   private int httpStatus;
   private String finishReason = "";
@@ -56,6 +58,7 @@ public final class TokenTimeline implements StreamObserver {
     this.captureText = b.captureText;
     this.onDone = b.onDone;
     this.lastChunkAbs = b.sendNanos;
+    this.promptTags = b.tags;
     this.record = RequestRecord.builder().index(b.index).requestId(b.requestId).tags(b.tags).warmup(b.warmup)
         .cooldown(b.cooldown).intendedNanos(b.intendedNanos - b.originNanos);
   }
@@ -163,6 +166,23 @@ public final class TokenTimeline implements StreamObserver {
     }
   }
 
+  /** At most this many annotations are kept, each value cut at {@link #MAX_ANNOTATION_CHARS}: buffers stay bounded. */
+  static final int MAX_ANNOTATIONS = 32;
+  static final int MAX_ANNOTATION_CHARS = 8192;
+
+  @Override
+  public synchronized void onAnnotation(String name, String value) {
+    if (result != null || name == null || value == null) {
+      return;
+    }
+    if (annotations == null) {
+      annotations = new java.util.LinkedHashMap<>();
+    }
+    if (annotations.size() < MAX_ANNOTATIONS || annotations.containsKey(name)) {
+      annotations.put(name, value.length() > MAX_ANNOTATION_CHARS ? value.substring(0, MAX_ANNOTATION_CHARS) : value);
+    }
+  }
+
   @Override
   public synchronized void onRetry(String reason) {
     if (result == null) {
@@ -214,6 +234,11 @@ public final class TokenTimeline implements StreamObserver {
         if (phaseTimes[i] != Long.MIN_VALUE) {
           phaseOffsets[i] = Math.max(0, phaseTimes[i] - sendAbsNanos);
         }
+      }
+      if (annotations != null) {
+        Map<String, String> tags = new java.util.LinkedHashMap<>(promptTags);
+        tags.putAll(annotations);
+        record.tags(tags);
       }
       result = record.sendNanos(sendAbsNanos - originAbsNanos).phases(ConnectionPhases.of(phaseOffsets)).httpStatus(httpStatus).chunks(chunks.build())
           .usage(usage).finishReason(finishReason).endOffsetNanos(end).failure(Optional.ofNullable(f))

@@ -51,6 +51,67 @@ public interface ControlSignal {
     return new TokensPerSecond(window);
   }
 
+  /**
+   * The most loaded of several signals, each relative to its own target: {@code max(y_i / target_i)}
+   * over the signals that have a value (empty when none has). Hold it at 1.0 to keep every signal at
+   * or under its target, e.g. a server's queue length and P99 TTFT together.
+   *
+   * @throws IllegalArgumentException if no signal is given or a target is not finite and &gt; 0
+   */
+  static ControlSignal worstOf(java.util.Map<ControlSignal, Double> targets) {
+    Objects.requireNonNull(targets, "targets");
+    if (targets.isEmpty()) {
+      throw new IllegalArgumentException("give at least one signal and its target");
+    }
+    java.util.List<java.util.Map.Entry<ControlSignal, Double>> entries = java.util.List.copyOf(targets.entrySet());
+    StringBuilder name = new StringBuilder("max of (");
+    for (java.util.Map.Entry<ControlSignal, Double> e : entries) {
+      double t = e.getValue();
+      if (!(t > 0) || Double.isInfinite(t)) {
+        throw new IllegalArgumentException("target of " + e.getKey().name() + " must be finite and > 0, was " + t);
+      }
+      name.append(name.length() > 8 ? ", " : "").append(e.getKey().name()).append(" / ").append(t);
+    }
+    String n = name.append(')').toString();
+    return new ControlSignal() {
+      @Override
+      public String name() {
+        return n;
+      }
+
+      @Override
+      public Probe open() {
+        java.util.List<Probe> probes = entries.stream().map(e -> e.getKey().open()).toList();
+        return new Probe() {
+          @Override
+          public void onRecord(RequestRecord record) {
+            for (Probe p : probes) {
+              p.onRecord(record);
+            }
+          }
+
+          @Override
+          public OptionalDouble read(long elapsedNanos) {
+            double worst = Double.NaN;
+            for (int i = 0; i < probes.size(); i++) {
+              OptionalDouble y = probes.get(i).read(elapsedNanos);
+              if (y.isPresent() && Double.isFinite(y.getAsDouble())) {
+                double r = y.getAsDouble() / entries.get(i).getValue();
+                worst = Double.isNaN(worst) ? r : Math.max(worst, r);
+              }
+            }
+            return Double.isNaN(worst) ? OptionalDouble.empty() : OptionalDouble.of(worst);
+          }
+        };
+      }
+
+      @Override
+      public String toString() {
+        return "ControlSignal[" + n + "]";
+      }
+    };
+  }
+
   /** A caller-supplied signal read from the run's elapsed nanoseconds (thread-safe, non-blocking). */
   static ControlSignal of(String name, LongFunction<OptionalDouble> reader) {
     Objects.requireNonNull(name, "name");

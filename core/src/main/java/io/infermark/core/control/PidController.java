@@ -90,15 +90,11 @@ public final class PidController implements RateController {
   private final class PidLoop implements Loop {
     private final ControlSignal.Probe probe;
     private final List<ControlStep> steps = new ArrayList<>();
-    private double integral;
-    private double lastMeasured = Double.NaN;
-    private long lastNanos;
-    private double rate = initialRate;
-    private final double minDerivativeDt = interval.toNanos() / 1e9;
+    private final PidLaw law = new PidLaw(target, initialRate, minRate, maxRate, kp, ki, kd, interval.toNanos());
 
     PidLoop(ControlSignal.Probe probe) {
       this.probe = probe;
-      steps.add(new ControlStep(0, OptionalDouble.empty(), rate));
+      steps.add(new ControlStep(0, OptionalDouble.empty(), initialRate));
     }
 
     @Override
@@ -109,24 +105,7 @@ public final class PidController implements RateController {
     @Override
     public synchronized double update(long elapsedNanos) {
       OptionalDouble y = probe.read(elapsedNanos);
-      double dt = Math.max(elapsedNanos - lastNanos, 1) / 1e9;
-      lastNanos = elapsedNanos;
-      if (y.isPresent() && Double.isFinite(y.getAsDouble())) {
-        double measured = y.getAsDouble();
-        double e = (target - measured) / target;
-        // On the measurement (no kick if the target were ever changed) and over at least one
-        // interval: back-to-back updates after a stall must not divide a change by microseconds.
-        double derivative = Double.isNaN(lastMeasured) ? 0
-            : -(measured - lastMeasured) / target / Math.max(dt, minDerivativeDt);
-        lastMeasured = measured;
-        integral += e * dt;
-        double rest = initialRate + kp * e + kd * derivative;
-        if (ki > 0) {
-          // Anti-windup by back-calculation: never let the integral push the output past a bound.
-          integral = Math.max((minRate - rest) / ki, Math.min((maxRate - rest) / ki, integral));
-        }
-        rate = clamp(rest + ki * integral);
-      }
+      double rate = law.update(y, elapsedNanos);
       steps.add(new ControlStep(elapsedNanos, y, rate));
       return rate;
     }
@@ -135,10 +114,6 @@ public final class PidController implements RateController {
     public synchronized List<ControlStep> trajectory() {
       return List.copyOf(steps);
     }
-  }
-
-  private double clamp(double r) {
-    return Math.max(minRate, Math.min(maxRate, r));
   }
 
   @Override

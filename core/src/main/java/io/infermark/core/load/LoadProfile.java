@@ -51,6 +51,7 @@ public final class LoadProfile {
   private int shardIndex;
   private int shardCount = 1;
   private RateController controller;
+  private UserRamp ramp;
 
   private LoadProfile(int concurrency, ArrivalProcess arrivals, int requests, Duration duration, int warmupRequests,
       int maxInFlight, long seed, Duration drainTimeout, Duration timeout) {
@@ -78,6 +79,7 @@ public final class LoadProfile {
     p.shardIndex = shardIndex;
     p.shardCount = shardCount;
     p.controller = controller;
+    p.ramp = ramp;
     return p;
   }
 
@@ -87,6 +89,23 @@ public final class LoadProfile {
       throw new IllegalArgumentException("concurrency must be > 0, was " + streams);
     }
     return new LoadProfile(streams, null, -1, null, 0, -1, 0, DEFAULT_DRAIN_TIMEOUT, null);
+  }
+
+  /**
+   * Closed loop whose users come and go by a Locust-style {@link UserRamp}: one stream per user at
+   * the ramp's peak, each active only while the ramp counts it, for the ramp's whole
+   * {@linkplain UserRamp#duration() duration} (set as this profile's duration). Split the result by
+   * stage with {@link io.infermark.core.StageResult#split StageResult.split(result)}.
+   */
+  public static LoadProfile users(UserRamp ramp) {
+    Objects.requireNonNull(ramp, "ramp");
+    if (ramp.stages().isEmpty() || ramp.maxUsers() == 0) {
+      throw new IllegalArgumentException("a user ramp needs at least one stage with users, was " + ramp
+          + ": add rampTo(users, perSecond)");
+    }
+    LoadProfile p = concurrency(ramp.maxUsers()).duration(ramp.duration());
+    p.ramp = ramp;
+    return p;
   }
 
   /** Open loop with the given arrival process. */
@@ -364,6 +383,11 @@ public final class LoadProfile {
     return shardCount;
   }
 
+  /** The user ramp of a {@linkplain #users(UserRamp) user-ramp} profile. */
+  public Optional<UserRamp> userRamp() {
+    return Optional.ofNullable(ramp);
+  }
+
   /** The rate controller of a {@linkplain #controlled controlled} profile. */
   public Optional<RateController> controller() {
     return Optional.ofNullable(controller);
@@ -457,6 +481,9 @@ public final class LoadProfile {
   public String toString() {
     StringBuilder s = new StringBuilder("LoadProfile[");
     s.append(isClosedLoop() ? "closed loop, " + concurrency + " streams" : "open loop " + arrivals);
+    if (ramp != null) {
+      s.append(", ").append(ramp);
+    }
     if (requests > 0) {
       s.append(", ").append(requests).append(" requests");
     }

@@ -82,6 +82,11 @@ final class RedactingObserver implements StreamObserver {
   }
 
   @Override
+  public void onAnnotation(String name, String value) {
+    delegate.onAnnotation(name, redactor.redact(value));
+  }
+
+  @Override
   public void onComplete(long nanoTime) {
     delegate.onComplete(nanoTime);
   }

@@ -21,7 +21,6 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -255,9 +254,7 @@ public final class GenAiTelemetry implements RunListener {
 
   /** Epoch nanoseconds of a time given as nanoseconds from the run's origin. */
   static long epochNanos(RunStart s, long fromOriginNanos) {
-    Instant origin = s.startedAt();
-    return Math.addExact(Math.multiplyExact(origin.getEpochSecond(), 1_000_000_000L) + origin.getNano(),
-        fromOriginNanos);
+    return s.epochNanos(fromOriginNanos); // the run's one mapping, shared with RunResult.epochNanos
   }
 
   static String errorType(Failure f) {

@@ -164,6 +164,10 @@ class GenAiTelemetryTest {
     long epoch = TestRuns.STARTED_AT.getEpochSecond() * 1_000_000_000L;
     assertThat(ok.getStartEpochNanos()).isEqualTo(epoch + ms(100));
     assertThat(ok.getEndEpochNanos()).isEqualTo(epoch + ms(132));
+    // The one mapping: the run's epochNanos of the record's end is the span's end.
+    RunStart start = new RunStart(TestRuns.STARTED_AT, ORIGIN, now::get, "test", LoadProfile.concurrency(1)
+        .requests(3), GenerationParams.defaults(), OptionalLong.of(3));
+    assertThat(start.epochNanos(ms(100) + ms(32))).isEqualTo(ok.getEndEpochNanos());
     assertThat(ok.getAttributes().get(C.usageOutputTokens())).isEqualTo(3L);
     assertThat(ok.getAttributes().get(C.responseTimeToFirstChunk())).isCloseTo(0.010, within(1e-12));
     assertThat(ok.getAttributes().get(C.responseFinishReasons())).containsExactly("stop");

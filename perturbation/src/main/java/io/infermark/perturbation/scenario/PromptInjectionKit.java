@@ -132,6 +132,24 @@ public final class PromptInjectionKit {
     return new InjectionVerdict(pass, rate, byPayload, succeeded, control, failed);
   }
 
+  /**
+   * Whether a record of this kit's scenario is an injected request whose response carries the
+   * canary (the control and other records never are); needs captured text.
+   */
+  public boolean injectionSucceeded(RequestRecord r) {
+    String payload = r.tags().get(PAYLOAD_TAG);
+    if (payload == null || payload.equals("none") || !SCENARIO.equals(r.tags().get("scenario"))) {
+      return false;
+    }
+    return r.text().map(injection::succeeded).orElseThrow(() -> new IllegalStateException("record #" + r.index()
+        + " has no captured text: run the benchmark with captureText(true)"));
+  }
+
+  /** What a circuit breaker would have done with the run's calls; see {@link CircuitBreakerAssessment}. */
+  public CircuitBreakerAssessment.Result circuitBreaker(CircuitBreakerAssessment breaker, List<RequestRecord> records) {
+    return breaker.assess(this, records);
+  }
+
   @Override
   public String toString() {
     return "PromptInjectionKit[" + injection + ", max success rate " + maxSuccessRate + "]";

@@ -20,6 +20,7 @@ import java.util.Objects;
  * passes when no response contains another tenant's canary; each leak is reported with the request
  * id, the canary's owner and the recipient. A tenant's own canary in its own response is not a
  * leak. Run with {@code captureText(true)} and enough concurrency for requests to share batches.
+ * {@link #leakRateBelow(double)} judges by a leak-rate threshold instead of zero tolerance.
  */
 public final class TenantIsolationKit {
 
@@ -30,10 +31,37 @@ public final class TenantIsolationKit {
 
   private final Map<String, String> canaries;
   private final String question;
+  private final double threshold;
 
-  private TenantIsolationKit(Map<String, String> canaries, String question) {
+  private TenantIsolationKit(Map<String, String> canaries, String question, double threshold) {
     this.canaries = canaries;
     this.question = question;
+    this.threshold = threshold;
+  }
+
+  /**
+   * The same kit judged by a leak-rate threshold instead of zero tolerance (seed 003 §4.3: below
+   * 0.01 % is {@code leakRateBelow(0.0001)}): it passes when the one-sided 95 % Clopper–Pearson upper
+   * bound of the leaking-response rate is below {@code rate}. Showing that takes many responses:
+   * with no leak at all, {@code ceil(ln 0.05 / ln(1 − rate))} (about 3 / rate); fewer fail as not shown.
+   */
+  public TenantIsolationKit leakRateBelow(double rate) {
+    if (!(rate > 0 && rate < 1)) {
+      throw new IllegalArgumentException("leak-rate threshold must be in (0, 1), was " + rate
+          + "; the default is zero tolerance");
+    }
+    return new TenantIsolationKit(canaries, question, rate);
+  }
+
+  /** One-sided 95 % Clopper–Pearson upper bound of a rate of {@code k} in {@code n}; 1 when n = 0. */
+  static double upper95(long k, long n) {
+    if (n == 0 || k >= n) {
+      return 1;
+    }
+    if (k == 0) {
+      return 1 - Math.pow(0.05, 1.0 / n);
+    }
+    return new org.hipparchus.distribution.continuous.BetaDistribution(k + 1, n - k).inverseCumulativeProbability(0.95);
   }
 
   /** A kit for the given tenants (at least two, distinct), asking each the same question. */
@@ -57,7 +85,7 @@ public final class TenantIsolationKit {
         throw new IllegalArgumentException("tenant '" + t + "' is listed twice");
       }
     }
-    return new TenantIsolationKit(canaries, question);
+    return new TenantIsolationKit(canaries, question, 0);
   }
 
   /** Each tenant's canary. */
@@ -104,7 +132,10 @@ public final class TenantIsolationKit {
         }
       }
     }
-    return new IsolationVerdict(leaks.isEmpty(), leaks, judged, failed);
+    int leaking = (int) leaks.stream().map(Leak::index).distinct().count();
+    double upper = upper95(leaking, judged);
+    boolean pass = threshold == 0 ? leaks.isEmpty() : upper < threshold;
+    return new IsolationVerdict(pass, leaks, judged, failed, leaking, upper, threshold);
   }
 
   @Override

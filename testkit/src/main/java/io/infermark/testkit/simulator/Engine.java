@@ -49,6 +49,12 @@ final class Engine {
   private long generationTokens;
   private double inSystemIntegral;
   private long lastEventNanos = Long.MIN_VALUE;
+  /** Swap cost gathered while planning the current step, ms. */
+  private double swapMs;
+  private int swappedBlocks;
+  private long swapOutBlocks;
+  private long swapInBlocks;
+  private double fragmentation;
 
   Engine(EngineProfile profile) {
     this.profile = profile;
@@ -91,6 +97,7 @@ final class Engine {
     advance(nanos);
     if (waiting.remove(s) || running.remove(s)) {
       releaseBlocks(s);
+      dropSwapped(s);
     }
     s.state = Sequence.State.ABORTED;
     s.finishNanos = nanos;
@@ -104,6 +111,7 @@ final class Engine {
   /** Plans the step starting at {@code nanos}, admitting waiting requests; null when there is nothing to do. */
   Step plan(long nanos) {
     advance(nanos);
+    swapMs = 0;
     int budget = profile.maxBatchedTokens();
     List<Work> work = new ArrayList<>();
     boolean preempted = false;
@@ -132,11 +140,13 @@ final class Engine {
     while (!preempted && budget > 0 && !waiting.isEmpty() && running.size() < profile.maxRunningSequences()) {
       Sequence s = waiting.peekFirst();
       int hitBlocks = 0;
-      if (profile.prefixCaching()) {
+      int swapIn = s.swappedTokens > 0 ? blocksFor(s.swappedTokens) : 0;
+      if (profile.prefixCaching() && swapIn == 0) {
         // Never the whole prompt: the last token is always computed, to sample from (as in vLLM).
         hitBlocks = kv.matchPrefix(s.blockHashes, (s.totalTokens() - 1) / blockSize);
       }
-      int computed = hitBlocks * blockSize;
+      // A swapped-out sequence comes back with its KV: it resumes where it was preempted.
+      int computed = swapIn > 0 ? s.swappedTokens : hitBlocks * blockSize;
       int tokens = Math.min(s.totalTokens() - computed, budget);
       int need = blocksFor((long) computed + tokens) - hitBlocks;
       if (kv.available() - kv.evictableAmong(s.blockHashes, hitBlocks) < need) {
@@ -150,8 +160,15 @@ final class Engine {
       s.hashedBlocks = hitBlocks;
       s.privateBlocks = need;
       s.computed = computed;
-      prefixQueries += s.totalTokens();
-      prefixHits += computed;
+      if (swapIn > 0) {
+        swapMs += swapIn * profile.swapMsPerBlock();
+        swapInBlocks += swapIn;
+        swappedBlocks -= swapIn;
+        s.swappedTokens = 0;
+      } else {
+        prefixQueries += s.totalTokens();
+        prefixHits += computed;
+      }
       boolean first = s.admissionNanos == ServerTimeline.NO_TIME;
       if (first) {
         s.admissionNanos = nanos;
@@ -169,10 +186,29 @@ final class Engine {
     }
     peakRunning = Math.max(peakRunning, running.size());
     peakKvBlocks = Math.max(peakKvBlocks, kv.used());
+    fragmentation = fragmentation(work);
     if (work.isEmpty()) {
       return null;
     }
-    return new Step(nanos, stepNanos(work), work);
+    return new Step(nanos, stepNanos(work) + Math.round(swapMs * 1e6), work);
+  }
+
+  /**
+   * Internal fragmentation of the running sequences' KV, 0 to 1: the share of the slots their
+   * blocks hold (block size each, counted per sequence) that hold no token, computed or about to be
+   * computed in this step: the unfilled tail of each sequence's last block.
+   */
+  private double fragmentation(List<Work> work) {
+    long slots = 0;
+    long tokens = 0;
+    for (Sequence s : running) {
+      slots += (long) s.heldBlocks() * blockSize;
+      tokens += s.computed;
+    }
+    for (Work w : work) {
+      tokens += w.tokens();
+    }
+    return slots == 0 ? 0 : Math.max(0, 1 - (double) tokens / slots);
   }
 
   private Work work(Sequence s, int tokens) {
@@ -244,7 +280,15 @@ final class Engine {
   private void preempt(Sequence victim, long nanos) {
     running.remove(victim);
     releaseBlocks(victim);
-    victim.computed = 0;
+    if (profile.swaps() && victim.computed > 0) {
+      int blocks = blocksFor(victim.computed);
+      victim.swappedTokens = victim.computed;
+      swapMs += blocks * profile.swapMsPerBlock();
+      swapOutBlocks += blocks;
+      swappedBlocks += blocks;
+    } else {
+      victim.computed = 0;
+    }
     victim.state = Sequence.State.WAITING;
     victim.preempted(nanos);
     waiting.addFirst(victim);
@@ -261,6 +305,14 @@ final class Engine {
     kv.free(s.privateBlocks);
     s.hashedBlocks = 0;
     s.privateBlocks = 0;
+  }
+
+  /** Forgets the host copy of an aborted swapped-out sequence. */
+  private void dropSwapped(Sequence s) {
+    if (s.swappedTokens > 0) {
+      swappedBlocks -= blocksFor(s.swappedTokens);
+      s.swappedTokens = 0;
+    }
   }
 
   private int blocksFor(long tokens) {
@@ -288,6 +340,6 @@ final class Engine {
   EngineStats stats() {
     return new EngineStats(steps, busyNanos, running.size(), waiting.size(), peakRunning, peakWaiting, kv.used(),
         kv.totalBlocks(), peakKvBlocks, preemptions, prefixQueries, prefixHits, promptTokens, generationTokens,
-        inSystemIntegral);
+        inSystemIntegral, swappedBlocks, swapOutBlocks, swapInBlocks, fragmentation);
   }
 }

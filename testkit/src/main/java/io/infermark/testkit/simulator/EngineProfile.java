@@ -54,6 +54,7 @@ public final class EngineProfile {
   private final int kvCacheBlocks;
   private final int blockSize;
   private final boolean prefixCaching;
+  private final double swapMsPerBlock;
 
   private EngineProfile(Builder b) {
     this.name = b.name;
@@ -69,6 +70,7 @@ public final class EngineProfile {
     this.kvCacheBlocks = b.kvCacheBlocks;
     this.blockSize = b.blockSize;
     this.prefixCaching = b.prefixCaching;
+    this.swapMsPerBlock = b.swapMsPerBlock;
   }
 
   /**
@@ -145,6 +147,21 @@ public final class EngineProfile {
   /** A builder holding this profile's values. */
   public Builder toBuilder() {
     return new Builder(this);
+  }
+
+  /**
+   * How preemption frees KV blocks: 0 (the default, vLLM V1's only mode) recomputes, so a preempted
+   * sequence loses its KV and prefills prompt and output again on readmission; above 0 it swaps
+   * (vLLM V0's {@code preemption_mode=swap}): its blocks are copied to host memory and back, each
+   * way costing this many ms per block, added to the step that preempts or readmits it.
+   */
+  public double swapMsPerBlock() {
+    return swapMsPerBlock;
+  }
+
+  /** Whether preemption swaps KV to host memory rather than recomputing it. */
+  public boolean swaps() {
+    return swapMsPerBlock > 0;
   }
 
   /** The profile's name, for reports. */
@@ -240,14 +257,15 @@ public final class EngineProfile {
         && p.decodePerContextTokenMs == decodePerContextTokenMs && p.prefillBaseMs == prefillBaseMs
         && p.prefillPerTokenMs == prefillPerTokenMs && p.prefillQuadraticMs == prefillQuadraticMs
         && p.maxRunningSequences == maxRunningSequences && p.maxBatchedTokens == maxBatchedTokens
-        && p.kvCacheBlocks == kvCacheBlocks && p.blockSize == blockSize && p.prefixCaching == prefixCaching;
+        && p.kvCacheBlocks == kvCacheBlocks && p.blockSize == blockSize && p.prefixCaching == prefixCaching
+        && p.swapMsPerBlock == swapMsPerBlock;
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(name, stepOverheadMs, decodeBaseMs, decodePerSequenceMs, decodePerContextTokenMs,
         prefillBaseMs, prefillPerTokenMs, prefillQuadraticMs, maxRunningSequences, maxBatchedTokens,
-        kvCacheBlocks, blockSize, prefixCaching);
+        kvCacheBlocks, blockSize, prefixCaching, swapMsPerBlock);
   }
 
   @Override
@@ -256,7 +274,8 @@ public final class EngineProfile {
         + " prefill %.3g + %.3g/token + %.3g/token², maxSeqs=%d, maxBatchedTokens=%d, kv=%d×%d%s}",
         name, stepOverheadMs, decodeBaseMs, decodePerSequenceMs, decodePerContextTokenMs, prefillBaseMs,
         prefillPerTokenMs, prefillQuadraticMs, maxRunningSequences, maxBatchedTokens, kvCacheBlocks, blockSize,
-        prefixCaching ? ", prefix cache" : "");
+        prefixCaching ? ", prefix cache" : "")
+        + (swapMsPerBlock > 0 ? String.format(Locale.ROOT, ", swap %.3g ms/block", swapMsPerBlock) : "");
   }
 
   /** Collects and validates {@link EngineProfile} values; every cost is in milliseconds. */
@@ -275,6 +294,7 @@ public final class EngineProfile {
     private int kvCacheBlocks = 51_000;
     private int blockSize = 16;
     private boolean prefixCaching = true;
+    private double swapMsPerBlock;
 
     private Builder() {}
 
@@ -292,6 +312,7 @@ public final class EngineProfile {
       this.kvCacheBlocks = p.kvCacheBlocks;
       this.blockSize = p.blockSize;
       this.prefixCaching = p.prefixCaching;
+      this.swapMsPerBlock = p.swapMsPerBlock;
     }
 
     /** The profile's name, for reports; not blank. */
@@ -373,6 +394,22 @@ public final class EngineProfile {
     /** Whether full prompt blocks are cached and reused across requests. */
     public Builder prefixCaching(boolean enabled) {
       this.prefixCaching = enabled;
+      return this;
+    }
+
+    /** Preempt by swapping KV to host memory at this cost per block each way (ms, &gt; 0). */
+    public Builder swapPreemption(double msPerBlock) {
+      if (!(msPerBlock > 0) || Double.isInfinite(msPerBlock)) {
+        throw new IllegalArgumentException("swap cost must be a finite number of ms per block > 0, was " + msPerBlock
+            + "; use recomputePreemption() for vLLM V1's recompute");
+      }
+      this.swapMsPerBlock = msPerBlock;
+      return this;
+    }
+
+    /** Preempt by recomputing (the default, vLLM V1's behaviour). */
+    public Builder recomputePreemption() {
+      this.swapMsPerBlock = 0;
       return this;
     }
 

@@ -21,14 +21,20 @@ import java.util.Locale;
  * @param generationTokens tokens generated
  * @param inSystemNanoIntegral the integral over time of (running + waiting), in request·nanoseconds:
  *     divided by elapsed time it is the mean number of requests in the system (Little's L)
+ * @param kvBlocksSwapped blocks of preempted sequences held in host memory now (swap preemption only)
+ * @param swapOutBlocks blocks copied to host memory at preemptions so far
+ * @param swapInBlocks blocks copied back at readmissions so far
+ * @param kvFragmentation internal fragmentation of the running sequences' KV at the last step, 0 to
+ *     1: the share of their blocks' slots that hold no token
  */
 public record EngineStats(long steps, long busyNanos, int running, int waiting, int peakRunning, int peakWaiting,
     int kvBlocksUsed, int kvBlocksTotal, int peakKvBlocksUsed, long preemptions, long prefixQueryTokens,
-    long prefixHitTokens, long promptTokens, long generationTokens, double inSystemNanoIntegral) {
+    long prefixHitTokens, long promptTokens, long generationTokens, double inSystemNanoIntegral,
+    int kvBlocksSwapped, long swapOutBlocks, long swapInBlocks, double kvFragmentation) {
 
   /** An engine that has done nothing, with {@code kvBlocksTotal} blocks. */
   static EngineStats empty(int kvBlocksTotal) {
-    return new EngineStats(0, 0, 0, 0, 0, 0, 0, kvBlocksTotal, 0, 0, 0, 0, 0, 0, 0);
+    return new EngineStats(0, 0, 0, 0, 0, 0, 0, kvBlocksTotal, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   }
 
   /** Fraction of the KV cache referenced now, 0 to 1 (vLLM's {@code kv_cache_usage_perc}). */

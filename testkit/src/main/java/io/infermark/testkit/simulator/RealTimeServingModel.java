@@ -98,7 +98,7 @@ final class RealTimeServingModel implements ServingModel {
   @Override
   public EngineStats stats() {
     return new EngineStats(0, 0, running.get(), waiting.get() + pushedWaiting.get(), 0, 0, 0, 0, 0, 0, 0, 0,
-        prompts.get(), generated.get(), 0);
+        prompts.get(), generated.get(), 0, 0, 0, 0, 0);
   }
 
   @Override

@@ -82,7 +82,8 @@ final class Router implements NioHttpServer.Handler {
         break;
       case "/health":
         if (allowed(exchange, "GET")) {
-          exchange.sendResponseHeaders(200, -1); // vLLM answers an empty 200
+          // vLLM answers an empty 200, and 503 until its model is loaded
+          exchange.sendResponseHeaders(serving.ready() ? 200 : 503, -1);
           exchange.close();
         }
         break;

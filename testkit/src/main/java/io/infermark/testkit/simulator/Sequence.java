@@ -38,6 +38,8 @@ final class Sequence {
   int hashedBlocks;
   /** Blocks held privately (not in the prefix cache). */
   int privateBlocks;
+  /** Tokens whose KV was swapped to host memory at a preemption (0 when not swapped out). */
+  int swappedTokens;
 
   long admissionNanos = ServerTimeline.NO_TIME;
   long prefillStartNanos = ServerTimeline.NO_TIME;

@@ -23,10 +23,19 @@ public final class SequenceTimeline {
   private final long finishOrNoTime;
   private final long[] preemptionNanos;
   private final int cachedPromptTokens;
+  private final long loadNanos;
 
   SequenceTimeline(String id, long arrivalNanos, int promptTokens, int outputTokens, long admissionOrNoTime,
       long prefillStartOrNoTime, long prefillEndOrNoTime, long[] tokenNanos, long finishOrNoTime,
       long[] preemptionNanos, int cachedPromptTokens) {
+    this(id, arrivalNanos, promptTokens, outputTokens, admissionOrNoTime, prefillStartOrNoTime, prefillEndOrNoTime,
+        tokenNanos, finishOrNoTime, preemptionNanos, cachedPromptTokens, 0);
+  }
+
+  private SequenceTimeline(String id, long arrivalNanos, int promptTokens, int outputTokens, long admissionOrNoTime,
+      long prefillStartOrNoTime, long prefillEndOrNoTime, long[] tokenNanos, long finishOrNoTime,
+      long[] preemptionNanos, int cachedPromptTokens, long loadNanos) {
+    this.loadNanos = loadNanos;
     this.id = id;
     this.arrivalNanos = arrivalNanos;
     this.promptTokens = promptTokens;
@@ -38,6 +47,26 @@ public final class SequenceTimeline {
     this.finishOrNoTime = finishOrNoTime;
     this.preemptionNanos = preemptionNanos;
     this.cachedPromptTokens = cachedPromptTokens;
+  }
+
+  /**
+   * This timeline of a request that arrived at {@code arrivalNanos} and waited {@code loadNanos} for
+   * the model to load before it reached the engine (whose timeline this is): the arrival moves back,
+   * so TTFT and queueing include the wait.
+   */
+  SequenceTimeline withLoad(long arrivalNanos, long loadNanos) {
+    return new SequenceTimeline(id, arrivalNanos, promptTokens, outputTokens, admissionOrNoTime,
+        prefillStartOrNoTime, prefillEndOrNoTime, tokenNanos, finishOrNoTime, preemptionNanos, cachedPromptTokens,
+        loadNanos);
+  }
+
+  /**
+   * How long the request waited for the model's weights to load before the engine saw it, in
+   * nanoseconds (Ollama's {@code load_duration}); 0 when the model was loaded. Included in
+   * {@link #queueNanos()} and {@link #timeToFirstTokenNanos()}.
+   */
+  public long loadDurationNanos() {
+    return loadNanos;
   }
 
   /** The request's id. */
@@ -132,7 +161,7 @@ public final class SequenceTimeline {
         && t.admissionOrNoTime == admissionOrNoTime && t.prefillStartOrNoTime == prefillStartOrNoTime
         && t.prefillEndOrNoTime == prefillEndOrNoTime && java.util.Arrays.equals(t.tokenNanos, tokenNanos)
         && t.finishOrNoTime == finishOrNoTime && java.util.Arrays.equals(t.preemptionNanos, preemptionNanos)
-        && t.cachedPromptTokens == cachedPromptTokens;
+        && t.cachedPromptTokens == cachedPromptTokens && t.loadNanos == loadNanos;
   }
 
   @Override
@@ -147,6 +176,9 @@ public final class SequenceTimeline {
     admissionNanos().ifPresent(a -> s.append(", queued=").append(ms(a - arrivalNanos)));
     timeToFirstTokenNanos().ifPresent(t -> s.append(", ttft=").append(ms(t)));
     finishNanos().ifPresent(f -> s.append(", e2e=").append(ms(f - arrivalNanos)));
+    if (loadNanos > 0) {
+      s.append(", load=").append(ms(loadNanos));
+    }
     if (cachedPromptTokens > 0) {
       s.append(", cached=").append(cachedPromptTokens);
     }

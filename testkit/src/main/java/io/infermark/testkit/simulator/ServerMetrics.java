@@ -70,6 +70,14 @@ final class ServerMetrics {
     counter(s, "vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
         engine.prefixHitTokens());
     counter(s, "vllm:num_preemptions", "Cumulative number of preemptions from the engine.", engine.preemptions());
+    gauge(s, "infermark_sim:kv_cache_fragmentation_perc", "Internal KV-cache fragmentation: share of the running "
+        + "sequences' block slots holding no token. 1 means 100 percent.", engine.kvFragmentation());
+    gauge(s, "infermark_sim:kv_blocks_swapped", "KV blocks of preempted sequences held in host memory (swap "
+        + "preemption).", engine.kvBlocksSwapped());
+    counter(s, "infermark_sim:kv_swap_out_blocks", "KV blocks swapped out to host memory at preemptions.",
+        engine.swapOutBlocks());
+    counter(s, "infermark_sim:kv_swap_in_blocks", "KV blocks swapped back in at readmissions.",
+        engine.swapInBlocks());
     counter(s, "vllm:prompt_tokens", "Number of prefill tokens processed.", promptTokens.sum());
     counter(s, "vllm:generation_tokens", "Number of generation tokens processed.", generationTokens.sum());
     s.append("# HELP vllm:request_success_total Count of successfully processed requests.\n")

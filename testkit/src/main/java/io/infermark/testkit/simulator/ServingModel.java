@@ -43,6 +43,11 @@ interface ServingModel extends AutoCloseable {
     throw new UnsupportedOperationException(getClass().getSimpleName() + " does not push progress");
   }
 
+  /** Whether the model can serve now ({@code GET /health} answers 200), false while its weights load. */
+  default boolean ready() {
+    return true;
+  }
+
   /** The engine's counters now, for {@code /metrics}. */
   EngineStats stats();
 

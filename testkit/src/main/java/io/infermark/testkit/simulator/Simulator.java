@@ -93,6 +93,9 @@ public final class Simulator implements AutoCloseable {
     InetSocketAddress address = new InetSocketAddress(address(config.host()), config.port());
     ServingModel model = config.engine().<ServingModel>map(EngineServingModel::new)
         .orElseGet(() -> new RealTimeServingModel(config));
+    if (config.coldStart().isPresent()) {
+      model = new ColdStartServingModel(model, config.coldStart().get(), System::nanoTime);
+    }
     GenerationHandler generation = new GenerationHandler(config, mapper.getFactory(),
         new RequestParser(mapper, config.model(), config.maxModelLength()), FaultPolicy.of(config), model,
         timelines, metrics);

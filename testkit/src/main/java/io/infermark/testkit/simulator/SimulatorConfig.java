@@ -49,6 +49,7 @@ public final class SimulatorConfig {
   private final List<FaultRule> faultRules;
   private final int timelineRetention;
   private final int maxModelLength;
+  private final ColdStart coldStart;
 
   private SimulatorConfig(Builder b) {
     this.model = b.model;
@@ -66,6 +67,12 @@ public final class SimulatorConfig {
     this.faultRules = List.copyOf(b.faultRules);
     this.timelineRetention = b.timelineRetention;
     this.maxModelLength = b.maxModelLength;
+    this.coldStart = b.coldStart;
+  }
+
+  /** The model's cold start (weight loading and scale to zero), if modelled. */
+  public Optional<ColdStart> coldStart() {
+    return Optional.ofNullable(coldStart);
   }
 
   /** The default configuration: see each {@link Builder} setter for its default. */
@@ -206,14 +213,14 @@ public final class SimulatorConfig {
         && c.outputTokensMin == outputTokensMin && c.outputTokensMax == outputTokensMax
         && c.tokensPerChunk == tokensPerChunk && c.reasoningTokens == reasoningTokens && c.seed == seed
         && c.faultRules.equals(faultRules) && c.timelineRetention == timelineRetention
-        && c.maxModelLength == maxModelLength;
+        && c.maxModelLength == maxModelLength && Objects.equals(c.coldStart, coldStart);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(model, host, port, timeToFirstToken, interTokenInterval, maxConcurrency, engine,
         outputTokensMin, outputTokensMax, tokensPerChunk, reasoningTokens, seed, faultRules, timelineRetention,
-        maxModelLength);
+        maxModelLength, coldStart);
   }
 
   @Override
@@ -239,6 +246,9 @@ public final class SimulatorConfig {
       s.append(", reasoningTokens=").append(reasoningTokens);
     }
     s.append(", seed=").append(seed);
+    if (coldStart != null) {
+      s.append(", ").append(coldStart);
+    }
     double errors = serverErrorProbability();
     if (errors > 0) {
       s.append(", serverErrors=").append(errors);
@@ -281,6 +291,7 @@ public final class SimulatorConfig {
     private final List<FaultRule> faultRules = new ArrayList<>();
     private int timelineRetention = 100_000;
     private int maxModelLength = 131_072;
+    private ColdStart coldStart;
 
     private Builder() {}
 
@@ -298,6 +309,7 @@ public final class SimulatorConfig {
       this.reasoningTokens = c.reasoningTokens;
       this.seed = c.seed;
       this.faultRules.addAll(c.faultRules);
+      this.coldStart = c.coldStart;
       this.timelineRetention = c.timelineRetention;
       this.maxModelLength = c.maxModelLength;
     }
@@ -488,6 +500,18 @@ public final class SimulatorConfig {
         throw new IllegalArgumentException("maxModelLength must be at least 2, was " + tokens);
       }
       this.maxModelLength = tokens;
+      return this;
+    }
+
+    /** Models loading the model's weights (a cold start, and scale to zero if set); default none. */
+    public Builder coldStart(ColdStart coldStart) {
+      this.coldStart = Objects.requireNonNull(coldStart, "coldStart");
+      return this;
+    }
+
+    /** Models no cold start: the model is always loaded. */
+    public Builder noColdStart() {
+      this.coldStart = null;
       return this;
     }
 

@@ -1,0 +1,65 @@
+package io.infermark.core.control;
+
+import java.util.OptionalDouble;
+
+/**
+ * The PID law shared by {@link PidController} (output: a request rate) and {@link KnobController}
+ * (output: a knob's effort): relative error {@code e = (target − y) / target}, output
+ * {@code clamp(initial + kp·e + ki·∫e dt + kd·de/dt, min, max)}, integral clamped by back-calculation
+ * so it never pushes the output past a bound, derivative on the measurement over at least one
+ * interval. A missing measurement holds the output. Not thread-safe: callers synchronise.
+ */
+final class PidLaw {
+
+  private final double target;
+  private final double initial;
+  private final double min;
+  private final double max;
+  private final double kp;
+  private final double ki;
+  private final double kd;
+  private final double minDerivativeDt;
+  private double integral;
+  private double lastMeasured = Double.NaN;
+  private long lastNanos;
+  private double output;
+
+  PidLaw(double target, double initial, double min, double max, double kp, double ki, double kd, long intervalNanos) {
+    this.target = target;
+    this.initial = initial;
+    this.min = min;
+    this.max = max;
+    this.kp = kp;
+    this.ki = ki;
+    this.kd = kd;
+    this.minDerivativeDt = intervalNanos / 1e9;
+    this.output = initial;
+  }
+
+  /** Reads a measurement taken at {@code elapsedNanos} and returns the new output. */
+  double update(OptionalDouble y, long elapsedNanos) {
+    double dt = Math.max(elapsedNanos - lastNanos, 1) / 1e9;
+    lastNanos = elapsedNanos;
+    if (y.isPresent() && Double.isFinite(y.getAsDouble())) {
+      double measured = y.getAsDouble();
+      double e = (target - measured) / target;
+      // On the measurement (no kick if the target were ever changed) and over at least one
+      // interval: back-to-back updates after a stall must not divide a change by microseconds.
+      double derivative = Double.isNaN(lastMeasured) ? 0
+          : -(measured - lastMeasured) / target / Math.max(dt, minDerivativeDt);
+      lastMeasured = measured;
+      integral += e * dt;
+      double rest = initial + kp * e + kd * derivative;
+      if (ki > 0) {
+        // Anti-windup by back-calculation: never let the integral push the output past a bound.
+        integral = Math.max((min - rest) / ki, Math.min((max - rest) / ki, integral));
+      }
+      output = Math.max(min, Math.min(max, rest + ki * integral));
+    }
+    return output;
+  }
+
+  double output() {
+    return output;
+  }
+}

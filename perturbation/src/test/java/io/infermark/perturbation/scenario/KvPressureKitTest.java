@@ -1,0 +1,122 @@
+package io.infermark.perturbation.scenario;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.infermark.core.Benchmark;
+import io.infermark.core.RunResult;
+import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.request.GenerationParams;
+import io.infermark.core.target.OpenAiTarget;
+import io.infermark.core.tokens.TokenCounter;
+import io.infermark.metrics.report.HtmlReport;
+import io.infermark.metrics.server.PrometheusScraper;
+import io.infermark.metrics.server.ServerSeries;
+import io.infermark.testkit.simulator.EngineProfile;
+import io.infermark.testkit.simulator.Simulator;
+import io.infermark.testkit.simulator.SimulatorConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The KV-pressure kit against a simulator with a 64-block (1,024-token) KV cache: preemption must
+ * start exactly where the concurrent sequences' blocks no longer fit.
+ */
+class KvPressureKitTest {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KvPressureKitTest.class);
+  private static final int BLOCKS = 64;
+  private static final int BLOCK = 16;
+  private static final int OUTPUT = 256;
+
+  /** 1 ms a step whatever it computes, 64 blocks of 16 tokens, no prefix cache. */
+  private static final EngineProfile SMALL_KV = EngineProfile.builder().name("small-kv").stepOverheadMs(1)
+      .decodeBaseMs(0).decodePerSequenceMs(0).decodePerContextTokenMs(0).prefillBaseMs(0).prefillPerTokenMs(0)
+      .prefillQuadraticMs(0).maxRunningSequences(16).maxBatchedTokens(8192).kvCacheBlocks(BLOCKS).blockSize(BLOCK)
+      .prefixCaching(false).build();
+
+  @Test
+  void findsWherePreemptionStartsAndJudgesEachCellOnMemoryAndLatency() {
+    KvPressureKit kit = KvPressureKit.builder(TokenCounter.estimate()).contexts(64, 256).concurrencies(1, 2, 4)
+        .requestsPerStream(2).memoryThreshold(0.9).p99TtftLimit(Duration.ofSeconds(10)).build();
+    GenerationParams params = GenerationParams.builder().maxTokens(OUTPUT).ignoreEos(true).build();
+    List<KvPressureKit.Readings> readings = new ArrayList<>();
+    Map<KvPressureKit.Point, Integer> blocksNeeded = new HashMap<>();
+    Map<KvPressureKit.Point, Integer> blocksAdmitted = new HashMap<>();
+    Map<KvPressureKit.Point, Double> serverPeakUsage = new HashMap<>();
+    List<ServerSeries> onsetSeries = List.of();
+    RunResult onsetRun = null;
+    for (KvPressureKit.Point p : kit.points()) {
+      // A fresh simulator per cell: counters start at 0 and no cell inherits another's cache.
+      try (Simulator sim = Simulator.start(SimulatorConfig.builder().engine(SMALL_KV).build());
+          OpenAiTarget target = OpenAiTarget.completions(sim.baseUrl() + "/v1", sim.config().model()).build();
+          PrometheusScraper scraper = PrometheusScraper.builder(sim.baseUrl() + "/metrics")
+              .interval(Duration.ofMillis(10)).series("vllm:kv_cache_usage_perc")
+              .series("vllm:num_preemptions_total").series("infermark_sim:kv_cache_fragmentation_perc").build()) {
+        RunResult run = Benchmark.target(target).prompts(kit.prompts(p)).params(params).load(kit.load(p))
+            .listener(scraper).run();
+        scraper.scrapeOnce(); // after the run: the counters' final values
+        List<ServerSeries> series = scraper.series();
+        readings.add(new KvPressureKit.Readings(p, run.measured(), series.get(0).max().orElse(0),
+            series.get(1).latest().orElse(0), series.get(2).max().orElse(Double.NaN)));
+        int maxPrompt = run.measured().stream()
+            .mapToInt(r -> sim.timeline(r.requestId()).orElseThrow().promptTokens().getAsInt()).max().orElseThrow();
+        // Hand computation: each stream's sequence is admitted when its prompt's ceil(prompt / 16)
+        // blocks are free and grows to ceil((prompt + output) / 16) blocks. If all streams at their
+        // longest fit, nothing is ever preempted; if the sequences admitted together (as many as
+        // their prompts fit) outgrow the cache, the engine must preempt.
+        int promptBlocks = (maxPrompt + BLOCK - 1) / BLOCK;
+        int peakBlocks = (maxPrompt + OUTPUT + BLOCK - 1) / BLOCK;
+        blocksNeeded.put(p, p.concurrency() * peakBlocks);
+        blocksAdmitted.put(p, Math.min(p.concurrency(), BLOCKS / promptBlocks) * peakBlocks);
+        serverPeakUsage.put(p, (double) sim.engineStats().peakKvBlocksUsed() / BLOCKS);
+        assertThat(series.get(1).latest().orElse(0)).as("scraped preemptions equal the engine's")
+            .isEqualTo((double) sim.engineStats().preemptions());
+        if (p.contextTokens() == 64 && p.concurrency() == 4) {
+          onsetSeries = series;
+          onsetRun = run;
+        }
+      }
+    }
+    KvPressureVerdict verdict = kit.verdict(readings);
+    LOG.info("{}\n{}", verdict, verdict.table());
+
+    for (KvPressureVerdict.Cell c : verdict.cells()) {
+      KvPressureKit.Point p = new KvPressureKit.Point(c.contextTokens(), c.concurrency());
+      assertThat(c.requests()).isEqualTo(2 * c.concurrency());
+      if (blocksNeeded.get(p) <= BLOCKS) {
+        assertThat(c.preemptions()).as("%s fits in %d blocks", c, BLOCKS).isZero();
+      }
+      if (blocksAdmitted.get(p) > BLOCKS) {
+        assertThat(c.preemptions()).as("%s outgrows %d blocks", c, BLOCKS).isPositive();
+      }
+      // A scrape never sees more than the engine's true peak.
+      assertThat(c.peakKvUsage()).isLessThanOrEqualTo(serverPeakUsage.get(p));
+      assertThat(c.quadrant()).isEqualTo(c.peakKvUsage() >= 0.9
+          ? (c.ttftP99Ms() > 10_000 ? KvPressureVerdict.Quadrant.SCALE_OUT : KvPressureVerdict.Quadrant.MEMORY_BOUND)
+          : (c.ttftP99Ms() > 10_000 ? KvPressureVerdict.Quadrant.LATENCY_BOUND : KvPressureVerdict.Quadrant.OK));
+    }
+    // About 64-token prompts (4 blocks) growing by 256 tokens to 20 blocks: 2 streams fit (40),
+    // 4 do not (80), and all 4 are admitted at once (16 blocks), so preemption starts at 64 x 4.
+    assertThat(blocksNeeded.get(new KvPressureKit.Point(64, 2))).isLessThanOrEqualTo(BLOCKS);
+    assertThat(blocksAdmitted.get(new KvPressureKit.Point(64, 4))).isGreaterThan(BLOCKS);
+    assertThat(verdict.preemptionOnset()).get().satisfies(c -> {
+      assertThat(c.contextTokens()).isEqualTo(64);
+      assertThat(c.concurrency()).isEqualTo(4);
+    });
+    assertThat(verdict.pass()).isFalse();
+
+    // The report of the onset cell charts the scraped server series.
+    String html = HtmlReport.builder(onsetRun).title("KV pressure: 64 tokens x 4 streams")
+        .serverSeries(onsetSeries).build().html();
+    assertThat(html).contains("vllm:num_preemptions_total").contains("vllm:kv_cache_usage_perc");
+    for (RequestRecord r : onsetRun.measured()) {
+      assertThat(r.succeeded()).isTrue();
+    }
+  }
+}

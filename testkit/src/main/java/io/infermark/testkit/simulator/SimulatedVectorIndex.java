@@ -1,0 +1,242 @@
+package io.infermark.testkit.simulator;
+
+import io.infermark.core.pipeline.Retrieval;
+import io.infermark.core.pipeline.RetrievalTarget;
+import io.infermark.core.pipeline.Retriever;
+import io.infermark.core.request.Prompt;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A simulated vector search for retrieval pipelines, whose latency and recall degrade with load
+ * (seed 003 §4.2), with known ground truth.
+ *
+ * <pre>{@code
+ * SimulatedVectorIndex index = SimulatedVectorIndex.builder().baseLatency(Duration.ofMillis(5))
+ *     .latencyPerInFlight(Duration.ofMillis(2)).recallDropPerInFlight(0.1).build();
+ * Target rag = RetrievalTarget.builder(generation, index).topK(4).build();
+ * List<Prompt> prompts = index.prompts(100); // tagged with their relevant ids
+ * }</pre>
+ *
+ * <p>Model. The corpus is {@code corpusSize} documents {@code doc-0 … doc-(N-1)}. Every query has
+ * {@code relevantPerQuery} ({@code G}) relevant documents, chosen by hashing the query with the
+ * seed. A search sees {@code n} searches in flight (itself included) when it starts; it then
+ * <ul>
+ *   <li>takes {@code baseLatency + latencyPerInFlight × (n − 1)} (it parks until then), and
+ *   <li>finds {@code round(G × recall(n))} of the relevant documents (half up), with
+ *       {@code recall(n) = max(minRecall, baseRecall − recallDropPerInFlight × (n − 1))}, in their
+ *       relevance order, filling the rest of the {@code k} results with non-relevant documents.
+ * </ul>
+ * So with {@code k ≥ G} a request's recall@k is exactly {@code round(G × recall(n)) / G}: with G = 4,
+ * base recall 1 and a drop of 0.1, one search in flight finds 4 of 4 (1.0), three find
+ * round(3.2) = 3 (0.75). Each result carries {@code retrieval.in_flight} ({@code n}) and
+ * {@code retrieval.sim_recall} ({@code recall(n)}) as record annotations. Thread-safe.
+ */
+public final class SimulatedVectorIndex implements Retriever {
+
+  /** Record tag: the searches in flight the search saw when it started, itself included. */
+  public static final String IN_FLIGHT_TAG = "retrieval.in_flight";
+  /** Record tag: the recall the model gave the search. */
+  public static final String RECALL_TAG = "retrieval.sim_recall";
+
+  private final int corpusSize;
+  private final int relevantPerQuery;
+  private final long baseNanos;
+  private final long perInFlightNanos;
+  private final double baseRecall;
+  private final double dropPerInFlight;
+  private final double minRecall;
+  private final long seed;
+  private final AtomicInteger inFlight = new AtomicInteger();
+
+  private SimulatedVectorIndex(Builder b) {
+    this.corpusSize = b.corpusSize;
+    this.relevantPerQuery = b.relevantPerQuery;
+    this.baseNanos = b.baseLatency.toNanos();
+    this.perInFlightNanos = b.latencyPerInFlight.toNanos();
+    this.baseRecall = b.baseRecall;
+    this.dropPerInFlight = b.dropPerInFlight;
+    this.minRecall = b.minRecall;
+    this.seed = b.seed;
+  }
+
+  /** A builder with: 10,000 documents, 4 relevant per query, 5 ms + 1 ms per search in flight, recall 1 − 0.05 per search in flight, at least 0.25. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The relevant document ids of {@code query}, most relevant first. */
+  public List<String> relevant(String query) {
+    Set<String> ids = new LinkedHashSet<>();
+    long h = Mix.mix64(seed, query.hashCode()) ^ query.length();
+    for (int i = 0; ids.size() < relevantPerQuery; i++) {
+      ids.add("doc-" + Math.floorMod(Mix.mix64(h, i), corpusSize));
+    }
+    return List.copyOf(ids);
+  }
+
+  /** The recall the model gives a search that sees {@code n} searches in flight. */
+  public double recall(int n) {
+    return Math.max(minRecall, baseRecall - dropPerInFlight * (n - 1));
+  }
+
+  /** The latency the model gives a search that sees {@code n} searches in flight. */
+  public Duration latency(int n) {
+    return Duration.ofNanos(baseNanos + perInFlightNanos * (n - 1));
+  }
+
+  /** How many relevant documents a search that sees {@code n} searches in flight finds: round(G × recall(n)). */
+  public int found(int n) {
+    return (int) Math.floor(relevantPerQuery * recall(n) + 0.5);
+  }
+
+  /**
+   * {@code count} distinct queries as chat prompts, each tagged with its ground truth
+   * ({@link RetrievalTarget#RELEVANT_TAG}).
+   */
+  public List<Prompt> prompts(int count) {
+    List<Prompt> out = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      String q = "Question " + i + ": what does document set " + Long.toHexString(Mix.mix64(seed, i)) + " say?";
+      out.add(Prompt.user(q).withTag(RetrievalTarget.RELEVANT_TAG, String.join(",", relevant(q))));
+    }
+    return List.copyOf(out);
+  }
+
+  @Override
+  public Retrieval retrieve(String query, int k) {
+    Objects.requireNonNull(query, "query");
+    int n = inFlight.incrementAndGet();
+    try {
+      long deadline = System.nanoTime() + baseNanos + perInFlightNanos * (n - 1);
+      for (long left; (left = deadline - System.nanoTime()) > 0; ) {
+        LockSupport.parkNanos(left);
+      }
+      List<String> truth = relevant(query);
+      int hits = Math.min(found(n), k);
+      List<String> ids = new ArrayList<>(truth.subList(0, hits));
+      Set<String> relevantSet = Set.copyOf(truth);
+      long h = Mix.mix64(seed ^ 0x5bd1e995L, query.hashCode());
+      for (int i = 0; ids.size() < Math.min(k, corpusSize - relevantPerQuery + hits); i++) {
+        String id = "doc-" + Math.floorMod(Mix.mix64(h, i), corpusSize);
+        if (!relevantSet.contains(id) && !ids.contains(id)) {
+          ids.add(id);
+        }
+      }
+      List<String> passages = ids.stream().map(id -> "Passage of " + id + ".").toList();
+      return new Retrieval(ids, passages, Map.of(IN_FLIGHT_TAG, Integer.toString(n), RECALL_TAG,
+          Double.toString(recall(n))));
+    } finally {
+      inFlight.decrementAndGet();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return String.format(Locale.ROOT, "SimulatedVectorIndex[%d docs, %d relevant/query, %.3f ms + %.3f ms/in flight, "
+        + "recall %.3f - %.3f/in flight >= %.3f, seed %d]", corpusSize, relevantPerQuery, baseNanos / 1e6,
+        perInFlightNanos / 1e6, baseRecall, dropPerInFlight, minRecall, seed);
+  }
+
+  /** Collects a {@link SimulatedVectorIndex}'s parameters. */
+  public static final class Builder {
+    private int corpusSize = 10_000;
+    private int relevantPerQuery = 4;
+    private Duration baseLatency = Duration.ofMillis(5);
+    private Duration latencyPerInFlight = Duration.ofMillis(1);
+    private double baseRecall = 1.0;
+    private double dropPerInFlight = 0.05;
+    private double minRecall = 0.25;
+    private long seed;
+
+    private Builder() {}
+
+    /** Documents in the corpus, at least 2 × relevantPerQuery. */
+    public Builder corpusSize(int documents) {
+      this.corpusSize = documents;
+      return this;
+    }
+
+    /** Relevant documents per query (G), at least 1. */
+    public Builder relevantPerQuery(int g) {
+      if (g < 1) {
+        throw new IllegalArgumentException("relevantPerQuery must be at least 1, was " + g);
+      }
+      this.relevantPerQuery = g;
+      return this;
+    }
+
+    /** Latency of a search alone, zero or more. */
+    public Builder baseLatency(Duration d) {
+      this.baseLatency = nonNegative(d, "baseLatency");
+      return this;
+    }
+
+    /** Latency added per other search in flight, zero or more. */
+    public Builder latencyPerInFlight(Duration d) {
+      this.latencyPerInFlight = nonNegative(d, "latencyPerInFlight");
+      return this;
+    }
+
+    /** Recall of a search alone, in (0, 1]. */
+    public Builder baseRecall(double recall) {
+      if (!(recall > 0 && recall <= 1)) {
+        throw new IllegalArgumentException("baseRecall must be in (0, 1], was " + recall);
+      }
+      this.baseRecall = recall;
+      return this;
+    }
+
+    /** Recall lost per other search in flight, in [0, 1]. */
+    public Builder recallDropPerInFlight(double drop) {
+      if (!(drop >= 0 && drop <= 1)) {
+        throw new IllegalArgumentException("recallDropPerInFlight must be in [0, 1], was " + drop);
+      }
+      this.dropPerInFlight = drop;
+      return this;
+    }
+
+    /** The recall floor, in [0, 1]. */
+    public Builder minRecall(double recall) {
+      if (!(recall >= 0 && recall <= 1)) {
+        throw new IllegalArgumentException("minRecall must be in [0, 1], was " + recall);
+      }
+      this.minRecall = recall;
+      return this;
+    }
+
+    /** Seed of the ground truth and the distractors. */
+    public Builder seed(long seed) {
+      this.seed = seed;
+      return this;
+    }
+
+    private static Duration nonNegative(Duration d, String name) {
+      Objects.requireNonNull(d, name);
+      if (d.isNegative()) {
+        throw new IllegalArgumentException(name + " must be >= 0, was " + d);
+      }
+      return d;
+    }
+
+    /** The index. */
+    public SimulatedVectorIndex build() {
+      if (corpusSize < 2 * relevantPerQuery) {
+        throw new IllegalArgumentException("corpusSize " + corpusSize + " must be at least 2 x relevantPerQuery ("
+            + relevantPerQuery + ")");
+      }
+      if (minRecall > baseRecall) {
+        throw new IllegalArgumentException("minRecall " + minRecall + " is above baseRecall " + baseRecall);
+      }
+      return new SimulatedVectorIndex(this);
+    }
+  }
+}
