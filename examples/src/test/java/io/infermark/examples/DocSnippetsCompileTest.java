@@ -91,7 +91,8 @@ class DocSnippetsCompileTest {
         continue;
       }
       if (d.getSource() instanceof SnippetSource source) {
-        errors.add(source.where(d.getLineNumber()) + ": " + d.getMessage(Locale.ROOT).lines().findFirst().orElse(""));
+        errors.add(source.where(d.getLineNumber()) + ": "
+            + String.join("; ", d.getMessage(Locale.ROOT).lines().map(String::strip).toList()));
       } else {
         errors.add(String.valueOf(d));
       }
