@@ -48,15 +48,22 @@ public final class E03SweepCapacityAndKnee {
   static final int ITL_MS = 5;
   static final int OUTPUT_TOKENS = 16;
   static final double[] RATES = {20, 40, 60, 80, 100, 120};
-  static final double SECONDS_PER_LEVEL = 1.0;
+  static final double SECONDS_PER_LEVEL = 0.6;
   static final double SLO_TTFT_MS = 100;
   static final int WARMUP = 8;
-  static final int CAPACITY_REQUESTS = 80;
+  static final double MIN_RATE = 10;
+  static final double MAX_RATE = 400;
+  static final int MAX_RUNS = 6;
 
   private E03SweepCapacityAndKnee() {}
 
   /** What the example found, for its test. */
   record Result(List<SweepPoint<Double>> sweep, SweepKnees knees, CapacityResult capacity) {}
+
+  /** Requests of a capacity probe at {@code rate}: about half a second of arrivals, at least 15. */
+  static int capacityRequests(double rate) {
+    return (int) Math.max(15, Math.round(rate * 0.5));
+  }
 
   /** Runs the example. */
   public static void main(String[] args) {
@@ -91,21 +98,25 @@ public final class E03SweepCapacityAndKnee {
       SweepKnees knees = SweepKnees.ofSweep(sweep, LatencyMetric.TTFT, 0.99, Kneedle.latencyCurve().sensitivity(0.5),
           SlopeThreshold.of(2));
       out.println();
-      out.println("Knee of the P99 TTFT curve: " + knees);
+      out.println("Knee of the P99 TTFT curve:");
+      out.println("  Kneedle: " + knees.kneedleLabel().orElse("none found"));
+      out.println("  Slope above 2 ms per req/s: " + knees.slopeLabel()
+          .map(l -> "reached at " + l + ", last acceptable level " + knees.lastAcceptableLabel().orElse("none"))
+          .orElse("never"));
       knees.clientWarnings().forEach(w -> out.println("  WARNING client not trustworthy at " + w));
 
-      // 3. The highest rate meeting the SLO "P99 TTFT <= 100 ms", from a few runs of 80 requests. A run this
+      // 3. The highest rate meeting the SLO "P99 TTFT <= 100 ms", from a few runs of about half a second each. A run this
       //    short sees only the start of a queue, so the capacity it finds is above what the server sustains
       //    for minutes: size the runs of a real search like the traffic the SLO is about.
       CapacityResult capacity = CapacitySearch
           .atMost(RecordPercentiles.of(RecordPercentiles::ttftSeconds, 0.99), SLO_TTFT_MS / 1000)
-          .startRate(40).maxRate(400).tolerance(0.1).maxRuns(8)
-          .run(rate -> base.load(LoadProfile.poisson(rate).requests(CAPACITY_REQUESTS).warmupRequests(WARMUP).seed(11))
-              .run());
+          .startRate(40).minRate(MIN_RATE).maxRate(MAX_RATE).tolerance(0.1).maxRuns(MAX_RUNS)
+          .run(rate -> base.load(LoadProfile.poisson(rate).requests(capacityRequests(rate)).warmupRequests(WARMUP)
+              .seed(11)).run());
       out.println();
       out.println("Capacity at P99 TTFT <= " + SLO_TTFT_MS + " ms: " + capacity);
-      capacity.probes().forEach(p -> out.printf(Locale.ROOT, "  probe %6.1f req/s: P99 TTFT %6.1f ms, %s%n",
-          p.rate(), p.value() * 1000, p.sloMet() ? "meets the SLO" : "misses it"));
+      capacity.probes().forEach(p -> out.printf(Locale.ROOT, "  probe %6.1f req/s: P99 TTFT %6.1f ms, %s, client %s%n",
+          p.rate(), p.value() * 1000, p.sloMet() ? "meets the SLO" : "misses it", p.result().clientHealth().verdict()));
       capacity.warnings().forEach(w -> out.println("  WARNING " + w));
       return new Result(sweep, knees, capacity);
     }
