@@ -44,8 +44,9 @@ import java.util.stream.Collectors;
  *       have it, which the orthogonal array balances.
  * </ul>
  *
- * <p>Padding is the factor that moves latency here (a longer prompt is a longer prefill); typos, noise and
- * paraphrases change the words but hardly the length. Against a real model add a validator
+ * <p>Padding is the factor that moves the prompt's length (about 15, 420 and 1,680 tokens by the server's
+ * count) and with it TTFT (a longer prefill: a few ms at P50 on this engine profile); typos, noise and
+ * paraphrases change the words but hardly the length. Tail columns are noisy with 24 requests per level. Against a real model add a validator
  * ({@code LevelTable.of(run, dimension, Validity.of(...))}) to see what each factor does to correctness.
  *
  * <p>Run it with {@code java -cp examples/target/infermark-quickstart.jar io.infermark.examples.E04PerturbationStudy}

@@ -29,8 +29,9 @@ import java.util.function.Function;
  * byte to first token, decode: {@code PhaseDecomposition}). {@code ChangeDecomposition} then splits the change
  * of P99 between the runs over those phases by Shapley values, pairing each request of run B with the request
  * at the same schedule position in run A. The contributions add up to the change exactly and, unlike
- * substituting one phase at a time, do not depend on the order. Here "waiting" gets more than the whole
- * change and decode a negative share: the held-back tokens arrive all at once behind the late headers.
+ * substituting one phase at a time, do not depend on the order. Here "waiting" (the time to first byte) takes
+ * nearly all of the change. (Against the engine profile, where the tokens are generated while the headers
+ * wait and then arrive all at once, decode gets a negative share: {@code ExplainTail} shows that case.)
  *
  * <p>Run it with {@code java -cp examples/target/infermark-quickstart.jar io.infermark.examples.E05WhyP99Moved}
  * (a few seconds). {@code ExplainTail} is the long tour: surrogate models, drift, a sweep's knee.
