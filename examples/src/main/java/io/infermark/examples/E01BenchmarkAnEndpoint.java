@@ -49,7 +49,8 @@ public final class E01BenchmarkAnEndpoint {
       run(args[0], args[1], out, System.out);
       return;
     }
-    try (Simulator sim = Simulator.start(SimulatorConfig.builder().engine(EngineProfile.llama8bH200()).seed(1).build())) {
+    SimulatorConfig config = SimulatorConfig.builder().engine(EngineProfile.llama8bH200()).seed(1).build();
+    try (Simulator sim = Simulator.start(config)) {
       run(sim.baseUrl() + "/v1", sim.config().model(), out, System.out);
     }
   }

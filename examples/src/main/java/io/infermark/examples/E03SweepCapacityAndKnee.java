@@ -38,7 +38,8 @@ import java.util.Locale;
  *       {@value #SLO_TTFT_MS} ms, found by bracketing and interpolation in a handful of runs.
  * </ol>
  *
- * <p>Run it with {@code java -cp examples/target/infermark-quickstart.jar io.infermark.examples.E03SweepCapacityAndKnee}
+ * <p>Run it with
+ * {@code java -cp examples/target/infermark-quickstart.jar io.infermark.examples.E03SweepCapacityAndKnee}
  * (about 10 s).
  */
 public final class E03SweepCapacityAndKnee {
@@ -105,9 +106,9 @@ public final class E03SweepCapacityAndKnee {
           .orElse("never"));
       knees.clientWarnings().forEach(w -> out.println("  WARNING client not trustworthy at " + w));
 
-      // 3. The highest rate meeting the SLO "P99 TTFT <= 100 ms", from a few runs of about half a second each. A run this
-      //    short sees only the start of a queue, so the capacity it finds is above what the server sustains
-      //    for minutes: size the runs of a real search like the traffic the SLO is about.
+      // 3. The highest rate meeting the SLO "P99 TTFT <= 100 ms", from a few runs of about half a second each.
+      //    A run this short sees only the start of a queue, so the capacity it finds is above what the server
+      //    sustains for minutes: size the runs of a real search like the traffic the SLO is about.
       CapacityResult capacity = CapacitySearch
           .atMost(RecordPercentiles.of(RecordPercentiles::ttftSeconds, 0.99), SLO_TTFT_MS / 1000)
           .startRate(40).minRate(MIN_RATE).maxRate(MAX_RATE).tolerance(0.1).maxRuns(MAX_RUNS)

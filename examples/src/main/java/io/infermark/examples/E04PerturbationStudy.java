@@ -46,10 +46,12 @@ import java.util.stream.Collectors;
  *
  * <p>Padding is the factor that moves the prompt's length (about 15, 420 and 1,680 tokens by the server's
  * count) and with it TTFT (a longer prefill: a few ms at P50 on this engine profile); typos, noise and
- * paraphrases change the words but hardly the length. Tail columns are noisy with 24 requests per level. Against a real model add a validator
- * ({@code LevelTable.of(run, dimension, Validity.of(...))}) to see what each factor does to correctness.
+ * paraphrases change the words but hardly the length. Tail columns are noisy with 24 requests per level.
+ * Against a real model add a validator ({@code LevelTable.of(run, dimension, Validity.of(...))}) to see what
+ * each factor does to correctness.
  *
- * <p>Run it with {@code java -cp examples/target/infermark-quickstart.jar io.infermark.examples.E04PerturbationStudy}
+ * <p>Run it with
+ * {@code java -cp examples/target/infermark-quickstart.jar io.infermark.examples.E04PerturbationStudy}
  * (a few seconds).
  */
 public final class E04PerturbationStudy {
@@ -76,7 +78,7 @@ public final class E04PerturbationStudy {
             Prompt.user("Look up order ORDER-123456 and report its status in one short line."))
         .dimension("typos", Typos.budgets(0, 1, 3))                      // edits per prompt
         .dimension("noise", Noise.rates(0, 0.1, 0.3))                    // share of words changed
-        .dimension("padding", Padding.toTokens(TokenCounter.estimate(), 0, 512, 2048))   // prompt length
+        .dimension("padding", Padding.toTokens(TokenCounter.estimate(), 0, 512, 2048))  // prompt length
         .dimension("paraphrase", Paraphrase.templates("{text}", "Please help: {text}", "{text}\n\nThanks."))
         .build();
     Design l9 = Designs.orthogonalArray(space.levelCounts());
