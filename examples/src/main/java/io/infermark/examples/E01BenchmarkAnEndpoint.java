@@ -49,6 +49,9 @@ public final class E01BenchmarkAnEndpoint {
       run(args[0], args[1], out, System.out);
       return;
     }
+    if (System.getProperty(ExplainTail.SIMULATOR_LOG_LEVEL) == null) {   // the simulator's start and stop lines
+      System.setProperty(ExplainTail.SIMULATOR_LOG_LEVEL, "warn");
+    }
     SimulatorConfig config = SimulatorConfig.builder().engine(EngineProfile.llama8bH200()).seed(1).build();
     try (Simulator sim = Simulator.start(config)) {
       run(sim.baseUrl() + "/v1", sim.config().model(), out, System.out);

@@ -68,7 +68,15 @@ public final class E03SweepCapacityAndKnee {
 
   /** Runs the example. */
   public static void main(String[] args) {
+    quietSimulator();
     run(System.out);
+  }
+
+  /** The simulator logs each start and stop at INFO; keep the output to what the example teaches. */
+  static void quietSimulator() {
+    if (System.getProperty(ExplainTail.SIMULATOR_LOG_LEVEL) == null) {
+      System.setProperty(ExplainTail.SIMULATOR_LOG_LEVEL, "warn");
+    }
   }
 
   static Result run(PrintStream out) {
