@@ -1,0 +1,70 @@
+package io.infermark.examples;
+
+import static io.infermark.testkit.assertj.InfermarkAssertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+import io.infermark.core.Benchmark;
+import io.infermark.core.RunResult;
+import io.infermark.core.load.LoadProfile;
+import io.infermark.core.request.GenerationParams;
+import io.infermark.core.request.Prompt;
+import io.infermark.core.target.OpenAiTarget;
+import io.infermark.testkit.junit.WithSimulator;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Example 02, a latency budget in a JUnit test: {@code @WithSimulator} starts the embedded simulator for the
+ * class (20 ms to the first token, 5 ms per further token, as configured below) and injects an
+ * {@code OpenAiTarget} for it; the AssertJ assertions of {@code InfermarkAssertions} check the run against a
+ * budget and explain a failure with the whole latency row.
+ *
+ * <p>Against a real server run it with {@code -Dinfermark.endpoint=http://host:8000/v1 -Dinfermark.model=NAME}:
+ * the same test, unchanged. Run it here with
+ * {@code mvn -B -ntp -pl examples -am -Dtest=E02LatencyBudgetTest -Dsurefire.failIfNoSpecifiedTests=false verify}.
+ *
+ * <p>The budget is a product decision, not a measurement: choose it for what your users tolerate, and keep it
+ * well above what a loaded CI machine adds (a client that could not keep up is refused by the assertions,
+ * with its reasons, instead of failing the budget).
+ */
+@WithSimulator(timeToFirstTokenMillis = 20, interTokenIntervalMillis = 5, seed = 2)
+class E02LatencyBudgetTest {
+
+  /** The service's budget for the first token, at P99. */
+  static final Duration TTFT_BUDGET = Duration.ofSeconds(2);
+
+  private static RunResult checkout(OpenAiTarget target) {
+    return Benchmark.target(target)
+        .prompts(Prompt.user("Which delivery options does my basket allow?"))
+        .params(GenerationParams.builder().maxTokens(32).ignoreEos(true).build())
+        .load(LoadProfile.concurrency(8).requests(120).warmupRequests(8))
+        .run();
+  }
+
+  @Test
+  void checkoutAssistantMeetsItsLatencyBudget(OpenAiTarget target) {
+    RunResult run = checkout(target);
+
+    assertThat(run).hasNoFailures();
+    assertThat(run).hasSucceeded(120);
+    assertThat(run).errorRate().isLessThan(0.01);
+    // A machine too busy to measure is not a slow service: the latency assertions refuse such a run with the
+    // client's reasons. Here the test is skipped instead, so a saturated CI host does not fail the build.
+    assumeFalse(run.clientHealth().isClientBound(), () -> "the client could not keep up: " + run.clientHealth());
+    assertThat(run).ttft().p99().isLessThan(TTFT_BUDGET);
+    // The server cannot answer sooner than it is configured to: the measured TTFT includes its 20 ms.
+    assertThat(run).ttft().p50().isGreaterThanOrEqualTo(Duration.ofMillis(20));
+  }
+
+  @Test
+  void aBudgetTheServerCannotMeetFailsWithTheWholeLatencyRow(OpenAiTarget target) {
+    RunResult run = checkout(target);
+
+    // 20 ms is the server's own time to first token; no run can beat 1 ms.
+    assertThatThrownBy(() -> assertThat(run).ignoringClientHealth().ttft().p99().isLessThan(Duration.ofMillis(1)))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("Expecting TTFT p99 < 1.000 ms")
+        .hasMessageContaining("TTFT (n=120, ms)");
+  }
+}
