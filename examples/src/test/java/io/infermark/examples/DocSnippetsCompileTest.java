@@ -128,10 +128,13 @@ class DocSnippetsCompileTest {
         }
       }
       String first = body.stream().filter(l -> !l.isBlank()).findFirst().orElse("");
+      if (NOT_COMPILED.matcher(before).find()) {
+        continue; // says why it cannot compile here (a dependency infermark does not have, a JShell script's helpers)
+      }
       if (first.startsWith("import ")) {
         Matcher given = GIVEN.matcher(before);
         snippets.add(new Snippet(name, fence + 2, body, given.find() ? given.group(1) : ""));
-      } else if (!NOT_COMPILED.matcher(before).find()) {
+      } else {
         conventionProblems.add(name + ":" + (fence + 1)
             + ": a Java snippet without imports; start it with its imports (it is then compiled) or put"
             + " <!-- not compiled: why --> on the line before the fence");
