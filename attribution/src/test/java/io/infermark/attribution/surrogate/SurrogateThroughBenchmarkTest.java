@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -135,10 +136,15 @@ class SurrogateThroughBenchmarkTest {
       }
       tail = longPromptsInTail(measured);
       log.info("seed {}: {} of the {} requests above P90 E2E have long prompts", seed, tail[0], tail[1]);
-      if (tail[0] >= Math.round(0.7 * tail[1])) {
+      if (tail[0] >= Math.round(0.7 * tail[1]) && !result.clientHealth().isClientBound()) {
         break;
       }
     }
+    // A client that could not keep up adds its own stalls to E2E, which no request feature explains: the fit
+    // below is a claim about the server, so it needs a run the client could measure.
+    RunResult last = result;
+    Assumptions.assumeFalse(last.clientHealth().isClientBound(),
+        () -> "the client was CLIENT_BOUND in all " + ATTEMPTS + " attempts: " + last.clientHealth().reasonText());
     // The premise: the slowest tenth is mostly long prompts (else the machine stalled in every attempt).
     assertThat(tail[0]).as("long prompts among the %d slowest requests", tail[1])
         .isGreaterThanOrEqualTo(Math.round(0.7 * tail[1]));
