@@ -27,7 +27,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
       AtomicIntegerFieldUpdater.newUpdater(Connection.class, "idle");
   private static final long DRAIN_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-  private final HostPool pool;
+  /** Where a direct buffer's bytes are copied for parsing, one per I/O thread; consumers never keep it. */
   private static final int SCRATCH_BYTES = 16 * 1024;
   private static final FastThreadLocal<byte[]> SCRATCH = new FastThreadLocal<>() {
     @Override
@@ -36,6 +36,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
     }
   };
 
+  private final HostPool pool;
   private final ResponseParser parser = new ResponseParser();
   private volatile Channel channel;
   private SslHandler ssl;
