@@ -8,7 +8,7 @@ import java.util.Optional;
 /**
  * Finds the JSON value in a model's response: the whole text when it parses; otherwise the body of
  * the first {@code ```json} (or bare {@code ```}) fence; otherwise the span from the first
- * {@code {} or {@code [} to the last matching closer. Models often wrap JSON in prose or fences;
+ * <code>&#123;</code> or {@code [} to the last matching closer. Models often wrap JSON in prose or fences;
  * validators judge the JSON, not the wrapping.
  */
 public final class JsonResponses {
