@@ -108,6 +108,11 @@ public abstract class HttpTarget implements Target {
   /** Reads a whole non-streamed (or JSON instead of streamed) 2xx body. */
   abstract HttpExchange.BodyReader bodyReader();
 
+  /** Reads the server timings a protocol reports in a 2xx response's header fields; none by default. */
+  HttpExchange.HeadReader headReader() {
+    return HttpExchange.HeadReader.NONE;
+  }
+
   /** Adds the protocol's own headers (authentication included) after {@code Accept}. */
   void protocolHeaders(List<OutboundRequest.Header> headers) {
     if (!apiKey.isEmpty()) {
@@ -188,8 +193,8 @@ public abstract class HttpTarget implements Target {
     OutboundRequest out = outbound(request);
     // every header the request adds is the user's: its value is redacted like a key's (Set.of(): all)
     Redactor r = redactor.withHeaders(request.params().headers(), Set.of());
-    HttpExchange exchange = new HttpExchange(observer, clock, dialect(), bodyReader(), request.params().stream(), r,
-        maxBodyBytes, limits);
+    HttpExchange exchange = new HttpExchange(observer, clock, dialect(), bodyReader(), headReader(),
+        request.params().stream(), r, maxBodyBytes, limits);
     if (maxRedirects > 0) {
       exchange.followRedirects(maxRedirects, transport, out, cancellation);
     }
