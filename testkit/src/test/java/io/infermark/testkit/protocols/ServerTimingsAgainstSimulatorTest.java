@@ -132,6 +132,28 @@ class ServerTimingsAgainstSimulatorTest {
   }
 
   @Test
+  void theContinuousBatchingEngineReportsItsOwnStepTimesToConcurrentRequests() {
+    SimulatorConfig engine = config().engine(io.infermark.testkit.simulator.EngineProfile.nearZeroCost().toBuilder()
+        .name("prefill-cost").prefillPerTokenMs(0.05).build()).build();
+    try (Simulator sim = Simulator.start(engine);
+        HttpTarget target = OllamaTarget.generate(sim.baseUrl(), sim.config().model()).build()) {
+      RunResult run = Benchmark.target(target).preflight(false).prompts(PROMPT)
+          .params(GenerationParams.builder().maxTokens(8).build())
+          .load(LoadProfile.concurrency(3).requests(6)).run();
+      assertThat(run.records()).hasSize(6).allMatch(RequestRecord::succeeded);
+      for (RequestRecord r : run.records()) {
+        SequenceTimeline t = engine(sim, r);
+        assertThat(r.serverTimings()).as("%s", r).containsOnly(
+            Map.entry("total_duration", (double) (last(t) - t.arrivalNanos())),
+            Map.entry("load_duration", 0.0),
+            Map.entry("prompt_eval_duration", (double) promptEval(t)),
+            Map.entry("eval_duration", (double) (last(t) - t.tokenNanos(0))));
+      }
+      gapsAreNotNegative(run, 6, ServerTimingGap.TTFT_MINUS_SERVER_PREFILL, ServerTimingGap.E2E_MINUS_SERVER_TOTAL);
+    }
+  }
+
+  @Test
   void tgiGenerateReportsItsTimingHeaders() {
     try (Simulator sim = Simulator.start(config().build());
         HttpTarget target = TgiTarget.generate(sim.baseUrl()).build()) {
