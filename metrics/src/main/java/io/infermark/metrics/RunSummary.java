@@ -49,10 +49,12 @@ public final class RunSummary {
   private final Map<ErrorCategory, Integer> failuresByCategory;
   private final MeasurementWindow window;
   private final TokenSummary tokens;
+  private final Map<ServerTimingGap, Distribution> clientMinusServer;
 
   private RunSummary(RunInfo run, ScheduleStats schedule, QuantileMethod quantileMethod,
       Map<LatencyMetric, Distribution> distributions, RequestCounts requests,
-      Map<ErrorCategory, Integer> failuresByCategory, MeasurementWindow window, TokenSummary tokens) {
+      Map<ErrorCategory, Integer> failuresByCategory, MeasurementWindow window, TokenSummary tokens,
+      Map<ServerTimingGap, Distribution> clientMinusServer) {
     this.run = run;
     this.schedule = schedule;
     this.quantileMethod = quantileMethod;
@@ -61,6 +63,7 @@ public final class RunSummary {
     this.failuresByCategory = failuresByCategory;
     this.window = window;
     this.tokens = tokens;
+    this.clientMinusServer = clientMinusServer;
   }
 
   /** Summarises a run with linear (numpy-compatible) percentiles. */
@@ -93,6 +96,11 @@ public final class RunSummary {
       values[m.ordinal()] = new DoubleArray(m.isPooled() ? 0 : perRequest);
     }
     Gaps pooled = new Gaps((int) gaps);
+    ServerTimingGap[] serverGaps = ServerTimingGap.values();
+    DoubleArray[] serverGapValues = new DoubleArray[serverGaps.length];
+    for (ServerTimingGap g : serverGaps) {
+      serverGapValues[g.ordinal()] = new DoubleArray(0);
+    }
     RecordTally tally = new RecordTally();
     for (RequestRecord r : records) {
       if (!tally.add(r)) {
@@ -104,6 +112,20 @@ public final class RunSummary {
         }
       }
       pooled.collect(r);
+      if (!r.serverTimings().isEmpty()) {
+        for (ServerTimingGap g : serverGaps) {
+          OptionalDouble gap = g.millis(r);
+          if (gap.isPresent()) {
+            serverGapValues[g.ordinal()].add(gap.getAsDouble());
+          }
+        }
+      }
+    }
+    EnumMap<ServerTimingGap, Distribution> clientMinusServer = new EnumMap<>(ServerTimingGap.class);
+    for (ServerTimingGap g : serverGaps) {
+      if (serverGapValues[g.ordinal()].size() > 0) {
+        clientMinusServer.put(g, Distribution.ofOwned(serverGapValues[g.ordinal()].release(), method));
+      }
     }
 
     EnumMap<LatencyMetric, Distribution> distributions = new EnumMap<>(LatencyMetric.class);
@@ -118,7 +140,7 @@ public final class RunSummary {
         : Distribution.ofOwned(pooled.perToken.release(), method));
     return new RunSummary(RunInfo.of(result), result.schedule(), method,
         Collections.unmodifiableMap(distributions), tally.requests(), tally.failuresByCategory(),
-        tally.window().orElse(null), tally.tokens());
+        tally.window().orElse(null), tally.tokens(), Collections.unmodifiableMap(clientMinusServer));
   }
 
   /**
@@ -183,6 +205,15 @@ public final class RunSummary {
       size = 0;
       return out;
     }
+  }
+
+  /**
+   * Per request, client − server (ms) for each {@link ServerTimingGap} that at least one successful
+   * measured request's server reported a duration for; empty when no server reported any (OpenAI's
+   * API, Anthropic, Triton). Shows what the network and the client add to the server's own time.
+   */
+  public Map<ServerTimingGap, Distribution> clientMinusServer() {
+    return clientMinusServer;
   }
 
   /** The run's metadata. */

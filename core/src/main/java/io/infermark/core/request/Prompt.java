@@ -58,7 +58,17 @@ public final class Prompt {
     return isChat() ? messages : List.of(Message.user(text));
   }
 
-  /** The plain text; a chat prompt's message contents joined by blank lines. */
+  /** Whether a message has an image or audio part (see {@link Message#hasMedia()}). */
+  public boolean hasMedia() {
+    for (Message m : messages) {
+      if (m.hasMedia()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The plain text; a chat prompt's message contents (their text parts) joined by blank lines. */
   public String text() {
     if (!isChat()) {
       return text;

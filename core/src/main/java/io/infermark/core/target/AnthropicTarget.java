@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.InferenceRequest;
+import io.infermark.core.request.ContentPart;
 import io.infermark.core.request.Message;
 import io.infermark.core.stream.StreamDialect;
 import io.infermark.core.transport.OutboundRequest;
@@ -80,6 +81,32 @@ public final class AnthropicTarget extends HttpTarget {
   }
 
   @Override
+  boolean carriesMedia(InferenceRequest request) {
+    return true;
+  }
+
+  /**
+   * Anthropic's content blocks: {@code {"type":"text","text"}} and {@code {"type":"image","source":...}}
+   * with a {@code base64} source ({@code media_type}, {@code data}) or a {@code url} source. The
+   * Messages API takes no audio: an audio part fails the request.
+   */
+  static void encodeParts(Message m, ArrayNode content) {
+    for (ContentPart part : m.parts()) {
+      if (part instanceof ContentPart.Text t) {
+        content.addObject().put("type", "text").put("text", t.text());
+      } else if (part instanceof ContentPart.ImageUrl i) {
+        content.addObject().put("type", "image").putObject("source").put("type", "url").put("url", i.url());
+      } else if (part instanceof ContentPart.ImageData i) {
+        content.addObject().put("type", "image").putObject("source").put("type", "base64")
+            .put("media_type", i.mediaType()).put("data", i.base64());
+      } else if (part instanceof ContentPart.Audio a) {
+        throw new IllegalArgumentException(
+            "Anthropic's Messages API takes no audio input; the prompt has an audio part (" + a + ")");
+      }
+    }
+  }
+
+  @Override
   ObjectNode encode(InferenceRequest request) {
     GenerationParams p = request.params();
     ObjectNode root = MAPPER.createObjectNode();
@@ -89,9 +116,18 @@ public final class AnthropicTarget extends HttpTarget {
     ArrayNode messages = MAPPER.createArrayNode();
     for (Message m : request.prompt().messages()) {
       if (m.role().equals("system")) {
+        if (m.hasMedia()) {
+          throw new IllegalArgumentException("Anthropic's system prompt is text only; a system message has an image "
+              + "or audio part");
+        }
         system.append(system.length() == 0 ? "" : "\n\n").append(m.content());
       } else {
-        messages.addObject().put("role", m.role()).put("content", m.content());
+        ObjectNode message = messages.addObject().put("role", m.role());
+        if (m.hasMedia()) {
+          encodeParts(m, message.putArray("content"));
+        } else {
+          message.put("content", m.content());
+        }
       }
     }
     if (system.length() > 0) {

@@ -41,12 +41,22 @@ final class HttpExchange implements ResponseHandler {
     void report(byte[] body, StreamObserver observer, long nanoTime);
   }
 
+  /** Reports what a 2xx response's header fields say (a protocol's server timings), before its body. */
+  @FunctionalInterface
+  interface HeadReader {
+    void report(ResponseHead head, StreamObserver observer);
+
+    /** Reads nothing: the protocol reports nothing in its headers. */
+    HeadReader NONE = (head, observer) -> {};
+  }
+
   private static final int ERROR_EXCERPT_BYTES = 4096;
 
   private final StreamObserver observer;
   private final Clock clock;
   private final StreamDialect dialect;
   private final BodyReader bodyReader;
+  private final HeadReader headReader;
   private final boolean stream;
   private final int maxBodyBytes;
   private final StreamLimits limits;
@@ -65,10 +75,16 @@ final class HttpExchange implements ResponseHandler {
 
   HttpExchange(StreamObserver observer, Clock clock, StreamDialect dialect, BodyReader bodyReader, boolean stream,
       Redactor redactor, int maxBodyBytes, StreamLimits limits) {
+    this(observer, clock, dialect, bodyReader, HeadReader.NONE, stream, redactor, maxBodyBytes, limits);
+  }
+
+  HttpExchange(StreamObserver observer, Clock clock, StreamDialect dialect, BodyReader bodyReader, HeadReader headReader,
+      boolean stream, Redactor redactor, int maxBodyBytes, StreamLimits limits) {
     this.observer = redactor.isEmpty() ? observer : new RedactingObserver(observer, redactor);
     this.clock = clock;
     this.dialect = dialect;
     this.bodyReader = bodyReader;
+    this.headReader = headReader;
     this.stream = stream;
     this.maxBodyBytes = maxBodyBytes;
     this.limits = limits;
@@ -157,6 +173,7 @@ final class HttpExchange implements ResponseHandler {
       return new Refused(Failure.of(ErrorCategory.MALFORMED_STREAM, "response body is " + encoding
           + "-encoded though identity was asked for"));
     }
+    headReader.report(head, observer);
     if (stream && isEventStream(head.contentType())) {
       return new Decoding(dialect.newDecoder(observer, limits));
     }

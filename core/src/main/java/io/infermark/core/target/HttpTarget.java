@@ -108,6 +108,16 @@ public abstract class HttpTarget implements Target {
   /** Reads a whole non-streamed (or JSON instead of streamed) 2xx body. */
   abstract HttpExchange.BodyReader bodyReader();
 
+  /** Whether the protocol carries image and audio parts; text-only protocols fail such requests. */
+  boolean carriesMedia(InferenceRequest request) {
+    return false;
+  }
+
+  /** Reads the server timings a protocol reports in a 2xx response's header fields; none by default. */
+  HttpExchange.HeadReader headReader() {
+    return HttpExchange.HeadReader.NONE;
+  }
+
   /** Adds the protocol's own headers (authentication included) after {@code Accept}. */
   void protocolHeaders(List<OutboundRequest.Header> headers) {
     if (!apiKey.isEmpty()) {
@@ -188,8 +198,8 @@ public abstract class HttpTarget implements Target {
     OutboundRequest out = outbound(request);
     // every header the request adds is the user's: its value is redacted like a key's (Set.of(): all)
     Redactor r = redactor.withHeaders(request.params().headers(), Set.of());
-    HttpExchange exchange = new HttpExchange(observer, clock, dialect(), bodyReader(), request.params().stream(), r,
-        maxBodyBytes, limits);
+    HttpExchange exchange = new HttpExchange(observer, clock, dialect(), bodyReader(), headReader(),
+        request.params().stream(), r, maxBodyBytes, limits);
     if (maxRedirects > 0) {
       exchange.followRedirects(maxRedirects, transport, out, cancellation);
     }
@@ -204,6 +214,10 @@ public abstract class HttpTarget implements Target {
 
   /** The HTTP request for an inference request; package-private for tests. */
   OutboundRequest outbound(InferenceRequest request) {
+    if (request.prompt().hasMedia() && !carriesMedia(request)) {
+      throw new IllegalArgumentException(getClass().getSimpleName() + " (" + protocolName() + ") sends text only; "
+          + "the prompt has image or audio parts (OpenAiTarget.chat and AnthropicTarget carry them)");
+    }
     boolean stream = request.params().stream();
     List<OutboundRequest.Header> headers = new ArrayList<>(8);
     if (stream) {

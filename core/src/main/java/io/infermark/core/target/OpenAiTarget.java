@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.InferenceRequest;
+import io.infermark.core.request.ContentPart;
 import io.infermark.core.request.Message;
 import io.infermark.core.stream.OpenAiResponses;
 import io.infermark.core.stream.StreamDialect;
@@ -104,6 +105,30 @@ public final class OpenAiTarget extends HttpTarget {
   }
 
   @Override
+  boolean carriesMedia(InferenceRequest request) {
+    return endpoint == Endpoint.CHAT;
+  }
+
+  /**
+   * OpenAI's content parts: {@code {"type":"text","text"}}, {@code {"type":"image_url","image_url":{"url"}}}
+   * (a URL, or inline data as a {@code data:} URL) and {@code {"type":"input_audio","input_audio":{"data","format"}}}.
+   */
+  static void encodeParts(Message m, ArrayNode content) {
+    for (ContentPart part : m.parts()) {
+      ObjectNode p = content.addObject();
+      if (part instanceof ContentPart.Text t) {
+        p.put("type", "text").put("text", t.text());
+      } else if (part instanceof ContentPart.ImageUrl i) {
+        p.put("type", "image_url").putObject("image_url").put("url", i.url());
+      } else if (part instanceof ContentPart.ImageData i) {
+        p.put("type", "image_url").putObject("image_url").put("url", i.dataUrl());
+      } else if (part instanceof ContentPart.Audio a) {
+        p.put("type", "input_audio").putObject("input_audio").put("data", a.base64()).put("format", a.format());
+      }
+    }
+  }
+
+  @Override
   ObjectNode encode(InferenceRequest request) {
     GenerationParams p = request.params();
     ObjectNode root = MAPPER.createObjectNode();
@@ -111,7 +136,12 @@ public final class OpenAiTarget extends HttpTarget {
     if (endpoint == Endpoint.CHAT) {
       ArrayNode messages = root.putArray("messages");
       for (Message m : request.prompt().messages()) {
-        messages.addObject().put("role", m.role()).put("content", m.content());
+        ObjectNode message = messages.addObject().put("role", m.role());
+        if (m.hasMedia()) {
+          encodeParts(m, message.putArray("content"));
+        } else {
+          message.put("content", m.content());
+        }
       }
     } else {
       root.put("prompt", request.prompt().text());

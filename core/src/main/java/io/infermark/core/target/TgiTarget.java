@@ -18,6 +18,9 @@ import io.infermark.core.stream.StreamDialect;
  * (unless {@link Builder#details} turns it off) so the last event reports {@code input_length}
  * and {@code generated_tokens} as usage. Every token event counts one token, the EOS special
  * token included. Validation and overload errors arrive inside a 200 stream and are stream errors.
+ * The timing headers of a {@code /generate} answer ({@code x-compute-time} in seconds;
+ * {@code x-total-time}, {@code x-validation-time}, {@code x-queue-time}, {@code x-inference-time},
+ * {@code x-time-per-token} in ms) are recorded as server timings under their lower-case names.
  * An API key (Inference Endpoints) is sent as a bearer token. Shared options are those of
  * {@link HttpTarget.Builder}.
  */
@@ -48,6 +51,11 @@ public final class TgiTarget extends HttpTarget {
   @Override
   HttpExchange.BodyReader bodyReader() {
     return WholeBodies::tgi;
+  }
+
+  @Override
+  HttpExchange.HeadReader headReader() {
+    return TgiTimingHeaders::report;
   }
 
   @Override

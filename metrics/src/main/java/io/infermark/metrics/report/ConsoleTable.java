@@ -18,7 +18,9 @@ import java.util.OptionalDouble;
 /**
  * Renders a {@link RunSummary} as one screen of plain text: a row per latency metric (count, mean,
  * p50, p90, p95, p99, p99.9, max, all in ms, with {@code *} after a percentile that rests on too few
- * samples), then requests, throughput, tokens, failures by category, schedule lag and the client's
+ * samples), then, when servers reported durations of their own, a row per
+ * {@link io.infermark.metrics.ServerTimingGap} (client − server per request, ms: {@code TTFT-srv prefill},
+ * {@code E2E-srv total}), then requests, throughput, tokens, failures by category, schedule lag and the client's
  * health (verdict, measurement floor, hiccups, CPU, GC). A run whose client was DEGRADED or
  * CLIENT_BOUND opens with a warning that gives the reasons. Fixed-width columns, no colours, no line
  * longer than {@value #WIDTH} characters; the caller decides where it goes.
@@ -60,6 +62,14 @@ public final class ConsoleTable {
     if (marked) {
       lines.add(UNRELIABLE + " too few samples for this percentile (p99 needs 100, p99.9 needs 1000)");
     }
+    if (!s.clientMinusServer().isEmpty()) {
+      lines.add("");
+      lines.add(pad("client-server (ms)", NAME_WIDTH).stripTrailing());
+      for (var e : s.clientMinusServer().entrySet()) {
+        lines.add(row(e.getKey() == io.infermark.metrics.ServerTimingGap.TTFT_MINUS_SERVER_PREFILL
+            ? "TTFT-srv prefill" : "E2E-srv total", e.getValue()));
+      }
+    }
     lines.add("");
     wrap(lines, "Requests", requests(s.requests()));
     wrap(lines, "Window", window(s));
@@ -84,7 +94,11 @@ public final class ConsoleTable {
   }
 
   private static String row(LatencyMetric m, Distribution d) {
-    StringBuilder b = new StringBuilder(pad(m.name(), NAME_WIDTH));
+    return row(m.name(), d);
+  }
+
+  private static String row(String name, Distribution d) {
+    StringBuilder b = new StringBuilder(pad(name, NAME_WIDTH));
     b.append(cell(Integer.toString(d.count()), false)).append(cell(millis(d.mean()), false));
     for (Percentile p : Percentile.values()) {
       b.append(cell(millis(d.percentile(p.p())), !d.isEmpty() && d.isTailUnreliable(p.p())));

@@ -135,6 +135,12 @@ import java.util.Set;
  *     "stream_close_ms": { ... }, "ttft_from_intended_ms": { ... }, "e2e_from_intended_ms": { ... },
  *     "schedule_lag_ms": { ... }
  *   },
+ *   "client_minus_server": {                       // per request, client - server, ms (see ServerTimingGap);
+ *                                                  // only gaps some server reported a duration for
+ *     "e2e_minus_server_total_ms": {"definition": "client E2E - server total (...)", "count": 3,
+ *       "mean": 1.2, "min": 0.9, "p50": 1.1, "p90": ..., "p95": ..., "p99": ..., "p99_9": ..., "max": 1.6},
+ *     "ttft_minus_server_prefill_ms": { ... }
+ *   },
  *   "vllm": {                                      // vLLM `bench serve` result keys, vLLM's definitions
  *     "duration": 1.4,                             // s: our measurement window (see below)
  *     "completed": 4, "failed": 4,
@@ -291,6 +297,11 @@ public final class JsonReport {
     g.writeObjectFieldStart("latency");
     for (Map.Entry<LatencyMetric, Distribution> e : s.distributions().entrySet()) {
       writeDistribution(g, e.getKey(), e.getValue());
+    }
+    g.writeEndObject();
+    g.writeObjectFieldStart("client_minus_server");
+    for (Map.Entry<io.infermark.metrics.ServerTimingGap, Distribution> e : s.clientMinusServer().entrySet()) {
+      writeGap(g, e.getKey(), e.getValue());
     }
     g.writeEndObject();
     writeVllm(g, s, extras);
@@ -599,6 +610,21 @@ public final class JsonReport {
       g.writeEndArray();
       g.writeEndObject();
     }
+    g.writeEndObject();
+  }
+
+  /** One client − server distribution: its definition, count and percentiles, in ms. */
+  private static void writeGap(JsonGenerator g, io.infermark.metrics.ServerTimingGap gap, Distribution d)
+      throws IOException {
+    g.writeObjectFieldStart(gap.fieldName());
+    g.writeStringField("definition", gap.definition());
+    g.writeNumberField("count", d.count());
+    number(g, "mean", d.mean());
+    number(g, "min", d.min());
+    for (Percentile p : Percentile.values()) {
+      number(g, p.fieldName(), d.percentile(p.p()));
+    }
+    number(g, "max", d.max());
     g.writeEndObject();
   }
 

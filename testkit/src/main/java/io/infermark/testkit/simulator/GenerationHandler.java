@@ -519,6 +519,9 @@ final class GenerationHandler {
         outcome = Outcome.MALFORMED_CHUNK;
       }
       exchange.responseHeader("Content-Type", "application/json");
+      for (java.util.Map.Entry<String, String> h : renderer.completionHeaders(renderer.reportedTimings()).entrySet()) {
+        exchange.responseHeader(h.getKey(), h.getValue());
+      }
       delayHeaders();
       exchange.sendResponseHeaders(200, 0);
       recorder.status(200);
@@ -572,6 +575,7 @@ final class GenerationHandler {
       if (r instanceof ProtocolRenderers.Tgi tgi && request != null) {
         tgi.details(request.includeUsage()); // the parser carries TGI's parameters.details as include-usage
       }
+      r.engineTimeline(() -> generation == null ? null : generation.engineTimeline());
       return r;
     }
 

@@ -12,6 +12,7 @@ package io.infermark.testkit.simulator;
  *
  * <p>Chat prompts count the text of every message's content (a string, or the {@code text} of
  * each {@code "type":"text"} part) and nothing else: no role names, no chat template overhead.
+ * Image and audio parts cost the tokens {@link MediaTokens} gives them.
  */
 public final class PromptTokenizer {
 

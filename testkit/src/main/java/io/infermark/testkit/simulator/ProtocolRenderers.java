@@ -344,11 +344,21 @@ final class ProtocolRenderers {
       }), ascii("\n"));
     }
 
+    /**
+     * The final line's fields, Ollama's durations in nanoseconds from the engine's timeline:
+     * {@code total_duration} arrival to last token, {@code load_duration} the cold-start wait (0 when
+     * loaded), {@code prompt_eval_duration} the prefill, {@code eval_duration} first to last token.
+     */
     private void done(JsonGenerator g, String finishReason, TokenUsage usage) throws IOException {
+      ReportedTimings t = reportedTimings();
       g.writeBooleanField("done", true);
       g.writeStringField("done_reason", finishReason);
+      g.writeNumberField("total_duration", t.totalNanos());
+      g.writeNumberField("load_duration", t.loadNanos());
       g.writeNumberField("prompt_eval_count", usage.promptTokens());
+      g.writeNumberField("prompt_eval_duration", t.promptEvalNanos());
       g.writeNumberField("eval_count", usage.completionTokens());
+      g.writeNumberField("eval_duration", t.evalNanos());
     }
 
     @Override
@@ -465,6 +475,26 @@ final class ProtocolRenderers {
       return false;
     }
 
+    /**
+     * TGI's timing headers on a {@code /generate} answer: {@code x-compute-time} in seconds (arrival to
+     * last token), the others in whole milliseconds, truncated as TGI's {@code as_millis} does.
+     */
+    @Override
+    java.util.Map<String, String> completionHeaders(ReportedTimings t) {
+      long perToken = t.tokens() == 0 ? 0 : t.inferenceNanos() / t.tokens();
+      java.util.Map<String, String> h = new java.util.LinkedHashMap<>();
+      h.put("x-compute-type", "gpu+optimized");
+      h.put("x-compute-time", t.computeTimeSeconds());
+      h.put("x-total-time", Long.toString(t.totalNanos() / 1_000_000));
+      h.put("x-validation-time", "0");
+      h.put("x-queue-time", Long.toString(t.queueNanos() / 1_000_000));
+      h.put("x-inference-time", Long.toString(t.inferenceNanos() / 1_000_000));
+      h.put("x-time-per-token", Long.toString(perToken / 1_000_000));
+      h.put("x-prompt-tokens", Integer.toString(t.promptTokensComputed()));
+      h.put("x-generated-tokens", Integer.toString(t.tokens()));
+      return h;
+    }
+
     @Override
     byte[] completion(String reasoning, String text, String finishReason, TokenUsage usage) {
       return write(g -> {
@@ -543,9 +573,22 @@ final class ProtocolRenderers {
       g.writeStringField("stop_type", "length".equals(finishReason) ? "limit" : "eos");
       g.writeStringField("stopping_word", "");
       g.writeNumberField("tokens_cached", usage.promptTokens() + usage.completionTokens());
+      // llama.cpp's timings, in ms from the engine's timeline: prompt_ms the prefill (of the tokens
+      // not found in the cache), predicted_ms first to last token
+      ReportedTimings t = reportedTimings();
+      double promptMs = ReportedTimings.millis(t.promptEvalNanos());
+      double predictedMs = ReportedTimings.millis(t.evalNanos());
+      int promptN = t == ReportedTimings.NONE ? usage.promptTokens() : t.promptTokensComputed();
+      int predictedN = usage.completionTokens();
       g.writeObjectFieldStart("timings");
-      g.writeNumberField("prompt_n", usage.promptTokens());
-      g.writeNumberField("predicted_n", usage.completionTokens());
+      g.writeNumberField("prompt_n", promptN);
+      g.writeNumberField("prompt_ms", promptMs);
+      g.writeNumberField("prompt_per_token_ms", promptN == 0 ? 0 : promptMs / promptN);
+      g.writeNumberField("prompt_per_second", promptMs == 0 ? 0 : 1e3 * promptN / promptMs);
+      g.writeNumberField("predicted_n", predictedN);
+      g.writeNumberField("predicted_ms", predictedMs);
+      g.writeNumberField("predicted_per_token_ms", predictedN == 0 ? 0 : predictedMs / predictedN);
+      g.writeNumberField("predicted_per_second", predictedMs == 0 ? 0 : 1e3 * predictedN / predictedMs);
       g.writeEndObject();
       g.writeEndObject();
     }

@@ -243,11 +243,69 @@ final class RequestParser {
           String type = part.path("type").asText();
           if ((type.equals("text") || type.equals("input_text")) && part.path("text").isTextual()) {
             PromptTokenizer.hashes(part.get("text").textValue(), role, hashes);
+          } else {
+            mediaTokens(type, part, role, field, hashes);
           }
         }
       } else {
         throw ApiError.badRequest("message content must be a string or an array of parts", field);
       }
+    }
+  }
+
+  /**
+   * Charges an image or audio part's prompt tokens ({@link MediaTokens}): OpenAI's {@code image_url}
+   * ({@code url} a string or {@code {"url": ...}}) and {@code input_audio} ({@code data}, {@code format}),
+   * Anthropic's {@code image} ({@code source} of type {@code base64} or {@code url}). Each token's
+   * hash is derived from the part's data, so the prefix cache recognises the same image again.
+   * Other part types are not simulated and cost nothing.
+   */
+  private static void mediaTokens(String type, JsonNode part, long role, String field, LongList hashes)
+      throws ApiError {
+    String data;
+    int tokens;
+    try {
+      switch (type) {
+        case "image_url" -> {
+          JsonNode url = part.path("image_url");
+          data = url.isTextual() ? url.textValue() : url.path("url").asText("");
+          if (data.isEmpty()) {
+            throw ApiError.badRequest("an image_url part needs image_url.url", field);
+          }
+          tokens = MediaTokens.imageUrlTokens(data);
+        }
+        case "input_audio" -> {
+          JsonNode audio = part.path("input_audio");
+          data = audio.path("data").asText("");
+          if (data.isEmpty() || !audio.path("format").isTextual()) {
+            throw ApiError.badRequest("an input_audio part needs input_audio.data and input_audio.format", field);
+          }
+          tokens = MediaTokens.audioTokens(data, audio.get("format").textValue());
+        }
+        case "image" -> {
+          JsonNode source = part.path("source");
+          String sourceType = source.path("type").asText("");
+          if (sourceType.equals("base64") && source.path("data").isTextual()) {
+            data = source.get("data").textValue();
+            tokens = MediaTokens.imageDataTokens(data);
+          } else if (sourceType.equals("url") && source.path("url").isTextual()) {
+            data = source.get("url").textValue();
+            tokens = MediaTokens.imageUrlTokens(data);
+          } else {
+            throw ApiError.badRequest("an image block needs a source of type base64 (with data) or url (with url)",
+                field);
+          }
+        }
+        default -> {
+          return;
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      throw ApiError.badRequest(e.getMessage(), field);
+    }
+    long salt = Mix.mix64(role, data.hashCode() * 31L + data.length());
+    for (int i = 0; i < tokens; i++) {
+      hashes.add(Mix.mix64(salt, i));
     }
   }
 

@@ -23,6 +23,7 @@ abstract class ResponseRenderer {
   private final String id;
   private final long created;
   private final String model;
+  private java.util.function.Supplier<SequenceTimeline> engineTimeline = () -> null;
 
   ResponseRenderer(JsonFactory json, String id, long created, String model) {
     this.json = json;
@@ -130,6 +131,21 @@ abstract class ResponseRenderer {
     byte[] chunk = contentChunk(" the", null, null);
     String cut = new String(chunk, 0, chunk.length - 3, java.nio.charset.StandardCharsets.UTF_8);
     return ("data: " + cut + "\n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /** Where the durations the protocol reports come from: the request's engine timeline, read when rendered. */
+  final void engineTimeline(java.util.function.Supplier<SequenceTimeline> timeline) {
+    this.engineTimeline = timeline;
+  }
+
+  /** The durations the server reports now, from the engine's timeline ({@link ReportedTimings#NONE} without one). */
+  final ReportedTimings reportedTimings() {
+    return ReportedTimings.of(engineTimeline.get());
+  }
+
+  /** Header fields a whole (non-streamed) answer carries besides its Content-Type; none by default. */
+  java.util.Map<String, String> completionHeaders(ReportedTimings timings) {
+    return java.util.Map.of();
   }
 
   final JsonFactory json() {

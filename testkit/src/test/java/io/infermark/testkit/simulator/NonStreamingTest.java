@@ -73,13 +73,14 @@ class NonStreamingTest {
   }
 
   @Test
-  void chatCountsTextPartsOfStructuredContent() throws IOException {
+  void chatCountsTextPartsOfStructuredContentAndChargesAnImageByUrlItsFixedCost() throws IOException {
     HttpResponse<String> response = http.post("/v1/chat/completions", "{\"messages\":["
         + "{\"role\":\"system\",\"content\":\"Be brief.\"},"
         + "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"two words\"},"
         + "{\"type\":\"image_url\",\"image_url\":{\"url\":\"http://x/y.png\"}}]},"
         + "{\"role\":\"assistant\",\"content\":null}]}");
 
-    assertThat(json(response.body()).at("/usage/prompt_tokens").asInt()).isEqualTo(3 + 2);
+    // "Be brief." 3, "two words" 2, an image of unknown size 765 (MediaTokens.UNKNOWN_SIZE_IMAGE_TOKENS).
+    assertThat(json(response.body()).at("/usage/prompt_tokens").asInt()).isEqualTo(3 + 2 + 765);
   }
 }

@@ -1,0 +1,187 @@
+package io.infermark.testkit.protocols;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.infermark.core.Benchmark;
+import io.infermark.core.RunResult;
+import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.load.LoadProfile;
+import io.infermark.core.request.GenerationParams;
+import io.infermark.core.request.Prompt;
+import io.infermark.core.target.HttpTarget;
+import io.infermark.core.target.LlamaCppTarget;
+import io.infermark.core.target.OllamaTarget;
+import io.infermark.core.target.TgiTarget;
+import io.infermark.metrics.Distribution;
+import io.infermark.metrics.RunSummary;
+import io.infermark.metrics.ServerTimingGap;
+import io.infermark.metrics.report.ConsoleTable;
+import io.infermark.metrics.report.JsonReport;
+import io.infermark.testkit.simulator.ColdStart;
+import io.infermark.testkit.simulator.SequenceTimeline;
+import io.infermark.testkit.simulator.Simulator;
+import io.infermark.testkit.simulator.SimulatorConfig;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each protocol that reports server durations, against the simulator over HTTP: the record keeps
+ * exactly the numbers the simulator wrote from its engine's ground-truth timeline (recomputed here
+ * from that timeline), and the summary's client − server differences are never below zero by more
+ * than the run's own client floor.
+ */
+class ServerTimingsAgainstSimulatorTest {
+
+  private static final Prompt PROMPT = Prompt.user("Tell me about latency.");
+
+  private static SimulatorConfig.Builder config() {
+    return SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(4)).interTokenInterval(Duration.ofMillis(1))
+        .tokensPerChunk(1).outputTokensBetween(4, 8).reasoningTokens(0).seed(11);
+  }
+
+  private static RunResult run(HttpTarget target, boolean stream, int requests) {
+    return Benchmark.target(target).preflight(false).prompts(PROMPT)
+        .params(GenerationParams.builder().maxTokens(8).stream(stream).build())
+        .load(LoadProfile.concurrency(1).requests(requests)).run();
+  }
+
+  private static SequenceTimeline engine(Simulator sim, RequestRecord r) {
+    return sim.timeline(r.requestId()).orElseThrow().engine().orElseThrow();
+  }
+
+  private static long last(SequenceTimeline t) {
+    return t.tokenNanos(t.tokenCount() - 1);
+  }
+
+  private static long promptEval(SequenceTimeline t) {
+    return t.prefillEndNanos().getAsLong() - t.prefillStartNanos().getAsLong();
+  }
+
+  /** Every gap the summary shows is ≥ 0 but for what the client's floor allows, and each request has one. */
+  private static void gapsAreNotNegative(RunResult run, int requests, ServerTimingGap... expected) {
+    RunSummary summary = RunSummary.of(run);
+    double tolerance = run.clientHealth().floorMillis() + 1e-6;
+    assertThat(summary.clientMinusServer()).containsOnlyKeys(expected);
+    for (Map.Entry<ServerTimingGap, Distribution> e : summary.clientMinusServer().entrySet()) {
+      assertThat(e.getValue().count()).as("%s", e.getKey()).isEqualTo(requests);
+      assertThat(e.getValue().min().getAsDouble()).as("%s", e.getKey()).isGreaterThanOrEqualTo(-tolerance);
+    }
+    assertThat(ConsoleTable.render(summary)).contains("client-server (ms)");
+    assertThat(JsonReport.toJson(summary)).contains("\"client_minus_server\"")
+        .contains("\"" + expected[0].fieldName() + "\"");
+  }
+
+  @Test
+  void ollamaReportsTheEnginesDurationsInNanosecondsWithTheColdStartsLoad() {
+    try (Simulator sim = Simulator.start(config().coldStart(ColdStart.onFirstRequest(Duration.ofMillis(30))).build());
+        HttpTarget target = OllamaTarget.chat(sim.baseUrl(), sim.config().model()).build()) {
+      RunResult run = run(target, true, 3);
+      assertThat(run.records()).allMatch(RequestRecord::succeeded);
+      boolean sawLoad = false;
+      for (RequestRecord r : run.records()) {
+        SequenceTimeline t = engine(sim, r);
+        assertThat(r.serverTimings()).as("%s", r).containsOnly(
+            Map.entry("total_duration", (double) (last(t) - t.arrivalNanos())),
+            Map.entry("load_duration", (double) t.loadDurationNanos()),
+            Map.entry("prompt_eval_duration", (double) promptEval(t)),
+            Map.entry("eval_duration", (double) (last(t) - t.tokenNanos(0))));
+        sawLoad |= t.loadDurationNanos() > 0;
+      }
+      assertThat(sawLoad).as("the first request waited for the model to load").isTrue();
+      gapsAreNotNegative(run, 3, ServerTimingGap.TTFT_MINUS_SERVER_PREFILL, ServerTimingGap.E2E_MINUS_SERVER_TOTAL);
+    }
+  }
+
+  @Test
+  void ollamaGenerateWithoutStreamingReportsTheSameDurations() {
+    try (Simulator sim = Simulator.start(config().build());
+        HttpTarget target = OllamaTarget.generate(sim.baseUrl(), sim.config().model()).build()) {
+      RunResult run = run(target, false, 2);
+      for (RequestRecord r : run.records()) {
+        SequenceTimeline t = engine(sim, r);
+        assertThat(r.serverTimings()).containsEntry("total_duration", (double) (last(t) - t.arrivalNanos()))
+            .containsEntry("load_duration", 0.0)
+            .containsEntry("eval_duration", (double) (last(t) - t.tokenNanos(0)));
+      }
+      gapsAreNotNegative(run, 2, ServerTimingGap.TTFT_MINUS_SERVER_PREFILL, ServerTimingGap.E2E_MINUS_SERVER_TOTAL);
+    }
+  }
+
+  @Test
+  void llamaCppReportsTheEnginesTimingsInMilliseconds() {
+    try (Simulator sim = Simulator.start(config().build());
+        HttpTarget target = LlamaCppTarget.completion(sim.baseUrl()).build()) {
+      RunResult run = run(target, true, 3);
+      assertThat(run.records()).allMatch(RequestRecord::succeeded);
+      for (RequestRecord r : run.records()) {
+        SequenceTimeline t = engine(sim, r);
+        double promptMs = promptEval(t) / 1e6;
+        double predictedMs = (last(t) - t.tokenNanos(0)) / 1e6;
+        int n = t.tokenCount();
+        assertThat(r.serverTimings()).as("%s", r)
+            .containsEntry("timings.prompt_n", (double) (t.promptTokens() - t.cachedPromptTokens()))
+            .containsEntry("timings.prompt_ms", promptMs)
+            .containsEntry("timings.predicted_n", (double) n)
+            .containsEntry("timings.predicted_ms", predictedMs)
+            .containsEntry("timings.predicted_per_token_ms", predictedMs / n)
+            .hasSize(8);
+      }
+      gapsAreNotNegative(run, 3, ServerTimingGap.TTFT_MINUS_SERVER_PREFILL, ServerTimingGap.E2E_MINUS_SERVER_TOTAL);
+    }
+  }
+
+  @Test
+  void theContinuousBatchingEngineReportsItsOwnStepTimesToConcurrentRequests() {
+    SimulatorConfig engine = config().engine(io.infermark.testkit.simulator.EngineProfile.nearZeroCost().toBuilder()
+        .name("prefill-cost").prefillPerTokenMs(0.05).build()).build();
+    try (Simulator sim = Simulator.start(engine);
+        HttpTarget target = OllamaTarget.generate(sim.baseUrl(), sim.config().model()).build()) {
+      RunResult run = Benchmark.target(target).preflight(false).prompts(PROMPT)
+          .params(GenerationParams.builder().maxTokens(8).build())
+          .load(LoadProfile.concurrency(3).requests(6)).run();
+      assertThat(run.records()).hasSize(6).allMatch(RequestRecord::succeeded);
+      for (RequestRecord r : run.records()) {
+        SequenceTimeline t = engine(sim, r);
+        assertThat(r.serverTimings()).as("%s", r).containsOnly(
+            Map.entry("total_duration", (double) (last(t) - t.arrivalNanos())),
+            Map.entry("load_duration", 0.0),
+            Map.entry("prompt_eval_duration", (double) promptEval(t)),
+            Map.entry("eval_duration", (double) (last(t) - t.tokenNanos(0))));
+      }
+      gapsAreNotNegative(run, 6, ServerTimingGap.TTFT_MINUS_SERVER_PREFILL, ServerTimingGap.E2E_MINUS_SERVER_TOTAL);
+    }
+  }
+
+  @Test
+  void tgiGenerateReportsItsTimingHeaders() {
+    try (Simulator sim = Simulator.start(config().build());
+        HttpTarget target = TgiTarget.generate(sim.baseUrl()).build()) {
+      RunResult run = run(target, false, 3);
+      assertThat(run.records()).allMatch(RequestRecord::succeeded);
+      for (RequestRecord r : run.records()) {
+        SequenceTimeline t = engine(sim, r);
+        long total = last(t) - t.arrivalNanos();
+        long inference = last(t) - t.admissionNanos().getAsLong();
+        assertThat(r.serverTimings()).as("%s", r).containsOnly(
+            Map.entry("x-compute-time", total / 1e9),
+            Map.entry("x-total-time", (double) (total / 1_000_000)),
+            Map.entry("x-validation-time", 0.0),
+            Map.entry("x-queue-time", (double) (t.queueNanos().getAsLong() / 1_000_000)),
+            Map.entry("x-inference-time", (double) (inference / 1_000_000)),
+            Map.entry("x-time-per-token", (double) (inference / t.tokenCount() / 1_000_000)));
+      }
+      gapsAreNotNegative(run, 3, ServerTimingGap.E2E_MINUS_SERVER_TOTAL);
+    }
+  }
+
+  @Test
+  void tgiGenerateStreamHasNoTimingHeadersAndNoGap() {
+    try (Simulator sim = Simulator.start(config().build());
+        HttpTarget target = TgiTarget.generate(sim.baseUrl()).build()) {
+      RunResult run = run(target, true, 1);
+      assertThat(run.records().get(0).serverTimings()).isEmpty();
+      assertThat(RunSummary.of(run).clientMinusServer()).isEmpty();
+    }
+  }
+}
