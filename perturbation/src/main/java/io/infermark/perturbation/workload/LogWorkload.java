@@ -9,8 +9,8 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * A workload built from a real query log: cluster the queries ({@link QueryClustering}), weight
- * each cluster by its size, sample representatives in proportion to the weights, and optionally
+ * A workload built from a real query log: cluster the queries ({@link QueryClustering}, each
+ * cluster weighted by its size, or {@link DensityWeightedClustering}, weighted by density), sample representatives in proportion to the weights, and optionally
  * perturb them.
  *
  * <pre>{@code
@@ -32,6 +32,15 @@ public final class LogWorkload {
 
   /** Clusters the log. */
   public static LogWorkload of(List<String> queries, QueryClustering clustering) {
+    Objects.requireNonNull(clustering, "clustering");
+    return new LogWorkload(clustering.cluster(queries));
+  }
+
+  /**
+   * Clusters the log into semantic clusters weighted by density ({@link DensityWeightedClustering}):
+   * {@link #sample} then gives each cluster its density-weighted share of the requests.
+   */
+  public static LogWorkload of(List<String> queries, DensityWeightedClustering clustering) {
     Objects.requireNonNull(clustering, "clustering");
     return new LogWorkload(clustering.cluster(queries));
   }
