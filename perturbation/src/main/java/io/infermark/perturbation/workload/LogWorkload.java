@@ -72,6 +72,38 @@ public final class LogWorkload {
   }
 
   /**
+   * The prompts of {@link #sample(int)} (the same count per cluster) in an order that spreads every
+   * cluster evenly over the run, so that at any request rate each cluster's share of the rate is its
+   * weight throughout, not only on average: smooth weighted round robin over the quotas (each step
+   * adds every cluster's quota to its credit, sends the cluster with the most credit, ties to the
+   * lower id, and takes {@code count} from its credit). Quotas 3, 2, 2 give clusters 0 1 2 0 1 2 0.
+   * Run it with {@code Benchmark.prompts(list)}, which sends the list in order.
+   */
+  public List<Prompt> interleaved(int count) {
+    List<Prompt> bySample = sample(count);
+    int[] quota = quotas(count);
+    int[] first = new int[clusters.size()];
+    for (int c = 1; c < first.length; c++) {
+      first[c] = first[c - 1] + quota[c - 1];
+    }
+    int[] taken = new int[clusters.size()];
+    long[] credit = new long[clusters.size()];
+    List<Prompt> out = new ArrayList<>(count);
+    for (int step = 0; step < count; step++) {
+      int best = -1;
+      for (int c = 0; c < credit.length; c++) {
+        credit[c] += quota[c];
+        if (quota[c] > 0 && (best < 0 || credit[c] > credit[best])) {
+          best = c;
+        }
+      }
+      credit[best] -= count;
+      out.add(bySample.get(first[best] + taken[best]++));
+    }
+    return List.copyOf(out);
+  }
+
+  /**
    * {@link #sample(int)}, each sample perturbed: sample {@code i} becomes the variant at design run
    * {@code i mod runs} of the space {@code spaceFor} builds around it, made with a seed derived from
    * {@code seed} and {@code i}, and tagged {@code variant = i}.
