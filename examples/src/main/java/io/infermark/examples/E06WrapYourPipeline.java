@@ -110,10 +110,10 @@ public final class E06WrapYourPipeline {
     SimulatorConfig config = SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(10))
         .interTokenInterval(Duration.ofMillis(2)).seed(6).build();
     List<Prompt> prompts = new ArrayList<>();
-    int position = 0;
+    int next = 0;
     for (Map.Entry<String, String> q : QUESTIONS.entrySet()) {
       prompts.add(Prompt.user(q.getKey()).withTag(RetrievalTarget.RELEVANT_TAG, q.getValue())
-          .withTag(QUESTION_TAG, Integer.toString(position++)));
+          .withTag(QUESTION_TAG, Integer.toString(next++)));
     }
     RunResult run;
     try (Simulator sim = Simulator.start(config);
@@ -132,12 +132,14 @@ public final class E06WrapYourPipeline {
     out.println("Recall@" + TOP_K + " per question (retrieved ids vs the relevant ones):");
     List<String> questions = List.copyOf(QUESTIONS.keySet());
     for (int i = 0; i < questions.size(); i++) {
-      String q = Integer.toString(i);
-      run.measured().stream().filter(r -> q.equals(r.tags().get(QUESTION_TAG))).findFirst().ifPresent(r ->
-          out.printf(Locale.ROOT, "  %-34s relevant %-6s retrieved %-6s recall %.2f (%s tier)%n",
-              questions.get(Integer.parseInt(q)), r.tags().get(RetrievalTarget.RELEVANT_TAG),
-              r.tags().get(RetrievalTarget.RETRIEVED_TAG).isEmpty() ? "-" : r.tags().get(RetrievalTarget.RETRIEVED_TAG),
-              RetrievalTarget.recallAtK(r).orElse(Double.NaN), r.tags().get(TIER_TAG)));
+      String position = Integer.toString(i);
+      String question = questions.get(i);
+      run.measured().stream().filter(r -> position.equals(r.tags().get(QUESTION_TAG))).findFirst().ifPresent(r -> {
+        String retrieved = r.tags().get(RetrievalTarget.RETRIEVED_TAG);
+        out.printf(Locale.ROOT, "  %-34s relevant %-6s retrieved %-6s recall %.2f (%s tier)%n", question,
+            r.tags().get(RetrievalTarget.RELEVANT_TAG), retrieved.isEmpty() ? "-" : retrieved,
+            RetrievalTarget.recallAtK(r).orElse(Double.NaN), r.tags().get(TIER_TAG));
+      });
     }
     double meanRecall = run.measured().stream().mapToDouble(r -> RetrievalTarget.recallAtK(r).orElse(0))
         .average().orElse(Double.NaN);

@@ -10,8 +10,8 @@ import java.util.function.Function;
 
 /**
  * A workload built from a real query log: cluster the queries ({@link QueryClustering}, each
- * cluster weighted by its size, or {@link DensityWeightedClustering}, weighted by density), sample representatives in proportion to the weights, and optionally
- * perturb them.
+ * cluster weighted by its size, or {@link DensityWeightedClustering}, weighted by density), sample
+ * representatives in proportion to the weights, and optionally perturb them.
  *
  * <pre>{@code
  * LogWorkload w = LogWorkload.of(queries, QueryClustering.defaults());
