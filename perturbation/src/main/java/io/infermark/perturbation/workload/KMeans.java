@@ -5,7 +5,9 @@ import java.util.Random;
 
 /**
  * Deterministic k-means (Lloyd's algorithm, Euclidean distance) with k-means++ initialisation and
- * restarts, as scikit-learn's {@code KMeans(init="k-means++", n_init=restarts)}.
+ * restarts, in the manner of scikit-learn's {@code KMeans(init="k-means++", n_init=restarts)} but with
+ * plain k-means++ (one candidate per centre, not scikit-learn's greedy trials), so the clusters match
+ * scikit-learn's on well-separated data, not draw for draw.
  *
  * <ol>
  *   <li>Seeding (k-means++): one {@code java.util.Random(seed)} serves every restart. The first
