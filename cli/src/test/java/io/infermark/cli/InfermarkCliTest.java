@@ -159,7 +159,8 @@ class InfermarkCliTest {
       assertThat(o.code()).as(command).isZero();
       assertThat(o.out()).as(command).contains("Usage: infermark " + command);
     }
-    assertThat(run("sim", "--help").out()).contains("--ttft-ms X");
+    assertThat(run("sim", "--help").out()).contains("--ttft-ms X", "--cold-start-ms X", "--cold-start-on WHEN",
+        "--scale-to-zero-ms X", "--swap-preemption-ms X");
     Outcome top = run("--help");
     assertThat(top.code()).isZero();
     assertThat(top.out()).contains("bench", "sweep", "capacity", "sim", "report", "explain");

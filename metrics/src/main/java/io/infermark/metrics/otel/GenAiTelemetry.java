@@ -3,8 +3,10 @@ package io.infermark.metrics.otel;
 import io.infermark.core.RunListener;
 import io.infermark.core.RunStart;
 import io.infermark.core.capture.ChunkTimeline;
+import io.infermark.core.capture.ConnectionPhases;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
+import io.infermark.core.capture.Phase;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.target.OpenAiTarget;
 import io.infermark.core.request.GenerationParams;
@@ -69,6 +71,9 @@ import java.util.concurrent.TimeUnit;
  * {@code gen_ai.response.time_to_first_chunk} and {@code gen_ai.response.finish_reasons}; a failed
  * request sets the span status to ERROR and {@code error.type}, and carries no usage attributes (its
  * token counts are not the server's). Warmup requests get spans (the server saw them) but no metrics.
+ * A pipeline target's retrieval stage ({@link io.infermark.core.pipeline.RetrievalTarget}) adds the span
+ * events {@value #RETRIEVAL_START_EVENT} and {@value #RETRIEVAL_END_EVENT} at the stage's start and end and
+ * the attribute {@value #RETRIEVAL_DURATION} (seconds); the span's time after the end event is generation.
  *
  * <p>Nothing here reads prompts, outputs or header values, so no content or secret reaches telemetry.
  */
@@ -76,6 +81,12 @@ public final class GenAiTelemetry implements RunListener {
 
   /** The instrumentation scope name. */
   public static final String SCOPE = "io.infermark.metrics";
+  /** Span event: a pipeline's retrieval stage started (before the generation request). */
+  public static final String RETRIEVAL_START_EVENT = "infermark.retrieval.start";
+  /** Span event: a pipeline's retrieval stage ended; generation starts after it. */
+  public static final String RETRIEVAL_END_EVENT = "infermark.retrieval.end";
+  /** Span attribute: the retrieval stage's duration, seconds. */
+  public static final String RETRIEVAL_DURATION = "infermark.retrieval.duration";
 
   private final GenAiConventions conventions;
   private final OpenTelemetry openTelemetry;
@@ -245,11 +256,31 @@ public final class GenAiTelemetry implements RunListener {
       span.setStatus(StatusCode.ERROR, f.category().name().toLowerCase(Locale.ROOT));
     });
     RunStart s = start;
+    stageEvents(span, r, s);
     if (s != null) {
       span.end(epochNanos(s, r.sendNanos() + r.endOffsetNanos()), TimeUnit.NANOSECONDS);
     } else {
       span.end();
     }
+  }
+
+  /**
+   * A pipeline's client-side retrieval stage ({@link Phase#RETRIEVAL_START}, {@link Phase#RETRIEVAL_END}) as
+   * span events at their times, and the stage's duration in seconds as an attribute.
+   */
+  private static void stageEvents(Span span, RequestRecord r, RunStart s) {
+    ConnectionPhases phases = r.phases();
+    for (Phase p : new Phase[] {Phase.RETRIEVAL_START, Phase.RETRIEVAL_END}) {
+      phases.offsetNanos(p).ifPresent(offset -> {
+        String name = p == Phase.RETRIEVAL_START ? RETRIEVAL_START_EVENT : RETRIEVAL_END_EVENT;
+        if (s != null) {
+          span.addEvent(name, epochNanos(s, r.sendNanos() + offset), TimeUnit.NANOSECONDS);
+        } else {
+          span.addEvent(name);
+        }
+      });
+    }
+    phases.retrievalNanos().ifPresent(n -> span.setAttribute(RETRIEVAL_DURATION, n / 1e9));
   }
 
   /** Epoch nanoseconds of a time given as nanoseconds from the run's origin. */

@@ -8,7 +8,9 @@ import static org.assertj.core.api.Assertions.within;
 import io.infermark.core.RunStart;
 import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
+import io.infermark.core.capture.ConnectionPhases;
 import io.infermark.core.capture.Failure;
+import io.infermark.core.capture.Phase;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.capture.Usage;
 import io.infermark.core.load.LoadProfile;
@@ -29,6 +31,7 @@ import io.opentelemetry.sdk.metrics.data.MetricData;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.EventData;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.util.List;
@@ -183,6 +186,42 @@ class GenAiTelemetryTest {
     assertThat(failed.getAttributes().get(C.usageInputTokens())).isNull();
     assertThat(sent.get(1).id()).isEqualTo("req-1");
     assertThat(sent.get(1).prompt()).isEqualTo(Prompt.user("hello"));
+  }
+
+  @Test
+  void retrievalStageBecomesSpanEventsAtItsTimesAndADurationAttribute() {
+    GenAiTelemetry otel = telemetry().build();
+    otel.onRunStarted(new RunStart(TestRuns.STARTED_AT, ORIGIN, now::get, "test", LoadProfile.concurrency(1)
+        .requests(1), GenerationParams.defaults(), OptionalLong.of(1)));
+    now.set(ORIGIN + ms(100));
+    otel.beforeSend(InferenceRequest.of("rag-0", Prompt.user("q")));
+    long[] offsets = new long[Phase.values().length];
+    java.util.Arrays.fill(offsets, -1);
+    offsets[Phase.RETRIEVAL_START.ordinal()] = 0;
+    offsets[Phase.RETRIEVAL_END.ordinal()] = ms(7);
+    offsets[Phase.REQUEST_SENT.ordinal()] = ms(8);
+    otel.onRecord(RequestRecord.builder().index(0).requestId("rag-0").intendedNanos(ms(100)).sendNanos(ms(100))
+        .httpStatus(200).phases(ConnectionPhases.of(offsets))
+        .chunks(ChunkTimeline.builder().add(ms(20), ChunkKind.CONTENT, 1).build()).endOffsetNanos(ms(25)).build());
+
+    SpanData span = spans.getFinishedSpanItems().get(0);
+    long epoch = TestRuns.STARTED_AT.getEpochSecond() * 1_000_000_000L;
+    assertThat(span.getEvents()).extracting(EventData::getName)
+        .containsExactly(GenAiTelemetry.RETRIEVAL_START_EVENT, GenAiTelemetry.RETRIEVAL_END_EVENT);
+    assertThat(span.getEvents()).extracting(EventData::getEpochNanos)
+        .containsExactly(epoch + ms(100), epoch + ms(107));
+    assertThat(span.getAttributes().get(AttributeKey.doubleKey(GenAiTelemetry.RETRIEVAL_DURATION)))
+        .isCloseTo(0.007, within(1e-12));
+    assertThat(span.getEndEpochNanos()).isEqualTo(epoch + ms(125));
+  }
+
+  @Test
+  void requestsWithoutAStageGetNoStageEvents() {
+    drive(telemetry().build());
+    assertThat(spans.getFinishedSpanItems()).allSatisfy(s -> {
+      assertThat(s.getEvents()).isEmpty();
+      assertThat(s.getAttributes().get(AttributeKey.doubleKey(GenAiTelemetry.RETRIEVAL_DURATION))).isNull();
+    });
   }
 
   @Test

@@ -9,9 +9,9 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * A workload built from a real query log: cluster the queries ({@link QueryClustering}), weight
- * each cluster by its size, sample representatives in proportion to the weights, and optionally
- * perturb them.
+ * A workload built from a real query log: cluster the queries ({@link QueryClustering}, each
+ * cluster weighted by its size, or {@link DensityWeightedClustering}, weighted by density), sample
+ * representatives in proportion to the weights, and optionally perturb them.
  *
  * <pre>{@code
  * LogWorkload w = LogWorkload.of(queries, QueryClustering.defaults());
@@ -32,6 +32,15 @@ public final class LogWorkload {
 
   /** Clusters the log. */
   public static LogWorkload of(List<String> queries, QueryClustering clustering) {
+    Objects.requireNonNull(clustering, "clustering");
+    return new LogWorkload(clustering.cluster(queries));
+  }
+
+  /**
+   * Clusters the log into semantic clusters weighted by density ({@link DensityWeightedClustering}):
+   * {@link #sample} then gives each cluster its density-weighted share of the requests.
+   */
+  public static LogWorkload of(List<String> queries, DensityWeightedClustering clustering) {
     Objects.requireNonNull(clustering, "clustering");
     return new LogWorkload(clustering.cluster(queries));
   }
@@ -58,6 +67,38 @@ public final class LogWorkload {
       for (int i = 0; i < quota[c.id()]; i++) {
         out.add(p);
       }
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * The prompts of {@link #sample(int)} (the same count per cluster) in an order that spreads every
+   * cluster evenly over the run, so that at any request rate each cluster's share of the rate is its
+   * weight throughout, not only on average: smooth weighted round robin over the quotas (each step
+   * adds every cluster's quota to its credit, sends the cluster with the most credit, ties to the
+   * lower id, and takes {@code count} from its credit). Quotas 3, 2, 2 give clusters 0 1 2 0 1 2 0.
+   * Run it with {@code Benchmark.prompts(list)}, which sends the list in order.
+   */
+  public List<Prompt> interleaved(int count) {
+    List<Prompt> bySample = sample(count);
+    int[] quota = quotas(count);
+    int[] first = new int[clusters.size()];
+    for (int c = 1; c < first.length; c++) {
+      first[c] = first[c - 1] + quota[c - 1];
+    }
+    int[] taken = new int[clusters.size()];
+    long[] credit = new long[clusters.size()];
+    List<Prompt> out = new ArrayList<>(count);
+    for (int step = 0; step < count; step++) {
+      int best = -1;
+      for (int c = 0; c < credit.length; c++) {
+        credit[c] += quota[c];
+        if (quota[c] > 0 && (best < 0 || credit[c] > credit[best])) {
+          best = c;
+        }
+      }
+      credit[best] -= count;
+      out.add(bySample.get(first[best] + taken[best]++));
     }
     return List.copyOf(out);
   }

@@ -159,7 +159,7 @@ public final class QueryClustering {
     return Arrays.copyOf(h, u);
   }
 
-  private static long hash(String s) {
+  static long hash(String s) {
     long z = 0x9E3779B97F4A7C15L;
     for (int i = 0; i < s.length(); i++) {
       z = (z ^ s.charAt(i)) * 0x100000001B3L;

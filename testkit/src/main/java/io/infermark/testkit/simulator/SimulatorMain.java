@@ -36,6 +36,13 @@ public final class SimulatorMain {
       "  --step-overhead-ms X  --decode-base-ms X  --decode-per-seq-ms X  --decode-per-context-token-ms X",
       "  --prefill-base-ms X  --prefill-per-token-ms X  --prefill-quadratic-ms X",
       "  --max-running-seqs N  --max-batched-tokens N  --kv-blocks N  --block-size N  --no-prefix-caching",
+      "  --swap-preemption-ms X   preempt by swapping KV to host memory, X ms per block each way",
+      "                           (vLLM V0's preemption_mode=swap; default recompute, as vLLM V1)",
+      " cold start (any profile; /health answers 503 while the weights load):",
+      "  --cold-start-ms X        loading the model takes X ms (> 0); default: always loaded",
+      "  --cold-start-on WHEN     start (load as the simulator starts, as vLLM; default) |",
+      "                           first-request (load when a request finds the model unloaded, as Ollama)",
+      "  --scale-to-zero-ms X     unload after X ms (> 0) with no request in the engine; the next loads again",
       " faults (repeatable; PROB is a per-request probability):",
       "  --fault server-error:PROB          --fault rate-limited:PROB:RETRY_AFTER_MS",
       "  --fault unavailable:PROB:RETRY_AFTER_MS  --fault slowdown:PROB:MULTIPLIER:MAX_JITTER_MS[:FLOOR_MS]",
@@ -83,6 +90,10 @@ public final class SimulatorMain {
     SimulatorConfig.Builder b = SimulatorConfig.builder().port(8000);
     EngineProfile.Builder engine = EngineProfile.llama8bH200().toBuilder();
     boolean fixed = false;
+    Duration coldStartLoad = null;
+    String coldStartOn = null;
+    Duration scaleToZero = null;
+    Double swapMsPerBlock = null;
     for (int i = 0; i < args.length; i++) {
       String option = args[i];
       if (option.equals("--no-prefix-caching")) {
@@ -130,9 +141,40 @@ public final class SimulatorMain {
         case "--max-batched-tokens" -> engine.maxBatchedTokens(integer(option, v));
         case "--kv-blocks" -> engine.kvCacheBlocks(integer(option, v));
         case "--block-size" -> engine.blockSize(integer(option, v));
+        case "--swap-preemption-ms" -> {
+          double ms = decimal(option, v);
+          if (!(ms > 0) || Double.isInfinite(ms)) {
+            throw new IllegalArgumentException(option + " needs a number of ms per block > 0, was '" + v + "'");
+          }
+          swapMsPerBlock = ms;
+        }
+        case "--cold-start-ms" -> coldStartLoad = positiveMillis(option, v);
+        case "--cold-start-on" -> {
+          if (!v.equals("start") && !v.equals("first-request")) {
+            throw new IllegalArgumentException(option + " needs start or first-request, was '" + v + "'");
+          }
+          coldStartOn = v;
+        }
+        case "--scale-to-zero-ms" -> scaleToZero = positiveMillis(option, v);
         case "--fault" -> fault(b, v);
         default -> throw new IllegalArgumentException("unknown option " + option);
       }
+    }
+    if (swapMsPerBlock != null) {
+      if (fixed) {
+        throw new IllegalArgumentException("--swap-preemption-ms needs an engine profile; the fixed profile has no "
+            + "KV cache to preempt");
+      }
+      engine.swapPreemption(swapMsPerBlock);
+    }
+    if (coldStartLoad == null && (coldStartOn != null || scaleToZero != null)) {
+      throw new IllegalArgumentException((coldStartOn != null ? "--cold-start-on" : "--scale-to-zero-ms")
+          + " needs --cold-start-ms (the load time)");
+    }
+    if (coldStartLoad != null) {
+      ColdStart cold = "first-request".equals(coldStartOn) ? ColdStart.onFirstRequest(coldStartLoad)
+          : ColdStart.atStart(coldStartLoad);
+      b.coldStart(scaleToZero == null ? cold : cold.scaleToZeroAfter(scaleToZero));
     }
     if (!fixed) {
       b.engine(engine.build());
@@ -191,6 +233,14 @@ public final class SimulatorMain {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(option + " needs a number, was '" + v + "'");
     }
+  }
+
+  private static Duration positiveMillis(String option, String v) {
+    Duration d = millis(option, v);
+    if (d.isZero()) {
+      throw new IllegalArgumentException(option + " needs a number of milliseconds > 0, was '" + v + "'");
+    }
+    return d;
   }
 
   private static Duration millis(String option, String v) {

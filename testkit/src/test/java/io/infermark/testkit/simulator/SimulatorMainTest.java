@@ -70,4 +70,55 @@ class SimulatorMainTest {
     assertThatThrownBy(() -> SimulatorMain.parse("--profile", "gpt-5"))
         .hasMessageStartingWith("unknown engine profile 'gpt-5'");
   }
+
+  @Test
+  void coldStartOptionsBuildTheColdStartModel() {
+    assertThat(SimulatorMain.parse().coldStart()).isEmpty();
+    assertThat(SimulatorMain.parse("--cold-start-ms", "250").coldStart())
+        .contains(ColdStart.atStart(Duration.ofMillis(250)));
+    assertThat(SimulatorMain.parse("--cold-start-on", "first-request", "--cold-start-ms", "1500.5",
+        "--scale-to-zero-ms", "30000").coldStart()).contains(ColdStart.onFirstRequest(Duration.ofNanos(1_500_500_000))
+        .scaleToZeroAfter(Duration.ofSeconds(30)));
+    assertThat(SimulatorMain.parse("--profile", "fixed", "--cold-start-ms", "40", "--cold-start-on", "start")
+        .coldStart()).contains(ColdStart.atStart(Duration.ofMillis(40)));
+  }
+
+  @Test
+  void swapPreemptionOptionSetsTheCostPerBlockWhateverTheOptionOrder() {
+    assertThat(SimulatorMain.parse().engine().orElseThrow().swaps()).isFalse();
+    EngineProfile e = SimulatorMain.parse("--swap-preemption-ms", "0.25", "--profile", "early-saturation")
+        .engine().orElseThrow();
+
+    assertThat(e.name()).isEqualTo("early-saturation");
+    assertThat(e.swaps()).isTrue();
+    assertThat(e.swapMsPerBlock()).isEqualTo(0.25);
+  }
+
+  @Test
+  void badColdStartAndSwapOptionsNameTheOptionAndValue() {
+    assertThatThrownBy(() -> SimulatorMain.parse("--cold-start-ms", "0"))
+        .hasMessage("--cold-start-ms needs a number of milliseconds > 0, was '0'");
+    assertThatThrownBy(() -> SimulatorMain.parse("--cold-start-ms", "-5"))
+        .hasMessage("--cold-start-ms needs a number of milliseconds >= 0, was '-5'");
+    assertThatThrownBy(() -> SimulatorMain.parse("--cold-start-ms", "10", "--cold-start-on", "boot"))
+        .hasMessage("--cold-start-on needs start or first-request, was 'boot'");
+    assertThatThrownBy(() -> SimulatorMain.parse("--scale-to-zero-ms", "100"))
+        .hasMessage("--scale-to-zero-ms needs --cold-start-ms (the load time)");
+    assertThatThrownBy(() -> SimulatorMain.parse("--cold-start-on", "start"))
+        .hasMessage("--cold-start-on needs --cold-start-ms (the load time)");
+    assertThatThrownBy(() -> SimulatorMain.parse("--cold-start-ms", "10", "--scale-to-zero-ms", "0"))
+        .hasMessage("--scale-to-zero-ms needs a number of milliseconds > 0, was '0'");
+    assertThatThrownBy(() -> SimulatorMain.parse("--swap-preemption-ms", "0"))
+        .hasMessage("--swap-preemption-ms needs a number of ms per block > 0, was '0'");
+    assertThatThrownBy(() -> SimulatorMain.parse("--swap-preemption-ms", "Infinity"))
+        .hasMessage("--swap-preemption-ms needs a number of ms per block > 0, was 'Infinity'");
+    assertThatThrownBy(() -> SimulatorMain.parse("--profile", "fixed", "--swap-preemption-ms", "1"))
+        .hasMessageStartingWith("--swap-preemption-ms needs an engine profile");
+  }
+
+  @Test
+  void helpTextListsTheColdStartAndSwapOptions() {
+    assertThat(SimulatorMain.USAGE).contains("--cold-start-ms X", "--cold-start-on WHEN", "--scale-to-zero-ms X",
+        "--swap-preemption-ms X");
+  }
 }
