@@ -1,7 +1,14 @@
 package io.infermark.cli;
 
+import io.infermark.core.target.AnthropicTarget;
+import io.infermark.core.target.HttpTarget;
+import io.infermark.core.target.LlamaCppTarget;
+import io.infermark.core.target.OllamaTarget;
+import io.infermark.core.target.OpenAiResponsesTarget;
 import io.infermark.core.target.OpenAiTarget;
 import io.infermark.core.target.Target;
+import io.infermark.core.target.TgiTarget;
+import io.infermark.core.target.TritonTarget;
 import io.infermark.core.transport.OkHttpTransport;
 import java.util.List;
 import java.util.Locale;
@@ -15,8 +22,19 @@ import picocli.CommandLine.Option;
  */
 final class TargetOptions {
 
-  /** vLLM's backends that speak the OpenAI completions or chat API, which infermark's target covers. */
-  static final List<String> BACKENDS = List.of("vllm", "openai", "openai-chat", "sglang", "lmdeploy", "scalellm");
+  /** vLLM's backends that speak the OpenAI completions or chat API. */
+  static final List<String> OPENAI_BACKENDS = List.of("vllm", "openai", "openai-chat", "sglang", "lmdeploy",
+      "scalellm");
+  /**
+   * Backends with a protocol of their own: vLLM's {@code tgi} and {@code tensorrt-llm} (Triton's generate
+   * endpoint), and infermark's other targets. The URL is the server's root ({@code --base-url}, {@code --url} or
+   * {@code --host}/{@code --port}); {@code --endpoint} does not apply.
+   */
+  static final List<String> NATIVE_BACKENDS = List.of("tgi", "tensorrt-llm", "triton", "anthropic", "ollama",
+      "ollama-generate", "llama.cpp", "openai-responses");
+  /** Every backend name {@code --backend} takes. */
+  static final List<String> BACKENDS = java.util.stream.Stream.concat(OPENAI_BACKENDS.stream(),
+      NATIVE_BACKENDS.stream()).toList();
 
   @Option(names = "--base-url", paramLabel = "URL",
       description = "Server base URL, the endpoint path is appended (vLLM's --base-url), e.g. http://127.0.0.1:8000.")
@@ -38,7 +56,10 @@ final class TargetOptions {
   String endpoint;
 
   @Option(names = "--backend", defaultValue = "vllm",
-      description = "vLLM's backend name: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}); all speak the OpenAI API.",
+      description = "Backend: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}). vllm, openai, openai-chat, sglang, "
+          + "lmdeploy and scalellm speak the OpenAI API; tgi (/generate_stream), tensorrt-llm and triton "
+          + "(/v2/models/MODEL/generate_stream), anthropic (/v1/messages), ollama (/api/chat), ollama-generate "
+          + "(/api/generate), llama.cpp (/completion) and openai-responses (/v1/responses) their own.",
       completionCandidates = Backends.class)
   String backend;
 
@@ -77,6 +98,9 @@ final class TargetOptions {
   /** The base URL the target was built from and the endpoint, for messages (never credentials). */
   String describe() {
     Resolved r = resolved();
+    if (NATIVE_BACKENDS.contains(r.backend)) {
+      return r.base.replaceAll("//[^/@]*@", "//***@") + " (" + r.backend + ")";
+    }
     return r.base.replaceAll("//[^/@]*@", "//***@") + "/" + (r.chat ? "chat/completions" : "completions");
   }
 
@@ -85,8 +109,19 @@ final class TargetOptions {
   private Resolved resolved() {
     String b = backend.toLowerCase(Locale.ROOT);
     if (!BACKENDS.contains(b)) {
-      throw new IllegalArgumentException("backend '" + backend + "' is not supported: infermark speaks the OpenAI "
-          + "completions and chat APIs (" + String.join(", ", BACKENDS) + ")");
+      throw new IllegalArgumentException("backend '" + backend + "' is not supported; use one of "
+          + String.join(", ", BACKENDS));
+    }
+    if (NATIVE_BACKENDS.contains(b)) {
+      if (url != null && baseUrl != null) {
+        throw new IllegalArgumentException("give --url or --base-url, not both");
+      }
+      if (endpoint != null) {
+        throw new IllegalArgumentException("--endpoint applies to the OpenAI-compatible backends; backend " + b
+            + " posts to its own path");
+      }
+      String base = url != null ? strip(url) : baseUrl != null ? strip(baseUrl) : "http://" + host + ":" + port;
+      return new Resolved(base, false, b); // vLLM's chat-only definitions (a trailing usage chunk) do not apply
     }
     if (url != null) {
       if (baseUrl != null) {
@@ -147,8 +182,16 @@ final class TargetOptions {
   /** Builds the target; its owner closes it. */
   Target build() {
     Resolved r = resolved();
-    OpenAiTarget.Builder b = r.chat ? OpenAiTarget.chat(r.base, requestModel())
-        : OpenAiTarget.completions(r.base, requestModel());
+    HttpTarget.Builder<?, ?> b = switch (r.backend) {
+      case "tgi" -> TgiTarget.generate(r.base);
+      case "tensorrt-llm", "triton" -> TritonTarget.generate(r.base, requestModel());
+      case "anthropic" -> AnthropicTarget.messages(r.base, requestModel());
+      case "ollama" -> OllamaTarget.chat(r.base, requestModel());
+      case "ollama-generate" -> OllamaTarget.generate(r.base, requestModel());
+      case "llama.cpp" -> LlamaCppTarget.completion(r.base);
+      case "openai-responses" -> OpenAiResponsesTarget.responses(r.base, requestModel());
+      default -> r.chat ? OpenAiTarget.chat(r.base, requestModel()) : OpenAiTarget.completions(r.base, requestModel());
+    };
     Optional.ofNullable(System.getenv(apiKeyEnv)).filter(k -> !k.isBlank()).ifPresent(b::apiKey);
     switch (transport.toLowerCase(Locale.ROOT)) {
       case "netty" -> { } // the default

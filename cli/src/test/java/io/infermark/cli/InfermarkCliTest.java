@@ -24,6 +24,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The command line end to end, in-process, against the embedded simulator. */
 class InfermarkCliTest {
@@ -61,6 +63,32 @@ class InfermarkCliTest {
         "--ignore-eos", "--max-concurrency", "4", "--result-dir", dir.toString()));
     args.addAll(List.of(extra));
     return args;
+  }
+
+  /** Every protocol the library has is a backend: the same run against the simulator's serving of each. */
+  @ParameterizedTest
+  @ValueSource(strings = {"tgi", "tensorrt-llm", "anthropic", "ollama", "ollama-generate", "llama.cpp",
+      "openai-responses"})
+  void everyNativeProtocolIsABackend(String backend) throws IOException {
+    Outcome o = run("bench", "--backend", backend, "--base-url", "http://127.0.0.1:" + sim.port(), "--model",
+        sim.config().model(), "--dataset-name", "random", "--random-input-len", "32", "--random-output-len", "8",
+        "--num-prompts", "6", "--ignore-eos", "--max-concurrency", "3", "--result-dir", dir.toString(),
+        "--result-filename", "r.json", "--progress", "lines");
+
+    assertThat(o.code()).as(o.out() + o.err()).isZero();
+    assertThat(o.out()).contains("(" + backend + ")", "Successful requests:                     6");
+    JsonNode result = new ObjectMapper().readTree(dir.resolve("r.json").toFile());
+    assertThat(result.get("backend").asText()).isEqualTo(backend);
+    assertThat(result.get("completed").asInt()).isEqualTo(6);
+    assertThat(result.get("total_output_tokens").asInt()).isPositive();
+  }
+
+  @Test
+  void anEndpointWithANativeBackendIsRefusedWithItsReason() {
+    Outcome o = run("bench", "--backend", "tgi", "--base-url", "http://127.0.0.1:" + sim.port(), "--endpoint",
+        "/v1/completions", "--model", "m", "--num-prompts", "1");
+    assertThat(o.code()).isEqualTo(2);
+    assertThat(o.err()).contains("--endpoint applies to the OpenAI-compatible backends");
   }
 
   @Test
