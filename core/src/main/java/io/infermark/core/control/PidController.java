@@ -164,11 +164,7 @@ public final class PidController implements RateController {
 
     /** Proportional, integral (per second) and derivative (seconds) gains, in requests/s per unit relative error. */
     public Builder gains(double kp, double ki, double kd) {
-      for (double g : new double[] {kp, ki, kd}) {
-        if (!(g >= 0) || Double.isInfinite(g)) {
-          throw new IllegalArgumentException("gains must be finite and >= 0, were " + kp + ", " + ki + ", " + kd);
-        }
-      }
+      PidLaw.checkGains(kp, ki, kd);
       this.kp = kp;
       this.ki = ki;
       this.kd = kd;
@@ -177,11 +173,7 @@ public final class PidController implements RateController {
 
     /** How often to measure and update, > 0. */
     public Builder interval(Duration interval) {
-      Objects.requireNonNull(interval, "interval");
-      if (interval.isNegative() || interval.isZero()) {
-        throw new IllegalArgumentException("interval must be > 0, was " + interval);
-      }
-      this.interval = interval;
+      this.interval = PidLaw.checkInterval(interval);
       return this;
     }
 

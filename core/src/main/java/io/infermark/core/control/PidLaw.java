@@ -1,5 +1,7 @@
 package io.infermark.core.control;
 
+import java.time.Duration;
+import java.util.Objects;
 import java.util.OptionalDouble;
 
 /**
@@ -10,6 +12,25 @@ import java.util.OptionalDouble;
  * interval. A missing measurement holds the output. Not thread-safe: callers synchronise.
  */
 final class PidLaw {
+
+  /** Throws unless every gain is finite and {@code >= 0}; shared by the controllers' builders. */
+  static void checkGains(double kp, double ki, double kd) {
+    for (double g : new double[] {kp, ki, kd}) {
+      if (!(g >= 0) || Double.isInfinite(g)) {
+        throw new IllegalArgumentException("gains must be finite and >= 0, were " + kp + ", " + ki + ", " + kd);
+      }
+    }
+  }
+
+  /** Returns {@code interval} if it is positive, else throws; shared by the controllers' builders. */
+  static Duration checkInterval(Duration interval) {
+    Objects.requireNonNull(interval, "interval");
+    if (interval.isNegative() || interval.isZero()) {
+      throw new IllegalArgumentException("interval must be > 0, was " + interval);
+    }
+    return interval;
+  }
+
 
   private final double target;
   private final double initial;
