@@ -276,22 +276,15 @@ class NettyTransportTest {
     RawServer server = server((s, i) -> {
       InputStream in = s.getInputStream();
       OutputStream out = s.getOutputStream();
-      RawServer.readRequest(in);
-      RawServer.write(out, RawServer.SSE_HEAD);
-      RawServer.writeChunk(out, "data: [DONE]\n\n");
+      doneBeforeTheMessageEnds(in, out);
       secondStarted.get(WAIT_SECONDS, TimeUnit.SECONDS); // the next request is waiting by now
       RawServer.write(out, "0\r\n\r\n");
       RawServer.readRequest(in);
       RawServer.write(out, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nagain");
       RawServer.readUntilClosed(in);
     });
-    t.start(post(server.url("/")), first, new Cancellation());
-    assertThat(first.awaitTerminal().kind()).isEqualTo(Kind.DONE);
-
     RecordingHandler second = new RecordingHandler();
-    t.start(post(server.url("/")), second, new Cancellation());
-    // start() hands the request to the I/O thread; once that thread has run a later task, it has made its choice
-    t.group().next().submit(() -> { }).get(WAIT_SECONDS, TimeUnit.SECONDS);
+    startWhileTheFirstDrains(t, server, first, second, new Cancellation());
     assertThat(second.events()).as("nothing sent before the drained message ended").isEmpty();
     secondStarted.complete(null);
 
@@ -312,22 +305,17 @@ class NettyTransportTest {
     RawServer server = server((s, i) -> {
       InputStream in = s.getInputStream();
       OutputStream out = s.getOutputStream();
-      RawServer.readRequest(in);
       if (i == 0) {
-        RawServer.write(out, RawServer.SSE_HEAD);
-        RawServer.writeChunk(out, "data: [DONE]\n\n");
+        doneBeforeTheMessageEnds(in, out);
         secondStarted.get(WAIT_SECONDS, TimeUnit.SECONDS);
         return; // closes mid-message: the waiting request must not be lost
       }
+      RawServer.readRequest(in);
       RawServer.write(out, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfresh");
       RawServer.readUntilClosed(in);
     });
-    t.start(post(server.url("/")), first, new Cancellation());
-    assertThat(first.awaitTerminal().kind()).isEqualTo(Kind.DONE);
-
     RecordingHandler second = new RecordingHandler();
-    t.start(post(server.url("/")), second, new Cancellation());
-    t.group().next().submit(() -> { }).get(WAIT_SECONDS, TimeUnit.SECONDS);
+    startWhileTheFirstDrains(t, server, first, second, new Cancellation());
     secondStarted.complete(null);
 
     assertThat(second.awaitTerminal().kind()).isEqualTo(Kind.END);
@@ -344,20 +332,14 @@ class NettyTransportTest {
     RawServer server = server((s, i) -> {
       InputStream in = s.getInputStream();
       OutputStream out = s.getOutputStream();
-      RawServer.readRequest(in);
-      RawServer.write(out, RawServer.SSE_HEAD);
-      RawServer.writeChunk(out, "data: [DONE]\n\n");
+      doneBeforeTheMessageEnds(in, out);
       cancelled.get(WAIT_SECONDS, TimeUnit.SECONDS);
       RawServer.write(out, "0\r\n\r\n");
       RawServer.readUntilClosed(in);
     });
-    t.start(post(server.url("/")), first, new Cancellation());
-    assertThat(first.awaitTerminal().kind()).isEqualTo(Kind.DONE);
-
     RecordingHandler second = new RecordingHandler();
     Cancellation cancellation = new Cancellation();
-    t.start(post(server.url("/")), second, cancellation);
-    t.group().next().submit(() -> { }).get(WAIT_SECONDS, TimeUnit.SECONDS);
+    startWhileTheFirstDrains(t, server, first, second, cancellation);
     cancellation.cancel();
     assertThat(second.awaitTerminal().failure().orElseThrow().category()).isEqualTo(ErrorCategory.CANCELLED);
     cancelled.complete(null);
@@ -365,6 +347,25 @@ class NettyTransportTest {
     awaitCondition(() -> t.idleConnections("http", "127.0.0.1", server.port()) == 1, "the drained connection pooled");
     second.assertContract();
     assertThat(second.events()).extracting(Event::kind).containsOnlyOnce(Kind.FAILURE);
+  }
+
+  /** Serves a stream's terminator but not the end of its HTTP message (the chunked body's last chunk). */
+  private static void doneBeforeTheMessageEnds(InputStream in, OutputStream out) throws Exception {
+    RawServer.readRequest(in);
+    RawServer.write(out, RawServer.SSE_HEAD);
+    RawServer.writeChunk(out, "data: [DONE]\n\n");
+  }
+
+  /**
+   * Runs {@code first} to its terminator, then starts {@code second} and returns once the I/O thread has
+   * made its choice for it (start() hands the request over; a later task on that thread runs after it).
+   */
+  private static void startWhileTheFirstDrains(NettyTransport t, RawServer server, RecordingHandler first,
+      RecordingHandler second, Cancellation cancellation) throws Exception {
+    t.start(post(server.url("/")), first, new Cancellation());
+    assertThat(first.awaitTerminal().kind()).isEqualTo(Kind.DONE);
+    t.start(post(server.url("/")), second, cancellation);
+    t.group().next().submit(() -> { }).get(WAIT_SECONDS, TimeUnit.SECONDS);
   }
 
   @Test
