@@ -128,6 +128,11 @@ public final class ClientHealthMonitor implements AutoCloseable {
     return result;
   }
 
+  /** The hiccup meter's lateness so far, while the monitor runs; for tests that wait for its first sample. */
+  LatencyStats hiccupsSoFar() {
+    return hiccups.snapshot();
+  }
+
   /** Same as {@link #stop()}. */
   @Override
   public void close() {

@@ -27,7 +27,7 @@ class ProbesAndMonitorTest {
     long afterHandOver = System.nanoTime();
     // A stall of a known length: the loop's task waits at least this long.
     while (System.nanoTime() - afterHandOver < 30 * MS) {
-      Thread.onSpinWait();
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
     }
 
     LatencyStats stats = m.stop();
@@ -83,6 +83,12 @@ class ProbesAndMonitorTest {
       probed.countDown();
     }).interval(Duration.ofMillis(1))).start();
     assertThat(probed.await(30, TimeUnit.SECONDS)).isTrue();
+    // The meter records a sleep once it ends: under two CPU hogs its thread had not finished one when the probe
+    // was done (0 samples once). Wait for its first, bounded.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (monitor.hiccupsSoFar().isEmpty() && System.nanoTime() - deadline < 0) {
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+    }
     System.gc(); // a pause to count (a full collection pauses in every stop-the-world collector)
 
     ClientMeasurements m = monitor.stop();
