@@ -139,6 +139,9 @@ final class Engine {
     }
     while (!preempted && budget > 0 && !waiting.isEmpty() && running.size() < profile.maxRunningSequences()) {
       Sequence s = waiting.peekFirst();
+      if (s.arrivalNanos > nanos) {
+        break; // it arrived after this step began (steps run back to back from the last one's end): the next step
+      }
       int hitBlocks = 0;
       int swapIn = s.swappedTokens > 0 ? blocksFor(s.swappedTokens) : 0;
       if (profile.prefixCaching() && swapIn == 0) {
