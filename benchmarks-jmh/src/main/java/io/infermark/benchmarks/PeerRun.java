@@ -3,10 +3,13 @@ package io.infermark.benchmarks;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.infermark.core.Benchmark;
+import io.infermark.core.RunListener;
 import io.infermark.core.RunResult;
+import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
+import io.infermark.core.request.InferenceRequest;
 import io.infermark.core.stats.QuantileMethod;
 import io.infermark.core.target.OpenAiTarget;
 import io.infermark.core.workload.Dataset;
@@ -32,8 +35,13 @@ import java.util.Map;
  * <p>It sends every row of a JSONL prompt file once, or the first {@code --requests} (a {@link Dataset}:
  * {@code "prompt"} and {@code "output_tokens"}, asked for with {@code max_tokens} and {@code ignore_eos}) in a closed
  * loop of {@code --concurrency} streams, after a warm-up of {@code --warmup} requests off the clock
- * (JIT and connections). Process CPU is read from the {@code OperatingSystemMXBean} around the
- * measured run only, and also for the whole process (JVM start-up and warm-up included).
+ * (JIT and connections). The warm-up is the start of the same run: the measured requests follow it in
+ * the streams it leaves behind, so the measured window is the loop's steady state, not the burst of
+ * {@code --concurrency} requests sent at once when a run starts (with {@code --separate-warmup true} the
+ * warm-up is a run of its own and the measured run starts with that burst, as vLLM's client does).
+ * Process CPU is read from the {@code OperatingSystemMXBean} from the first measured send to the end of
+ * the run, and also for the whole process (JVM start-up and warm-up included); the token rate counts every
+ * token read in that window.
  *
  * <p>Client-added TTFT needs the server's ground truth: when the server is infermark's simulator,
  * its {@code GET /simulator/timelines?since=N} is read after the run and each request is joined by
@@ -47,7 +55,9 @@ import java.util.Map;
  *
  * <p>Run: {@code java -cp benchmarks-jmh/target/benchmarks.jar io.infermark.benchmarks.PeerRun
  * --url http://127.0.0.1:8000/v1 --model infermark-sim --prompts prompts.jsonl --concurrency 64
- * [--warmup 64] [--requests N] [--sim-since N]}. It prints {@code MEASURE start} and {@code MEASURE end}
+ * [--warmup 64] [--separate-warmup false] [--requests N] [--sim-since N] [--dump FILE]} ({@code --dump} writes one CSV row per joined
+ * request: its send, the simulator's arrival and first write, and the client's first read, all on the one
+ * monotonic clock). It prints {@code MEASURE start} and {@code MEASURE end}
  * around the measured run (so a script can read CPU counters from {@code /proc} at the same moments) and ends
  * with one {@code RESULT key=value ...} line for scripts.
  */
@@ -71,6 +81,7 @@ public final class PeerRun {
     int concurrency = Integer.parseInt(a.getOrDefault("--concurrency", "64"));
     int warmup = Integer.parseInt(a.getOrDefault("--warmup", Integer.toString(concurrency)));
     long since = Long.parseLong(a.getOrDefault("--sim-since", "-1"));
+    boolean separateWarmup = Boolean.parseBoolean(a.getOrDefault("--separate-warmup", "false"));
 
     Dataset dataset = Dataset.jsonl(prompts);
     int rows;
@@ -87,20 +98,36 @@ public final class PeerRun {
     try (OpenAiTarget target = Transports.apply(OpenAiTarget.chat(url, model), Transports.chosen(),
         java.time.Duration.ofSeconds(15)).build()) {
       Benchmark bench = Benchmark.target(target).workload(dataset).params(params);
-      if (warmup > 0) {
-        bench.load(LoadProfile.concurrency(Math.min(concurrency, warmup)).requests(warmup)).run();
-      }
       if (since < 0) {
         since = nextSequence(url);
       }
-      // Markers for a script that reads this process's and the server's CPU from /proc around the run.
-      System.out.println("MEASURE start");
-      System.out.flush();
-      long cpu0 = processCpuNanos();
-      long wall0 = System.nanoTime();
-      RunResult run = bench.load(LoadProfile.concurrency(concurrency).requests(requests)).run();
-      long wall = System.nanoTime() - wall0;
-      long cpu = processCpuNanos() - cpu0;
+      // The measured window starts when the first measured request is handed to the transport, so the
+      // CPU read at the marker leaves out start-up, JIT compilation of the warm-up and the warm-up itself.
+      long[] cpu0 = {0};
+      long[] wall0 = {0};
+      int warmedUp = separateWarmup ? 0 : warmup;
+      RunListener marker = new RunListener() {
+        private int sent;
+
+        @Override
+        public InferenceRequest beforeSend(InferenceRequest request) {
+          if (sent++ == warmedUp) {
+            // Markers for a script that reads this process's and the server's CPU from /proc around the run.
+            System.out.println("MEASURE start");
+            System.out.flush();
+            cpu0[0] = processCpuNanos();
+            wall0[0] = System.nanoTime();
+          }
+          return request;
+        }
+      };
+      if (separateWarmup && warmup > 0) {
+        bench.load(LoadProfile.concurrency(Math.min(concurrency, warmup)).requests(warmup)).run();
+      }
+      RunResult run = bench.listener(marker)
+          .load(LoadProfile.concurrency(concurrency).warmupRequests(warmedUp).requests(requests)).run();
+      long wall = System.nanoTime() - wall0[0];
+      long cpu = processCpuNanos() - cpu0[0];
       System.out.println("MEASURE end");
       System.out.flush();
       System.out.println("client health: " + run.clientHealth());
@@ -108,19 +135,36 @@ public final class PeerRun {
 
       long tokens = 0;
       int ok = 0;
+      long firstSend = Long.MAX_VALUE;
+      long lastEnd = Long.MIN_VALUE;
       for (RequestRecord r : run.measured()) {
         if (r.succeeded()) {
           ok++;
           tokens += r.streamedTokens();
         }
+        firstSend = Math.min(firstSend, r.sendNanos());
+        lastEnd = Math.max(lastEnd, r.sendNanos() + r.endOffsetNanos());
       }
-      double seconds = run.durationNanos() / 1e9;
-      double tps = tokens / seconds;
-      System.out.printf(Locale.ROOT, "infermark client: %d requests (%d ok) at concurrency %d, %d streamed tokens "
-          + "in %.2f s = %.0f tokens/s%n", run.measured().size(), ok, concurrency, tokens, seconds, tps);
+      double seconds = Math.max(1, lastEnd - firstSend) / 1e9;
+      // Warm-up streams still run when the first measured request goes out: the rate counts every token read
+      // in the window, whichever request carried it.
+      long inWindow = 0;
+      for (RequestRecord r : run.records()) {
+        ChunkTimeline.Cursor c = r.chunks().cursor();
+        while (c.next()) {
+          long at = r.sendNanos() + c.offsetNanos();
+          if (c.kind().isTokenBearing() && at >= firstSend && at <= lastEnd) {
+            inWindow += c.tokens() == ChunkTimeline.UNKNOWN_TOKENS ? 1 : c.tokens();
+          }
+        }
+      }
+      double tps = inWindow / seconds;
+      System.out.printf(Locale.ROOT, "infermark client: %d requests (%d ok) at concurrency %d, %d streamed tokens; "
+          + "%d tokens read in the %.2f s from the first measured send to the last end = %.0f tokens/s%n",
+          run.measured().size(), ok, concurrency, tokens, inWindow, seconds, tps);
       System.out.printf(Locale.ROOT, "client CPU: %.2f s in the run (%.1f%% of one core) = %.2f us per streamed "
           + "token; whole process %.2f s (JVM start-up and warm-up included) = %.2f us per token%n",
-          cpu / 1e9, 100.0 * cpu / wall, cpu / 1e3 / Math.max(1, tokens), totalCpu / 1e9,
+          cpu / 1e9, 100.0 * cpu / wall, cpu / 1e3 / Math.max(1, inWindow), totalCpu / 1e9,
           totalCpu / 1e3 / Math.max(1, tokens));
 
       double[] clientTtft = new double[run.measured().size()];
@@ -133,6 +177,12 @@ public final class PeerRun {
       int c = 0;
       int joined = 0;
       Map<String, JsonNode> truth = timelines(url, since);
+      java.io.PrintWriter dump = a.containsKey("--dump")
+          ? new java.io.PrintWriter(Files.newBufferedWriter(Path.of(a.get("--dump")))) : null;
+      if (dump != null) {
+        dump.println("request_id,client_send_nanos,server_arrival_nanos,server_first_write_nanos,"
+            + "client_first_read_nanos,connection_reused");
+      }
       for (RequestRecord r : run.measured()) {
         if (!r.succeeded() || r.chunks().firstTokenOffsetNanos().isEmpty()) {
           continue;
@@ -149,8 +199,16 @@ public final class PeerRun {
           if (!r.phases().connectionReused()) {
             sendSideNew[fresh++] = sendSide[joined];
           }
+          if (dump != null) {
+            dump.printf(Locale.ROOT, "%s,%d,%d,%d,%d,%b%n", r.requestId(), run.originNanos() + r.sendNanos(),
+                t.get("arrival_nanos").asLong(), t.get("first_token_nanos").asLong(), clientFirst,
+                r.phases().connectionReused());
+          }
           joined++;
         }
+      }
+      if (dump != null) {
+        dump.close();
       }
       clientTtft = Arrays.copyOf(clientTtft, c);
       print("client TTFT (ms)", clientTtft);
@@ -160,7 +218,7 @@ public final class PeerRun {
           .append(" ok=").append(ok)
           .append(" tokens=").append(tokens)
           .append(String.format(Locale.ROOT, " seconds=%.3f tps=%.1f cpu_s=%.3f cpu_us_per_token=%.3f"
-              + " process_cpu_s=%.3f", seconds, tps, cpu / 1e9, cpu / 1e3 / Math.max(1, tokens), totalCpu / 1e9))
+              + " process_cpu_s=%.3f", seconds, tps, cpu / 1e9, cpu / 1e3 / Math.max(1, inWindow), totalCpu / 1e9))
           .append(quantiles(" ttft", clientTtft));
       if (joined > 0) {
         System.out.printf(Locale.ROOT, "joined %d of %d requests to the simulator's timelines by X-Request-Id%n",
