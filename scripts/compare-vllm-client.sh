@@ -13,7 +13,9 @@
 #      aiohttp process) with --max-concurrency N --request-rate inf --ignore-eos;
 #   4. runs infermark's client in its own JVM against the same simulator
 #      (io.infermark.benchmarks.PeerRun: OpenAiTarget.chat + Benchmark, LoadProfile.concurrency(N)),
-#      after a warm-up of N requests off the clock;
+#      after a warm-up of 4N requests off the clock at the start of the same run, so its measured window
+#      is the closed loop's steady state (vLLM's client has no such warm-up: its measured run starts with
+#      N requests sent at once, and the simulator's own TTFT shows that burst);
 #   5. prints, for both: streamed tokens/s, client CPU µs per streamed token, the simulator's CPU µs
 #      per streamed token, and client-added TTFT.
 #
@@ -248,7 +250,7 @@ EOF
 
   measure_client "infermark-$N" "MEASURE start" "MEASURE end" \
     java -Dinfermark.transport="$TRANSPORT" -cp "$BENCH_JAR" io.infermark.benchmarks.PeerRun --url "$BASE/v1" --model infermark-sim \
-    --prompts "$PROMPTS" --concurrency "$N" --warmup "$N"
+    --prompts "$PROMPTS" --concurrency "$N" --warmup $((4 * N))
   RESULT=$(grep '^RESULT ' "$OUT/infermark-$N.log" || true)
   ITPS=$(sed -n 's/.* tps=\([0-9.]*\).*/\1/p' <<< "$RESULT")
   report "infermark PeerRun" "${ITPS:-0}"
