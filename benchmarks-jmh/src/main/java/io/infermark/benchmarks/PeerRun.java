@@ -131,6 +131,7 @@ public final class PeerRun {
       System.out.println("MEASURE end");
       System.out.flush();
       System.out.println("client health: " + run.clientHealth());
+      run.clientHealth().measurements().ifPresent(m -> System.out.println("client measurements: " + m));
       long totalCpu = processCpuNanos();
 
       long tokens = 0;

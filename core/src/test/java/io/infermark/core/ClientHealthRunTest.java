@@ -75,7 +75,7 @@ class ClientHealthRunTest {
     HealthThresholds impossible = HealthThresholds.builder().hiccupP99(Duration.ofNanos(1), Duration.ofNanos(1))
         .build();
     HealthThresholds anything = HealthThresholds.builder().hiccupP99(Duration.ofHours(1), Duration.ofHours(1))
-        .cpuShare(1, 1).gcShare(1, 1).gcMaxPause(Duration.ofHours(1)).build();
+        .cpuShare(1, 1).runQueueWait(1e9).gcShare(1, 1).gcMaxPause(Duration.ofHours(1)).build();
 
     RunResult strict = base.healthThresholds(impossible).run();
     RunResult lenient = base.healthThresholds(anything).run();

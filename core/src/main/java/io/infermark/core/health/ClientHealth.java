@@ -79,6 +79,14 @@ public record ClientHealth(HealthVerdict verdict, List<String> reasons, long flo
                 : "the client's threads may wait for a core (a server in the same JVM counts too)"));
       }
     }
+    RunQueueWait rq = m.runQueue();
+    if (rq.isJudged() && m.wallNanos() >= CpuUsage.MIN_JUDGED_WALL_NANOS
+        && rq.waitPerRun().getAsDouble() > t.clientBoundRunQueueWait()) {
+      j.add(HealthVerdict.CLIENT_BOUND, String.format(Locale.ROOT, "the client's threads waited %s ms for a core "
+          + "while they ran %s ms (%.2f per ms run) > %s: other work starves the client, every send, read and stamp "
+          + "took more than twice as long as it should have", millis(rq.waitNanos()), millis(rq.runNanos()),
+          rq.waitPerRun().getAsDouble(), t.clientBoundRunQueueWait()));
+    }
     SendFigures sends = m.sends();
     if (sends.judged()) {
       if (sends.sent() > 0) {

@@ -15,8 +15,8 @@ import java.util.OptionalLong;
 /**
  * Watches the client's machine while a run goes: started at the run's beginning, stopped at its end.
  * Between the two it keeps a {@link HiccupMeter} running, listens for GC pauses, runs each registered
- * {@link Probe}, and reads the process's CPU time at both ends; at the end it reads the system load
- * average. {@link #health} adds the run's schedule figures and judges them all.
+ * {@link Probe}, and reads the process's CPU time and its threads' run-queue waits ({@link RunQueueWait})
+ * at both ends; at the end it reads the system load average. {@link #health} adds the run's schedule figures and judges them all.
  *
  * <pre>{@code
  * ClientHealthMonitor monitor = ClientHealthMonitor.builder().probe(LoopLag.of("loop", eventLoop)).start();
@@ -33,6 +33,7 @@ public final class ClientHealthMonitor implements AutoCloseable {
   private final Clock clock = Clock.system();
   private final long startNanos;
   private final OptionalLong startCpu;
+  private final RunQueueWait.Snapshot startRunQueue;
   private final HiccupMeter hiccups;
   private final GcPauseListener gc;
   private final List<Probe> probes;
@@ -51,6 +52,7 @@ public final class ClientHealthMonitor implements AutoCloseable {
     // CPU is read inside the wall span at both ends, so cores used never exceed what the span allowed.
     this.startNanos = clock.nanoTime();
     this.startCpu = processCpuNanos();
+    this.startRunQueue = RunQueueWait.Snapshot.read(RunQueueWait.Snapshot.SELF);
   }
 
   /** Starts a monitor with no probes and a 1 ms hiccup meter. */
@@ -111,6 +113,7 @@ public final class ClientHealthMonitor implements AutoCloseable {
       return result;
     }
     OptionalLong endCpu = processCpuNanos();
+    RunQueueWait runQueue = RunQueueWait.between(startRunQueue, RunQueueWait.Snapshot.read(RunQueueWait.Snapshot.SELF));
     long wall = Math.max(0, clock.nanoTime() - startNanos);
     LatencyStats hiccup = hiccups.stop();
     List<ProbeReading> readings = new ArrayList<>();
@@ -124,7 +127,7 @@ public final class ClientHealthMonitor implements AutoCloseable {
     double load = os.getSystemLoadAverage();
     CpuUsage usage = new CpuUsage(cpu, wall, Runtime.getRuntime().availableProcessors(),
         load >= 0 ? OptionalDouble.of(load) : OptionalDouble.empty());
-    result = new ClientMeasurements(wall, hiccup, usage, pauses, readings, SendFigures.NONE);
+    result = new ClientMeasurements(wall, hiccup, usage, runQueue, pauses, readings, SendFigures.NONE);
     return result;
   }
 

@@ -11,12 +11,14 @@ import java.util.Objects;
  * @param wallNanos how long the monitor ran (the run, from just before its origin to its last request's end)
  * @param hiccup the {@link HiccupMeter}'s lateness samples
  * @param cpu the process's CPU use and the machine's load
+ * @param runQueue how long the client's threads waited for a core, beside how long they ran
+ *     ({@link RunQueueWait#UNMEASURED} where the platform does not say)
  * @param gc stop-the-world GC pauses
  * @param probes each {@link Probe}'s reading, in registration order
  * @param sends the run's send lag and achieved rate ({@link SendFigures#NONE} until the run adds them)
  */
-public record ClientMeasurements(long wallNanos, LatencyStats hiccup, CpuUsage cpu, GcPauses gc,
-    List<ProbeReading> probes, SendFigures sends) {
+public record ClientMeasurements(long wallNanos, LatencyStats hiccup, CpuUsage cpu, RunQueueWait runQueue,
+    GcPauses gc, List<ProbeReading> probes, SendFigures sends) {
 
   /** Validates and copies. */
   public ClientMeasurements {
@@ -25,19 +27,26 @@ public record ClientMeasurements(long wallNanos, LatencyStats hiccup, CpuUsage c
     }
     Objects.requireNonNull(hiccup, "hiccup");
     Objects.requireNonNull(cpu, "cpu");
+    Objects.requireNonNull(runQueue, "runQueue");
     Objects.requireNonNull(gc, "gc");
     probes = List.copyOf(probes);
     Objects.requireNonNull(sends, "sends");
   }
 
+  /** Measurements without a run-queue reading ({@link RunQueueWait#UNMEASURED}). */
+  public ClientMeasurements(long wallNanos, LatencyStats hiccup, CpuUsage cpu, GcPauses gc, List<ProbeReading> probes,
+      SendFigures sends) {
+    this(wallNanos, hiccup, cpu, RunQueueWait.UNMEASURED, gc, probes, sends);
+  }
+
   /** The same measurements with the run's send figures. */
   public ClientMeasurements withSends(SendFigures figures) {
-    return new ClientMeasurements(wallNanos, hiccup, cpu, gc, probes, figures);
+    return new ClientMeasurements(wallNanos, hiccup, cpu, runQueue, gc, probes, figures);
   }
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "ClientMeasurements[%.3f s, hiccup %s, %s, %s, %d probes, %s]", wallNanos / 1e9,
-        hiccup, cpu, gc, probes.size(), sends);
+    return String.format(Locale.ROOT, "ClientMeasurements[%.3f s, hiccup %s, %s, %s, %s, %d probes, %s]",
+        wallNanos / 1e9, hiccup, cpu, runQueue, gc, probes.size(), sends);
   }
 }

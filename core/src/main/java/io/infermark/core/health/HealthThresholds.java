@@ -24,6 +24,16 @@ import java.util.Objects;
  *     for one); at 90 % the client's threads are waiting for CPU most of the time and the client is the
  *     bottleneck. The figure is the whole JVM's: a server running in the same JVM counts too. Judged for runs
  *     of a second or more ({@link CpuUsage#MIN_JUDGED_WALL_NANOS}): CPU time is counted in 10 ms ticks.</td></tr>
+ *   <tr><td>run-queue wait of the client's threads per unit of their run time ({@link RunQueueWait})</td>
+ *     <td>–</td><td>1</td>
+ *     <td>The kernel's count of how long the client's threads were ready to run but found every core taken.
+ *     Past 1 they waited longer than they ran, so every piece of client work (a send, a read, a stamp) took more
+ *     than twice as long as it should have: the machine starves the client, whatever its own CPU share says
+ *     (CPU hogs, a busy neighbour, a container quota). Below that, what the waits did to the timestamps is what
+ *     the hiccup meter and the probes measure, and they judge it and set the floor (on a 2-core machine that
+ *     also runs the server, bursts of reads and writes make the client's threads wait 0.5–0.7 ms per ms run with
+ *     its timing still inside a millisecond). Judged from {@link RunQueueWait#MIN_JUDGED_RUN_NANOS} of run time,
+ *     on Linux.</td></tr>
  *   <tr><td>open loop: achieved rate / scheduled rate</td><td>below 99 %</td><td>below 90 %</td>
  *     <td>An open loop that sends less than its schedule did not offer the load it is labelled with; below
  *     90 % a sweep's level is a different level. Judged only from 10 sent requests up, and only without an
@@ -44,6 +54,8 @@ import java.util.Objects;
  * @param clientBoundHiccupP99 hiccup (and probe) p99 above which it is CLIENT_BOUND
  * @param degradedCpuShare process CPU as a share of the available cores above which it is DEGRADED
  * @param clientBoundCpuShare the same, CLIENT_BOUND
+ * @param clientBoundRunQueueWait run-queue wait per unit of run time of the client's threads above which it is
+ *     CLIENT_BOUND
  * @param degradedAchievedRatio achieved / scheduled rate of an open loop below which it is DEGRADED
  * @param clientBoundAchievedRatio the same, CLIENT_BOUND
  * @param degradedSendLagP99 open-loop send lag p99 above which it is DEGRADED
@@ -53,12 +65,12 @@ import java.util.Objects;
  * @param clientBoundGcShare the same, CLIENT_BOUND
  */
 public record HealthThresholds(Duration degradedHiccupP99, Duration clientBoundHiccupP99, double degradedCpuShare,
-    double clientBoundCpuShare, double degradedAchievedRatio, double clientBoundAchievedRatio,
+    double clientBoundCpuShare, double clientBoundRunQueueWait, double degradedAchievedRatio, double clientBoundAchievedRatio,
     Duration degradedSendLagP99, Duration clientBoundSendLagP99, Duration degradedGcMaxPause,
     double degradedGcShare, double clientBoundGcShare) {
 
   private static final HealthThresholds DEFAULTS = new HealthThresholds(Duration.ofMillis(1), Duration.ofMillis(10),
-      0.70, 0.90, 0.99, 0.90, Duration.ofMillis(1), Duration.ofMillis(10), Duration.ofMillis(10), 0.02, 0.10);
+      0.70, 0.90, 1.0, 0.99, 0.90, Duration.ofMillis(1), Duration.ofMillis(10), Duration.ofMillis(10), 0.02, 0.10);
 
   /**
    * Validates: durations are positive, each DEGRADED limit lies at or inside its CLIENT_BOUND limit
@@ -69,6 +81,10 @@ public record HealthThresholds(Duration degradedHiccupP99, Duration clientBoundH
     pair("send lag p99", degradedSendLagP99, clientBoundSendLagP99);
     positive("degradedGcMaxPause", degradedGcMaxPause);
     share("CPU share", degradedCpuShare, clientBoundCpuShare);
+    if (!(clientBoundRunQueueWait > 0 && Double.isFinite(clientBoundRunQueueWait))) {
+      throw new IllegalArgumentException("the run-queue wait limit must be finite and > 0, was "
+          + clientBoundRunQueueWait);
+    }
     share("GC share", degradedGcShare, clientBoundGcShare);
     if (!(clientBoundAchievedRatio > 0 && clientBoundAchievedRatio <= degradedAchievedRatio
         && degradedAchievedRatio <= 1)) {
@@ -121,6 +137,7 @@ public record HealthThresholds(Duration degradedHiccupP99, Duration clientBoundH
     private Duration clientBoundHiccupP99;
     private double degradedCpuShare;
     private double clientBoundCpuShare;
+    private double clientBoundRunQueueWait;
     private double degradedAchievedRatio;
     private double clientBoundAchievedRatio;
     private Duration degradedSendLagP99;
@@ -134,6 +151,7 @@ public record HealthThresholds(Duration degradedHiccupP99, Duration clientBoundH
       clientBoundHiccupP99 = t.clientBoundHiccupP99;
       degradedCpuShare = t.degradedCpuShare;
       clientBoundCpuShare = t.clientBoundCpuShare;
+      clientBoundRunQueueWait = t.clientBoundRunQueueWait;
       degradedAchievedRatio = t.degradedAchievedRatio;
       clientBoundAchievedRatio = t.clientBoundAchievedRatio;
       degradedSendLagP99 = t.degradedSendLagP99;
@@ -154,6 +172,15 @@ public record HealthThresholds(Duration degradedHiccupP99, Duration clientBoundH
     public Builder cpuShare(double degraded, double clientBound) {
       degradedCpuShare = degraded;
       clientBoundCpuShare = clientBound;
+      return this;
+    }
+
+    /**
+     * The run-queue wait per unit of run time of the client's threads ({@link RunQueueWait}) above which a
+     * run is CLIENT_BOUND.
+     */
+    public Builder runQueueWait(double clientBound) {
+      clientBoundRunQueueWait = clientBound;
       return this;
     }
 
@@ -192,16 +219,18 @@ public record HealthThresholds(Duration degradedHiccupP99, Duration clientBoundH
      */
     public HealthThresholds build() {
       return new HealthThresholds(degradedHiccupP99, clientBoundHiccupP99, degradedCpuShare, clientBoundCpuShare,
-          degradedAchievedRatio, clientBoundAchievedRatio, degradedSendLagP99, clientBoundSendLagP99,
+          clientBoundRunQueueWait, degradedAchievedRatio, clientBoundAchievedRatio, degradedSendLagP99, clientBoundSendLagP99,
           degradedGcMaxPause, degradedGcShare, clientBoundGcShare);
     }
   }
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "HealthThresholds[hiccup p99 %s/%s ms, CPU %.0f/%.0f %%, achieved %.0f/%.0f %%, "
+    return String.format(Locale.ROOT, "HealthThresholds[hiccup p99 %s/%s ms, CPU %.0f/%.0f %%, run-queue wait -/%s, "
+        + "achieved %.0f/%.0f %%, "
         + "send lag p99 %s/%s ms, GC max pause %s ms, GC %.0f/%.0f %% (DEGRADED/CLIENT_BOUND)]",
         ms(degradedHiccupP99), ms(clientBoundHiccupP99), degradedCpuShare * 100, clientBoundCpuShare * 100,
+        clientBoundRunQueueWait,
         degradedAchievedRatio * 100, clientBoundAchievedRatio * 100, ms(degradedSendLagP99), ms(clientBoundSendLagP99),
         ms(degradedGcMaxPause), degradedGcShare * 100, clientBoundGcShare * 100);
   }

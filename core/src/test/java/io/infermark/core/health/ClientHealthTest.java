@@ -2,6 +2,7 @@ package io.infermark.core.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import io.infermark.core.ScheduleStats;
 import io.infermark.core.load.LoadProfile;
@@ -31,6 +32,12 @@ class ClientHealthTest {
     GcPauses gc = GcPauses.NONE;
     SendFigures sends = new SendFigures(true, 1000, 200_000, OptionalDouble.of(100), 100);
     List<ProbeReading> probes = List.of();
+    RunQueueWait runQueue = new RunQueueWait(4_000 * MS, 400 * MS, 4);
+
+    Figures runQueue(long runMs, long waitMs) {
+      runQueue = new RunQueueWait(runMs * MS, waitMs * MS, 4);
+      return this;
+    }
 
     Figures hiccupP99(long nanos) {
       hiccupP99 = nanos;
@@ -60,7 +67,7 @@ class ClientHealthTest {
     ClientMeasurements measurements() {
       LatencyStats hiccup = new LatencyStats(10_000, Math.min(50_000, hiccupP99), hiccupP99, hiccupP99, hiccupP99);
       CpuUsage cpu = new CpuUsage(OptionalLong.of(Math.round(cores * WALL)), WALL, 2, OptionalDouble.of(0.5));
-      return new ClientMeasurements(WALL, hiccup, cpu, gc, probes, sends);
+      return new ClientMeasurements(WALL, hiccup, cpu, runQueue, gc, probes, sends);
     }
 
     ClientHealth health() {
@@ -114,6 +121,35 @@ class ClientHealthTest {
     assertThat(bound.verdict()).isEqualTo(HealthVerdict.CLIENT_BOUND);
     assertThat(bound.reasons()).singleElement().asString()
         .startsWith("process CPU 1.90 of 2 cores (95 %) > 90 %: the client ran out of CPU");
+  }
+
+  @Test
+  void clientThreadsWaitingLongerForACoreThanTheyRanAreClientBoundAndShorterWaitsAreLeftToTheHiccupMeter() {
+    ClientHealth busy = quiet().runQueue(4_000, 2_800).health();
+    ClientHealth bound = quiet().runQueue(2_400, 5_600).health();
+
+    assertThat(busy.verdict()).isEqualTo(HealthVerdict.OK);
+    assertThat(bound.verdict()).isEqualTo(HealthVerdict.CLIENT_BOUND);
+    assertThat(bound.reasons()).singleElement().asString()
+        .startsWith("the client's threads waited 5600 ms for a core while they ran 2400 ms (2.33 per ms run) > 1.0: "
+            + "other work starves the client");
+    // The run-queue wait is a ratio, not a delay: it does not move the floor.
+    assertThat(bound.floorNanos()).isEqualTo(busy.floorNanos());
+    assertThat(ClientHealth.evaluate(bound.measurements().orElseThrow(),
+        HealthThresholds.builder().runQueueWait(3).build()).verdict()).isEqualTo(HealthVerdict.OK);
+  }
+
+  @Test
+  void runQueueWaitIsNotJudgedWithoutEnoughRunTimeOrWhereThePlatformDoesNotSay() {
+    ClientHealth idle = quiet().runQueue(40, 400).health();
+    Figures unmeasured = quiet();
+    unmeasured.runQueue = RunQueueWait.UNMEASURED;
+
+    assertThat(idle.verdict()).isEqualTo(HealthVerdict.OK);
+    assertThat(unmeasured.health().verdict()).isEqualTo(HealthVerdict.OK);
+    assertThat(RunQueueWait.UNMEASURED.waitPerRun()).isEmpty();
+    assertThat(RunQueueWait.UNMEASURED).hasToString("RunQueueWait[unmeasured]");
+    assertThat(new RunQueueWait(2_400 * MS, 5_600 * MS, 3).waitPerRun()).hasValueCloseTo(2.333, within(0.001));
   }
 
   @Test
@@ -246,10 +282,15 @@ class ClientHealthTest {
         .build()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("hiccup p99");
     assertThatThrownBy(() -> HealthThresholds.builder().cpuShare(0.95, 0.9).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("CPU share");
+    assertThatThrownBy(() -> HealthThresholds.builder().runQueueWait(0).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("run-queue wait");
+    assertThatThrownBy(() -> HealthThresholds.builder().runQueueWait(Double.POSITIVE_INFINITY).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("run-queue wait");
     assertThatThrownBy(() -> HealthThresholds.builder().achievedRatio(0.8, 0.9).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("achieved-rate");
     assertThat(HealthThresholds.builder().build()).isEqualTo(HealthThresholds.defaults());
-    assertThat(HealthThresholds.defaults().toString()).contains("hiccup p99 1/10 ms", "CPU 70/90 %");
+    assertThat(HealthThresholds.defaults().toString()).contains("hiccup p99 1/10 ms", "CPU 70/90 %",
+        "run-queue wait -/1.0");
   }
 
   @Test

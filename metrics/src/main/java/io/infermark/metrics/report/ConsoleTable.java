@@ -245,6 +245,9 @@ public final class ConsoleTable {
     m.cpu().coresUsed().ifPresent(c -> items.add(String.format(Locale.ROOT, "CPU %.2f of %d cores (%.0f %%)", c,
         m.cpu().availableProcessors(), m.cpu().shareOfCores().getAsDouble() * 100)));
     m.cpu().systemLoadAverage().ifPresent(l -> items.add(String.format(Locale.ROOT, "load average %.2f", l)));
+    m.runQueue().waitPerRun().ifPresent(w -> items.add(String.format(Locale.ROOT,
+        "run-queue wait %s ms per %s ms run (%.2f)", millis(m.runQueue().waitNanos() / 1e6),
+        millis(m.runQueue().runNanos() / 1e6), w)));
     items.add(String.format(Locale.ROOT, "GC %d pause%s, total %s ms, max %s ms", m.gc().count(),
         m.gc().count() == 1 ? "" : "s", millis(m.gc().totalNanos() / 1e6), millis(m.gc().maxNanos() / 1e6)));
     for (ProbeReading p : m.probes()) {

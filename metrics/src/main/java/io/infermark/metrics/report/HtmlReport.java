@@ -290,6 +290,9 @@ public final class HtmlReport {
     m.cpu().coresUsed().ifPresent(c -> row(b, "process CPU", String.format(Locale.ROOT, "%.2f of %d cores (%.0f %%)",
         c, m.cpu().availableProcessors(), m.cpu().shareOfCores().getAsDouble() * 100)));
     m.cpu().systemLoadAverage().ifPresent(l -> row(b, "system load average (1 min)", SvgCharts.fmt(l)));
+    m.runQueue().waitPerRun().ifPresent(w -> row(b, "client threads: waited for a core / ran (ms)",
+        SvgCharts.fmt(m.runQueue().waitNanos() / 1e6) + " / " + SvgCharts.fmt(m.runQueue().runNanos() / 1e6)
+        + String.format(Locale.ROOT, " (%.2f)", w)));
     row(b, "GC pauses: count / total / max (ms)", m.gc().count() + " / " + SvgCharts.fmt(m.gc().totalNanos() / 1e6)
         + " / " + SvgCharts.fmt(m.gc().maxNanos() / 1e6));
     if (m.sends().judged()) {

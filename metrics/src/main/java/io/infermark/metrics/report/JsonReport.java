@@ -526,6 +526,14 @@ public final class JsonReport {
     g.writeNumberField("available_processors", m.cpu().availableProcessors());
     number(g, "system_load_average", m.cpu().systemLoadAverage());
     g.writeEndObject();
+    if (m.runQueue().isMeasured()) {
+      g.writeObjectFieldStart("run_queue");
+      g.writeNumberField("threads", m.runQueue().threads());
+      g.writeNumberField("run_ms", m.runQueue().runNanos() / 1e6);
+      g.writeNumberField("wait_ms", m.runQueue().waitNanos() / 1e6);
+      number(g, "wait_per_run", m.runQueue().waitPerRun());
+      g.writeEndObject();
+    }
     g.writeObjectFieldStart("gc");
     g.writeNumberField("pauses", m.gc().count());
     g.writeNumberField("total_ms", m.gc().totalNanos() / 1e6);

@@ -13,6 +13,7 @@ import io.infermark.core.health.HealthThresholds;
 import io.infermark.core.health.HealthVerdict;
 import io.infermark.core.health.LatencyStats;
 import io.infermark.core.health.ProbeReading;
+import io.infermark.core.health.RunQueueWait;
 import io.infermark.core.health.SendFigures;
 import io.infermark.metrics.RunSummary;
 import io.infermark.metrics.TestRuns;
@@ -31,7 +32,7 @@ class ClientHealthReportsTest {
   private static ClientHealth starved() {
     ClientMeasurements m = new ClientMeasurements(2_000 * MS, new LatencyStats(1900, 80_000, 12_300_000, 20 * MS,
         25 * MS), new CpuUsage(OptionalLong.of(3_800 * MS), 2_000 * MS, 2, OptionalDouble.of(3.5)),
-        new GcPauses(2, 6 * MS, 4 * MS), List.of(new ProbeReading("<b>loop</b>", new LatencyStats(200, 10_000,
+        new RunQueueWait(1_800 * MS, 900 * MS, 5), new GcPauses(2, 6 * MS, 4 * MS), List.of(new ProbeReading("<b>loop</b>", new LatencyStats(200, 10_000,
             300_000, 400_000, 500_000))), new SendFigures(true, 100, 200_000, OptionalDouble.of(50), 49.9));
     return ClientHealth.evaluate(m, HealthThresholds.defaults());
   }
@@ -61,7 +62,8 @@ class ClientHealthReportsTest {
         + "    counts too)\n");
     assertThat(table).contains("\nClient      CLIENT_BOUND, floor 12.300 ms, hiccup p50 0.080 p99 12.300 p99.9 "
         + "20.000 max 25.000 ms,");
-    assertThat(table).contains("CPU 1.90 of 2 cores (95 %)", "load average 3.50", "GC 2 pauses, total 6.000 ms, "
+    assertThat(table).contains("CPU 1.90 of 2 cores (95 %)", "load average 3.50",
+        "run-queue wait 900.000 ms per 1800.000 ms run (0.50)", "GC 2 pauses, total 6.000 ms, "
         + "max 4.000 ms", "<b>loop</b> lag p99 0.300 ms");
     assertThat(table.lines()).allMatch(l -> l.length() <= ConsoleTable.WIDTH);
   }
@@ -93,6 +95,10 @@ class ClientHealthReportsTest {
     assertThat(h.get("cpu").get("process_cores").asDouble()).isEqualTo(1.9);
     assertThat(h.get("cpu").get("share_of_cores").asDouble()).isEqualTo(0.95);
     assertThat(h.get("cpu").get("system_load_average").asDouble()).isEqualTo(3.5);
+    assertThat(h.get("run_queue").get("threads").asInt()).isEqualTo(5);
+    assertThat(h.get("run_queue").get("run_ms").asDouble()).isEqualTo(1800.0);
+    assertThat(h.get("run_queue").get("wait_ms").asDouble()).isEqualTo(900.0);
+    assertThat(h.get("run_queue").get("wait_per_run").asDouble()).isEqualTo(0.5);
     assertThat(h.get("gc").get("pauses").asInt()).isEqualTo(2);
     assertThat(h.get("gc").get("max_ms").asDouble()).isEqualTo(4.0);
     assertThat(h.get("sends").get("judged").asBoolean()).isTrue();
@@ -105,6 +111,7 @@ class ClientHealthReportsTest {
     assertThat(unmeasured.get("floor_ms").asDouble()).isZero();
     assertThat(unmeasured.get("hiccup").isNull()).isTrue();
     assertThat(unmeasured.get("probes")).isEmpty();
+    assertThat(unmeasured.has("run_queue")).isFalse();
   }
 
   @Test
@@ -113,7 +120,8 @@ class ClientHealthReportsTest {
 
     assertThat(html).contains("<div class='banner bound' role='alert'><strong>Client CLIENT BOUND</strong>",
         "<li>hiccup p99 12.3 ms &gt; 10 ms: the client&#39;s threads could not run on time</li>",
-        "Measurement floor 12.3 ms.", "<h2>Client health</h2>", "&lt;b&gt;loop&lt;/b&gt; lag p99 / max (ms)");
+        "Measurement floor 12.3 ms.", "<h2>Client health</h2>", "&lt;b&gt;loop&lt;/b&gt; lag p99 / max (ms)",
+        "client threads: waited for a core / ran (ms)</td><td>900 / 1800 (0.50)");
     assertThat(html).doesNotContain("<b>loop</b>");
     assertThat(html.indexOf("class='banner")).isLessThan(html.indexOf("<h2>Latency</h2>"));
 
