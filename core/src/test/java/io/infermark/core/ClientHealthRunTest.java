@@ -33,6 +33,11 @@ class ClientHealthRunTest {
     assertThat(m.sends().judged()).as("a closed loop has no schedule to be late for").isFalse();
     assertThat(m.sends().sent()).isEqualTo(run.schedule().sent());
     assertThat(h.floorNanos()).isEqualTo(Math.max(m.hiccup().p99Nanos(), m.gc().maxNanos()));
+    if (java.nio.file.Files.isDirectory(java.nio.file.Path.of("/proc/self/task"))) {
+      // On Linux the kernel's run-queue account of the client's threads is read: the hiccup meter's at least.
+      assertThat(m.runQueue().isMeasured()).isTrue();
+      assertThat(m.runQueue().threads()).isGreaterThanOrEqualTo(1);
+    }
     // The verdict is the defaults' verdict on the figures it carries, whatever this machine's load.
     assertThat(h.reevaluate(HealthThresholds.defaults())).isEqualTo(h);
     assertThat(h.verdict()).isIn(HealthVerdict.OK, HealthVerdict.DEGRADED, HealthVerdict.CLIENT_BOUND);
