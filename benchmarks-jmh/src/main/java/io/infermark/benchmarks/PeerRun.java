@@ -104,6 +104,7 @@ public final class PeerRun {
       // The measured window starts when the first measured request is handed to the transport, so the
       // CPU read at the marker leaves out start-up, JIT compilation of the warm-up and the warm-up itself.
       long[] cpu0 = {0};
+      Map<String, Long> alloc0 = new java.util.concurrent.ConcurrentHashMap<>();
       long[] wall0 = {0};
       int warmedUp = separateWarmup ? 0 : warmup;
       RunListener marker = new RunListener() {
@@ -116,6 +117,7 @@ public final class PeerRun {
             System.out.println("MEASURE start");
             System.out.flush();
             cpu0[0] = processCpuNanos();
+            alloc0.putAll(allocatedBytes());
             wall0[0] = System.nanoTime();
           }
           return request;
@@ -128,6 +130,7 @@ public final class PeerRun {
           .load(LoadProfile.concurrency(concurrency).warmupRequests(warmedUp).requests(requests)).run();
       long wall = System.nanoTime() - wall0[0];
       long cpu = processCpuNanos() - cpu0[0];
+      Map<String, Long> alloc1 = allocatedBytes();
       System.out.println("MEASURE end");
       System.out.flush();
       System.out.println("client health: " + run.clientHealth());
@@ -163,6 +166,22 @@ public final class PeerRun {
       System.out.printf(Locale.ROOT, "infermark client: %d requests (%d ok) at concurrency %d, %d streamed tokens; "
           + "%d tokens read in the %.2f s from the first measured send to the last end = %.0f tokens/s%n",
           run.measured().size(), ok, concurrency, tokens, inWindow, seconds, tps);
+      // Heap allocation by thread over the same window (threads that ended meanwhile are left out).
+      Map<String, Long> allocated = new java.util.TreeMap<>();
+      alloc1.forEach((thread, bytes) -> {
+        long d = bytes - alloc0.getOrDefault(thread, 0L);
+        if (d > 0) {
+          allocated.merge(thread.substring(thread.indexOf(' ') + 1), d, Long::sum);
+        }
+      });
+      long allocatedTotal = allocated.values().stream().mapToLong(Long::longValue).sum();
+      StringBuilder byThread = new StringBuilder();
+      allocated.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(4)
+          .forEach(e -> byThread.append(String.format(Locale.ROOT, ", %s %.0f", e.getKey(),
+              (double) e.getValue() / Math.max(1, inWindow))));
+      System.out.printf(Locale.ROOT, "client heap allocation: %.1f MB in the run = %.0f bytes per streamed token (by "
+          + "thread, bytes per token%s)%n", allocatedTotal / 1e6, (double) allocatedTotal / Math.max(1, inWindow),
+          byThread);
       System.out.printf(Locale.ROOT, "client CPU: %.2f s in the run (%.1f%% of one core) = %.2f us per streamed "
           + "token; whole process %.2f s (JVM start-up and warm-up included) = %.2f us per token%n",
           cpu / 1e9, 100.0 * cpu / wall, cpu / 1e3 / Math.max(1, inWindow), totalCpu / 1e9,
@@ -326,6 +345,23 @@ public final class PeerRun {
     QuantileMethod q = QuantileMethod.LINEAR;
     System.out.printf(Locale.ROOT, "%-52s n=%-6d p50 %8.3f  p90 %8.3f  p99 %8.3f  max %8.3f%n", name, v.length,
         q.quantile(v, 0.5), q.quantile(v, 0.9), q.quantile(v, 0.99), v[v.length - 1]);
+  }
+
+  /** Bytes each live thread has allocated on the heap so far, keyed by "id name"; empty where not reported. */
+  private static Map<String, Long> allocatedBytes() {
+    Map<String, Long> m = new HashMap<>();
+    if (ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
+        && t.isThreadAllocatedMemorySupported() && t.isThreadAllocatedMemoryEnabled()) {
+      long[] ids = t.getAllThreadIds();
+      long[] bytes = t.getThreadAllocatedBytes(ids);
+      java.lang.management.ThreadInfo[] infos = t.getThreadInfo(ids);
+      for (int i = 0; i < ids.length; i++) {
+        if (bytes[i] >= 0 && infos[i] != null) {
+          m.put(ids[i] + " " + infos[i].getThreadName().replaceAll("-\\d+$", ""), bytes[i]);
+        }
+      }
+    }
+    return m;
   }
 
   private static long processCpuNanos() {

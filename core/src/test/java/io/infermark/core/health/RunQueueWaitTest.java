@@ -71,12 +71,14 @@ class RunQueueWaitTest {
     assumeThat(Files.isDirectory(RunQueueWait.Snapshot.SELF)).as("Linux /proc").isTrue();
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     assumeThat(threads.isCurrentThreadCpuTimeSupported()).isTrue();
+    CountDownLatch running = new CountDownLatch(1);
     CountDownLatch go = new CountDownLatch(1);
     CountDownLatch spunEnough = new CountDownLatch(1);
     CountDownLatch done = new CountDownLatch(1);
     AtomicLong spun = new AtomicLong();
     Thread busy = new Thread(() -> {
       try {
+        running.countDown(); // the JVM names the native thread before run(): from here the kernel knows the name
         go.await();
         long begin = threads.getCurrentThreadCpuTime();
         long x = 0;
@@ -93,6 +95,7 @@ class RunQueueWaitTest {
     }, "infermark-test-busy");
     busy.start();
     try {
+      running.await();
       RunQueueWait.Snapshot before = RunQueueWait.Snapshot.read(RunQueueWait.Snapshot.SELF);
       go.countDown();
       spunEnough.await();
