@@ -105,6 +105,8 @@ public final class PeerRun {
       // CPU read at the marker leaves out start-up, JIT compilation of the warm-up and the warm-up itself.
       long[] cpu0 = {0};
       Map<String, Long> alloc0 = new java.util.concurrent.ConcurrentHashMap<>();
+      Map<String, Long> senderFirst = new java.util.concurrent.ConcurrentHashMap<>();
+      Map<String, Long> senderLast = new java.util.concurrent.ConcurrentHashMap<>();
       long[] wall0 = {0};
       int warmedUp = separateWarmup ? 0 : warmup;
       RunListener marker = new RunListener() {
@@ -119,6 +121,13 @@ public final class PeerRun {
             cpu0[0] = processCpuNanos();
             alloc0.putAll(allocatedBytes());
             wall0[0] = System.nanoTime();
+          }
+          if (sent > warmedUp) {
+            // The run's sender threads end with the run, so their allocation is read here, on them, at every send.
+            long now = currentThreadAllocatedBytes();
+            String thread = Thread.currentThread().getId() + " " + Thread.currentThread().getName();
+            senderFirst.putIfAbsent(thread, now);
+            senderLast.put(thread, now);
           }
           return request;
         }
@@ -166,7 +175,8 @@ public final class PeerRun {
       System.out.printf(Locale.ROOT, "infermark client: %d requests (%d ok) at concurrency %d, %d streamed tokens; "
           + "%d tokens read in the %.2f s from the first measured send to the last end = %.0f tokens/s%n",
           run.measured().size(), ok, concurrency, tokens, inWindow, seconds, tps);
-      // Heap allocation by thread over the same window (threads that ended meanwhile are left out).
+      // Heap allocation by thread over the same window: the threads alive at both ends, and the run's sender
+      // threads up to their last send (they end with the run); other threads that ended meanwhile are left out.
       Map<String, Long> allocated = new java.util.TreeMap<>();
       alloc1.forEach((thread, bytes) -> {
         long d = bytes - alloc0.getOrDefault(thread, 0L);
@@ -174,11 +184,18 @@ public final class PeerRun {
           allocated.merge(thread.substring(thread.indexOf(' ') + 1), d, Long::sum);
         }
       });
+      senderLast.forEach((thread, bytes) -> {
+        if (!alloc1.containsKey(thread)) { // ended with the run: its last reading at a send stands in
+          allocated.merge(thread.substring(thread.indexOf(' ') + 1).replaceAll("-\\d+$", ""),
+              bytes - senderFirst.get(thread), Long::sum);
+        }
+      });
       long allocatedTotal = allocated.values().stream().mapToLong(Long::longValue).sum();
       StringBuilder byThread = new StringBuilder();
+      long perTokenOf = Math.max(1, inWindow);
       allocated.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(4)
           .forEach(e -> byThread.append(String.format(Locale.ROOT, ", %s %.0f", e.getKey(),
-              (double) e.getValue() / Math.max(1, inWindow))));
+              (double) e.getValue() / perTokenOf)));
       System.out.printf(Locale.ROOT, "client heap allocation: %.1f MB in the run = %.0f bytes per streamed token (by "
           + "thread, bytes per token%s)%n", allocatedTotal / 1e6, (double) allocatedTotal / Math.max(1, inWindow),
           byThread);
@@ -345,6 +362,12 @@ public final class PeerRun {
     QuantileMethod q = QuantileMethod.LINEAR;
     System.out.printf(Locale.ROOT, "%-52s n=%-6d p50 %8.3f  p90 %8.3f  p99 %8.3f  max %8.3f%n", name, v.length,
         q.quantile(v, 0.5), q.quantile(v, 0.9), q.quantile(v, 0.99), v[v.length - 1]);
+  }
+
+  private static long currentThreadAllocatedBytes() {
+    return ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
+        && t.isThreadAllocatedMemorySupported() && t.isThreadAllocatedMemoryEnabled()
+        ? t.getThreadAllocatedBytes(Thread.currentThread().getId()) : 0;
   }
 
   /** Bytes each live thread has allocated on the heap so far, keyed by "id name"; empty where not reported. */
