@@ -131,6 +131,24 @@ public final class Usage {
     }
   }
 
+  /**
+   * A usage from counts of which a negative one is unknown (absent), as a parser holds them after reading a
+   * usage object whose fields may be missing; {@link #NONE} when every count is unknown.
+   */
+  public static Usage ofKnownCounts(int promptTokens, int completionTokens, int totalTokens, int reasoningTokens,
+      int cachedPromptTokens) {
+    return new Usage(known(promptTokens), known(completionTokens), known(totalTokens), known(reasoningTokens),
+        known(cachedPromptTokens)).orNone();
+  }
+
+  private static int known(int count) {
+    return count < 0 ? ABSENT : count;
+  }
+
+  private Usage orNone() {
+    return isEmpty() ? NONE : this;
+  }
+
   /** Builds a {@link Usage}; counts that are never set stay absent. */
   public static final class Builder {
     private int prompt = ABSENT;
@@ -173,10 +191,7 @@ public final class Usage {
 
     /** Returns the usage. */
     public Usage build() {
-      if (prompt < 0 && completion < 0 && total < 0 && reasoning < 0 && cached < 0) {
-        return NONE;
-      }
-      return new Usage(prompt, completion, total, reasoning, cached);
+      return new Usage(prompt, completion, total, reasoning, cached).orNone();
     }
 
     private static int check(int n, String name) {

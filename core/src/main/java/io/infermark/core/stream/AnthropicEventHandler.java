@@ -4,6 +4,7 @@ import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.StreamObserver;
+import io.infermark.core.capture.Usage;
 
 /**
  * The {@link StreamDialect#ANTHROPIC} decoder for Messages API events.
@@ -189,7 +190,7 @@ final class AnthropicEventHandler extends SseStreamDecoder {
 
   private void reportUsage(boolean withOutput) {
     int prompt = inputTokens < 0 ? -1 : inputTokens + Math.max(cacheRead, 0) + Math.max(cacheCreation, 0);
-    out.usage(OpenAiUsageReader.toUsage(prompt, withOutput ? outputTokens : -1, -1,
+    out.usage(Usage.ofKnownCounts(prompt, withOutput ? outputTokens : -1, -1,
         withOutput ? thinkingTokens : -1, cacheRead));
   }
 

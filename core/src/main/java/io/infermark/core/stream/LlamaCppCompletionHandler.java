@@ -4,6 +4,7 @@ import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.StreamObserver;
+import io.infermark.core.capture.Usage;
 
 /**
  * The {@link StreamDialect#LLAMACPP_COMPLETION} decoder for llama.cpp's native {@code /completion}
@@ -70,7 +71,7 @@ final class LlamaCppCompletionHandler extends SseStreamDecoder {
       spans.emit(data, o);
     }
     if (stop) {
-      out.usage(OpenAiUsageReader.toUsage(evaluated, predicted, -1, -1, -1));
+      out.usage(Usage.ofKnownCounts(evaluated, predicted, -1, -1, -1));
       out.finishReason(stopType != null ? stopType : legacyStopType);
     }
     timings.reportNoted(data, json, o);

@@ -4,6 +4,7 @@ import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.StreamObserver;
+import io.infermark.core.capture.Usage;
 import java.util.Arrays;
 
 /**
@@ -123,7 +124,7 @@ final class OllamaLineHandler implements StreamDecoder, NdjsonLines.LineHandler 
     if (!done) {
       return;
     }
-    out.usage(OpenAiUsageReader.toUsage(promptEvalCount, evalCount, -1, -1, -1));
+    out.usage(Usage.ofKnownCounts(promptEvalCount, evalCount, -1, -1, -1));
     out.finishReason(doneReason);
     for (int i = 0; i < DURATIONS.length; i++) {
       if (!Double.isNaN(durations[i])) {

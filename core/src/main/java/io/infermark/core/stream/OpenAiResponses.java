@@ -146,7 +146,7 @@ public final class OpenAiResponses {
     if (reasoning < 0) {
       reasoning = count(usage.get("reasoning_tokens"));
     }
-    return OpenAiUsageReader.toUsage(count(usage.get("prompt_tokens")), count(usage.get("completion_tokens")),
+    return Usage.ofKnownCounts(count(usage.get("prompt_tokens")), count(usage.get("completion_tokens")),
         count(usage.get("total_tokens")), reasoning,
         count(usage.path("prompt_tokens_details").get("cached_tokens")));
   }

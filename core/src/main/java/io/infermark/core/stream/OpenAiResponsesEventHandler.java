@@ -4,6 +4,7 @@ import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.StreamObserver;
+import io.infermark.core.capture.Usage;
 
 /**
  * The {@link StreamDialect#OPENAI_RESPONSES} decoder for OpenAI's Responses API
@@ -132,7 +133,7 @@ final class OpenAiResponsesEventHandler extends SseStreamDecoder {
       }
       case COMPLETED, INCOMPLETE -> {
         out.chunk(nanoTime, ChunkKind.USAGE, ChunkTimeline.UNKNOWN_TOKENS);
-        out.usage(OpenAiUsageReader.toUsage(input, output, total, reasoning, cached));
+        out.usage(Usage.ofKnownCounts(input, output, total, reasoning, cached));
         out.finishReason(type == COMPLETED ? "stop" : incompleteReason != null ? incompleteReason : "incomplete");
         out.complete(nanoTime);
       }

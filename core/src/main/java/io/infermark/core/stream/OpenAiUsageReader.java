@@ -56,7 +56,7 @@ final class OpenAiUsageReader {
         json.skipValue();
       }
     }
-    return toUsage(prompt, completion, total, reasoning, cached);
+    return Usage.ofKnownCounts(prompt, completion, total, reasoning, cached);
   }
 
   /** Completion tokens of the last usage read, -1 when absent. */
@@ -64,33 +64,9 @@ final class OpenAiUsageReader {
     return completion;
   }
 
-  /** Builds usage from counts where -1 means absent. */
-  static Usage toUsage(int prompt, int completion, int total, int reasoning, int cached) {
-    if (prompt < 0 && completion < 0 && total < 0 && reasoning < 0 && cached < 0) {
-      return Usage.NONE;
-    }
-    Usage.Builder b = Usage.builder();
-    if (prompt >= 0) {
-      b.promptTokens(prompt);
-    }
-    if (completion >= 0) {
-      b.completionTokens(completion);
-    }
-    if (total >= 0) {
-      b.totalTokens(total);
-    }
-    if (reasoning >= 0) {
-      b.reasoningTokens(reasoning);
-    }
-    if (cached >= 0) {
-      b.cachedPromptTokens(cached);
-    }
-    return b.build();
-  }
-
   /** The count-by-count sum of two usages; a count absent from both stays absent. */
   static Usage sum(Usage a, Usage b) {
-    return toUsage(add(a.promptTokens(), b.promptTokens()), add(a.completionTokens(), b.completionTokens()),
+    return Usage.ofKnownCounts(add(a.promptTokens(), b.promptTokens()), add(a.completionTokens(), b.completionTokens()),
         add(a.totalTokens(), b.totalTokens()), add(a.reasoningTokens(), b.reasoningTokens()),
         add(a.cachedPromptTokens(), b.cachedPromptTokens()));
   }

@@ -4,6 +4,7 @@ import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.StreamObserver;
+import io.infermark.core.capture.Usage;
 
 /**
  * The {@link StreamDialect#TGI_GENERATE} decoder for TGI's native {@code /generate_stream}: one
@@ -67,7 +68,7 @@ final class TgiGenerateHandler extends SseStreamDecoder {
     if (content && out.wantsText) {
       spans.emit(data, out.observer);
     }
-    out.usage(OpenAiUsageReader.toUsage(inputLength, generatedTokens, -1, -1, -1));
+    out.usage(Usage.ofKnownCounts(inputLength, generatedTokens, -1, -1, -1));
     out.finishReason(finishReason);
     finalSeen = isFinal;
   }

@@ -82,7 +82,7 @@ final class WholeBodies {
     int input = count(u.get("input_tokens"));
     int cacheRead = count(u.get("cache_read_input_tokens"));
     int prompt = input < 0 ? -1 : input + Math.max(cacheRead, 0) + Math.max(count(u.get("cache_creation_input_tokens")), 0);
-    Usage usage = usage(prompt, count(u.get("output_tokens")), -1,
+    Usage usage = Usage.ofKnownCounts(prompt, count(u.get("output_tokens")), -1,
         count(u.path("output_tokens_details").get("thinking_tokens")), cacheRead);
     observer.onChunk(nanoTime, kind(text, thinking, tool), usage.completionTokens().orElse(ChunkTimeline.UNKNOWN_TOKENS));
     if (observer.wantsText()) {
@@ -131,7 +131,7 @@ final class WholeBodies {
       }
     }
     JsonNode u = root.path("usage");
-    Usage usage = usage(count(u.get("input_tokens")), count(u.get("output_tokens")), count(u.get("total_tokens")),
+    Usage usage = Usage.ofKnownCounts(count(u.get("input_tokens")), count(u.get("output_tokens")), count(u.get("total_tokens")),
         count(u.path("output_tokens_details").get("reasoning_tokens")),
         count(u.path("input_tokens_details").get("cached_tokens")));
     observer.onChunk(nanoTime, kind(text, reasoning, tool), usage.completionTokens().orElse(ChunkTimeline.UNKNOWN_TOKENS));
@@ -177,7 +177,7 @@ final class WholeBodies {
       return;
     }
     JsonNode details = root.path("details");
-    Usage usage = usage(count(details.get("input_length")), count(details.get("generated_tokens")), -1, -1, -1);
+    Usage usage = Usage.ofKnownCounts(count(details.get("input_length")), count(details.get("generated_tokens")), -1, -1, -1);
     observer.onChunk(nanoTime, text.textValue().isEmpty() ? ChunkKind.EMPTY : ChunkKind.CONTENT,
         usage.completionTokens().orElse(ChunkTimeline.UNKNOWN_TOKENS));
     if (observer.wantsText() && !text.textValue().isEmpty()) {
@@ -222,26 +222,6 @@ final class WholeBodies {
 
   private static void fail(StreamObserver observer, ErrorCategory category, String message, long nanoTime) {
     observer.onFailure(Failure.of(category, message), nanoTime);
-  }
-
-  private static Usage usage(int prompt, int completion, int total, int reasoning, int cached) {
-    Usage.Builder b = Usage.builder();
-    if (prompt >= 0) {
-      b.promptTokens(prompt);
-    }
-    if (completion >= 0) {
-      b.completionTokens(completion);
-    }
-    if (total >= 0) {
-      b.totalTokens(total);
-    }
-    if (reasoning >= 0) {
-      b.reasoningTokens(reasoning);
-    }
-    if (cached >= 0) {
-      b.cachedPromptTokens(cached);
-    }
-    return b.build();
   }
 
   private static int count(JsonNode n) {
