@@ -19,8 +19,12 @@ import java.util.Locale;
  * send minus intended send) from the run's {@link ScheduleStats}.
  *
  * <p>Run: {@code java -cp benchmarks-jmh/target/benchmarks.jar io.infermark.benchmarks.ScheduleAccuracy
- * [seconds per rate = 10] [rates = 100,1000,5000] [transport = netty|okhttp]}. A measurement, not a test: the numbers depend on
- * the machine and on everything else it runs (the client and the simulator share its cores).
+ * [seconds per rate = 10] [rates = 100,1000,5000] [transport = netty|okhttp] [server base URL]}. With a base URL
+ * it sends to a simulator already running in its own JVM, started with the same settings
+ * ({@code java -jar testkit/target/infermark-simulator.jar --port 8130 --profile fixed --ttft-ms 0 --itl-ms 0
+ * --output-tokens 1}), so the simulator's threads, allocation and GC pauses are not the client's. A measurement,
+ * not a test: the numbers depend on the machine and on everything else it runs (the client and the simulator
+ * share its cores).
  */
 public final class ScheduleAccuracy {
 
@@ -33,9 +37,10 @@ public final class ScheduleAccuracy {
     SimulatorConfig config = SimulatorConfig.builder().timeToFirstToken(Duration.ZERO)
         .interTokenInterval(Duration.ZERO).defaultOutputTokens(1).build();
     String transport = args.length > 2 ? args[2] : "netty";
-    try (Simulator sim = Simulator.start(config);
-        OpenAiTarget target = Transports.apply(OpenAiTarget.chat(sim.baseUrl() + "/v1", config.model()), transport)
-            .build()) {
+    String external = args.length > 3 ? args[3] : null;
+    try (Simulator sim = external == null ? Simulator.start(config) : null;
+        OpenAiTarget target = Transports.apply(OpenAiTarget.chat((external == null ? sim.baseUrl() : external)
+            + "/v1", config.model()), transport).build()) {
       Benchmark base = Benchmark.target(target).prompts(Prompt.user("Are we on time?"))
           .params(GenerationParams.builder().maxTokens(1).build());
       // Warm the JIT, the connection pool and the simulator before measuring.
