@@ -56,8 +56,9 @@ import java.util.Map;
  * <p>Run: {@code java -cp benchmarks-jmh/target/benchmarks.jar io.infermark.benchmarks.PeerRun
  * --url http://127.0.0.1:8000/v1 --model infermark-sim --prompts prompts.jsonl --concurrency 64
  * [--warmup 64] [--separate-warmup false] [--requests N] [--sim-since N] [--dump FILE]} ({@code --dump} writes one CSV row per joined
- * request: its send, the simulator's arrival and first write, and the client's first read, all on the one
- * monotonic clock). It prints {@code MEASURE start} and {@code MEASURE end}
+ * request: its send, the simulator's arrival and first write, the client's first read, all on the one
+ * monotonic clock, and its schedule lag: in a closed loop, the time from the stream's previous request ending
+ * to this one's send). It prints {@code MEASURE start} and {@code MEASURE end}
  * around the measured run (so a script can read CPU counters from {@code /proc} at the same moments) and ends
  * with one {@code RESULT key=value ...} line for scripts.
  */
@@ -218,7 +219,7 @@ public final class PeerRun {
           ? new java.io.PrintWriter(Files.newBufferedWriter(Path.of(a.get("--dump")))) : null;
       if (dump != null) {
         dump.println("request_id,client_send_nanos,server_arrival_nanos,server_first_write_nanos,"
-            + "client_first_read_nanos,connection_reused");
+            + "client_first_read_nanos,connection_reused,schedule_lag_nanos");
       }
       for (RequestRecord r : run.measured()) {
         if (!r.succeeded() || r.chunks().firstTokenOffsetNanos().isEmpty()) {
@@ -237,9 +238,9 @@ public final class PeerRun {
             sendSideNew[fresh++] = sendSide[joined];
           }
           if (dump != null) {
-            dump.printf(Locale.ROOT, "%s,%d,%d,%d,%d,%b%n", r.requestId(), run.originNanos() + r.sendNanos(),
+            dump.printf(Locale.ROOT, "%s,%d,%d,%d,%d,%b,%d%n", r.requestId(), run.originNanos() + r.sendNanos(),
                 t.get("arrival_nanos").asLong(), t.get("first_token_nanos").asLong(), clientFirst,
-                r.phases().connectionReused());
+                r.phases().connectionReused(), r.scheduleLagNanos());
           }
           joined++;
         }
