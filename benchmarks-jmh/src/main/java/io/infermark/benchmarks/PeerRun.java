@@ -55,10 +55,10 @@ import java.util.Map;
  *
  * <p>Run: {@code java -cp benchmarks-jmh/target/benchmarks.jar io.infermark.benchmarks.PeerRun
  * --url http://127.0.0.1:8000/v1 --model infermark-sim --prompts prompts.jsonl --concurrency 64
- * [--warmup 64] [--separate-warmup false] [--requests N] [--sim-since N] [--dump FILE]} ({@code --dump} writes one CSV row per joined
- * request: its send, the simulator's arrival and first write, the client's first read, all on the one
- * monotonic clock, and its schedule lag: in a closed loop, the time from the stream's previous request ending
- * to this one's send). It prints {@code MEASURE start} and {@code MEASURE end}
+ * [--warmup 64] [--separate-warmup false] [--requests N] [--sim-since N] [--dump FILE]} ({@code --dump} writes one
+ * CSV row per joined request: its send, the simulator's arrival and first write, the client's first read, all
+ * on the one monotonic clock, and its schedule lag: in a closed loop, the time from the stream's previous
+ * request ending to this one's send). It prints {@code MEASURE start} and {@code MEASURE end}
  * around the measured run (so a script can read CPU counters from {@code /proc} at the same moments) and ends
  * with one {@code RESULT key=value ...} line for scripts.
  */

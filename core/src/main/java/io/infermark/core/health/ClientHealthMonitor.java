@@ -16,7 +16,8 @@ import java.util.OptionalLong;
  * Watches the client's machine while a run goes: started at the run's beginning, stopped at its end.
  * Between the two it keeps a {@link HiccupMeter} running, listens for GC pauses, runs each registered
  * {@link Probe}, and reads the process's CPU time and its threads' run-queue waits ({@link RunQueueWait})
- * at both ends; at the end it reads the system load average. {@link #health} adds the run's schedule figures and judges them all.
+ * at both ends; at the end it reads the system load average. {@link #health} adds the run's schedule
+ * figures and judges them all.
  *
  * <pre>{@code
  * ClientHealthMonitor monitor = ClientHealthMonitor.builder().probe(LoopLag.of("loop", eventLoop)).start();
@@ -113,7 +114,8 @@ public final class ClientHealthMonitor implements AutoCloseable {
       return result;
     }
     OptionalLong endCpu = processCpuNanos();
-    RunQueueWait runQueue = RunQueueWait.between(startRunQueue, RunQueueWait.Snapshot.read(RunQueueWait.Snapshot.SELF));
+    RunQueueWait runQueue =
+        RunQueueWait.between(startRunQueue, RunQueueWait.Snapshot.read(RunQueueWait.Snapshot.SELF));
     long wall = Math.max(0, clock.nanoTime() - startNanos);
     LatencyStats hiccup = hiccups.stop();
     List<ProbeReading> readings = new ArrayList<>();

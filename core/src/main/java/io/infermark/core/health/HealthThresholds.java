@@ -65,9 +65,9 @@ import java.util.Objects;
  * @param clientBoundGcShare the same, CLIENT_BOUND
  */
 public record HealthThresholds(Duration degradedHiccupP99, Duration clientBoundHiccupP99, double degradedCpuShare,
-    double clientBoundCpuShare, double clientBoundRunQueueWait, double degradedAchievedRatio, double clientBoundAchievedRatio,
-    Duration degradedSendLagP99, Duration clientBoundSendLagP99, Duration degradedGcMaxPause,
-    double degradedGcShare, double clientBoundGcShare) {
+    double clientBoundCpuShare, double clientBoundRunQueueWait, double degradedAchievedRatio,
+    double clientBoundAchievedRatio, Duration degradedSendLagP99, Duration clientBoundSendLagP99,
+    Duration degradedGcMaxPause, double degradedGcShare, double clientBoundGcShare) {
 
   private static final HealthThresholds DEFAULTS = new HealthThresholds(Duration.ofMillis(1), Duration.ofMillis(10),
       0.70, 0.90, 1.0, 0.99, 0.90, Duration.ofMillis(1), Duration.ofMillis(10), Duration.ofMillis(10), 0.02, 0.10);
@@ -219,20 +219,20 @@ public record HealthThresholds(Duration degradedHiccupP99, Duration clientBoundH
      */
     public HealthThresholds build() {
       return new HealthThresholds(degradedHiccupP99, clientBoundHiccupP99, degradedCpuShare, clientBoundCpuShare,
-          clientBoundRunQueueWait, degradedAchievedRatio, clientBoundAchievedRatio, degradedSendLagP99, clientBoundSendLagP99,
-          degradedGcMaxPause, degradedGcShare, clientBoundGcShare);
+          clientBoundRunQueueWait, degradedAchievedRatio, clientBoundAchievedRatio, degradedSendLagP99,
+          clientBoundSendLagP99, degradedGcMaxPause, degradedGcShare, clientBoundGcShare);
     }
   }
 
   @Override
   public String toString() {
     return String.format(Locale.ROOT, "HealthThresholds[hiccup p99 %s/%s ms, CPU %.0f/%.0f %%, run-queue wait -/%s, "
-        + "achieved %.0f/%.0f %%, "
-        + "send lag p99 %s/%s ms, GC max pause %s ms, GC %.0f/%.0f %% (DEGRADED/CLIENT_BOUND)]",
+        + "achieved %.0f/%.0f %%, send lag p99 %s/%s ms, GC max pause %s ms, GC %.0f/%.0f %% "
+        + "(DEGRADED/CLIENT_BOUND)]",
         ms(degradedHiccupP99), ms(clientBoundHiccupP99), degradedCpuShare * 100, clientBoundCpuShare * 100,
-        clientBoundRunQueueWait,
-        degradedAchievedRatio * 100, clientBoundAchievedRatio * 100, ms(degradedSendLagP99), ms(clientBoundSendLagP99),
-        ms(degradedGcMaxPause), degradedGcShare * 100, clientBoundGcShare * 100);
+        clientBoundRunQueueWait, degradedAchievedRatio * 100, clientBoundAchievedRatio * 100,
+        ms(degradedSendLagP99), ms(clientBoundSendLagP99), ms(degradedGcMaxPause), degradedGcShare * 100,
+        clientBoundGcShare * 100);
   }
 
   static String ms(Duration d) {

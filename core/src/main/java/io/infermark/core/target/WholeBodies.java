@@ -131,7 +131,8 @@ final class WholeBodies {
       }
     }
     JsonNode u = root.path("usage");
-    Usage usage = Usage.ofKnownCounts(count(u.get("input_tokens")), count(u.get("output_tokens")), count(u.get("total_tokens")),
+    Usage usage = Usage.ofKnownCounts(count(u.get("input_tokens")), count(u.get("output_tokens")),
+        count(u.get("total_tokens")),
         count(u.path("output_tokens_details").get("reasoning_tokens")),
         count(u.path("input_tokens_details").get("cached_tokens")));
     observer.onChunk(nanoTime, kind(text, reasoning, tool), usage.completionTokens().orElse(ChunkTimeline.UNKNOWN_TOKENS));
@@ -177,7 +178,8 @@ final class WholeBodies {
       return;
     }
     JsonNode details = root.path("details");
-    Usage usage = Usage.ofKnownCounts(count(details.get("input_length")), count(details.get("generated_tokens")), -1, -1, -1);
+    Usage usage = Usage.ofKnownCounts(count(details.get("input_length")), count(details.get("generated_tokens")),
+        -1, -1, -1);
     observer.onChunk(nanoTime, text.textValue().isEmpty() ? ChunkKind.EMPTY : ChunkKind.CONTENT,
         usage.completionTokens().orElse(ChunkTimeline.UNKNOWN_TOKENS));
     if (observer.wantsText() && !text.textValue().isEmpty()) {

@@ -32,7 +32,8 @@ class ClientHealthReportsTest {
   private static ClientHealth starved() {
     ClientMeasurements m = new ClientMeasurements(2_000 * MS, new LatencyStats(1900, 80_000, 12_300_000, 20 * MS,
         25 * MS), new CpuUsage(OptionalLong.of(3_800 * MS), 2_000 * MS, 2, OptionalDouble.of(3.5)),
-        new RunQueueWait(1_800 * MS, 900 * MS, 5), new GcPauses(2, 6 * MS, 4 * MS), List.of(new ProbeReading("<b>loop</b>", new LatencyStats(200, 10_000,
+        new RunQueueWait(1_800 * MS, 900 * MS, 5), new GcPauses(2, 6 * MS, 4 * MS),
+        List.of(new ProbeReading("<b>loop</b>", new LatencyStats(200, 10_000,
             300_000, 400_000, 500_000))), new SendFigures(true, 100, 200_000, OptionalDouble.of(50), 49.9));
     return ClientHealth.evaluate(m, HealthThresholds.defaults());
   }
