@@ -126,7 +126,7 @@ public final class PeerRun {
           if (sent > warmedUp) {
             // The run's sender threads end with the run, so their allocation is read here, on them, at every send.
             long now = currentThreadAllocatedBytes();
-            String thread = Thread.currentThread().getId() + " " + Thread.currentThread().getName();
+            String thread = threadKey(Thread.currentThread().getId(), Thread.currentThread().getName());
             senderFirst.putIfAbsent(thread, now);
             senderLast.put(thread, now);
           }
@@ -187,8 +187,7 @@ public final class PeerRun {
       });
       senderLast.forEach((thread, bytes) -> {
         if (!alloc1.containsKey(thread)) { // ended with the run: its last reading at a send stands in
-          allocated.merge(thread.substring(thread.indexOf(' ') + 1).replaceAll("-\\d+$", ""),
-              bytes - senderFirst.get(thread), Long::sum);
+          allocated.merge(thread.substring(thread.indexOf(' ') + 1), bytes - senderFirst.get(thread), Long::sum);
         }
       });
       long allocatedTotal = allocated.values().stream().mapToLong(Long::longValue).sum();
@@ -365,6 +364,11 @@ public final class PeerRun {
         q.quantile(v, 0.5), q.quantile(v, 0.9), q.quantile(v, 0.99), v[v.length - 1]);
   }
 
+  /** "id name" with a trailing "-N" cut from the name, so the threads of one pool add up under one name. */
+  private static String threadKey(long id, String name) {
+    return id + " " + name.replaceAll("-\\d+$", "");
+  }
+
   private static long currentThreadAllocatedBytes() {
     return ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
         && t.isThreadAllocatedMemorySupported() && t.isThreadAllocatedMemoryEnabled()
@@ -381,7 +385,7 @@ public final class PeerRun {
       java.lang.management.ThreadInfo[] infos = t.getThreadInfo(ids);
       for (int i = 0; i < ids.length; i++) {
         if (bytes[i] >= 0 && infos[i] != null) {
-          m.put(ids[i] + " " + infos[i].getThreadName().replaceAll("-\\d+$", ""), bytes[i]);
+          m.put(threadKey(ids[i], infos[i].getThreadName()), bytes[i]);
         }
       }
     }
