@@ -15,11 +15,10 @@ import io.infermark.core.target.HttpTarget;
 import io.infermark.core.target.OpenAiTarget;
 import io.infermark.core.workload.MultimodalMix;
 import io.infermark.testkit.simulator.EngineProfile;
+import io.infermark.testkit.simulator.MediaFiles;
 import io.infermark.testkit.simulator.PromptTokenizer;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.Base64;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -33,31 +32,15 @@ class MultimodalAgainstSimulatorTest {
 
   private static final String TEXT = "Describe this, please.";
   /** A 1920 x 1080 PNG's header: 1365 x 768 after scaling, 3 x 2 tiles, 85 + 170 x 6 = 1105 tokens. */
-  private static final String PNG_1920x1080 = png(1920, 1080);
+  private static final String PNG_1920x1080 = MediaFiles.png(1920, 1080);
   private static final int IMAGE_TOKENS = 1105;
   /** 2.5 s of 16 kHz 16-bit mono WAV: 80,000 data bytes at 32,000 B/s, 10 tokens per second = 25 tokens. */
-  private static final String WAV_2500MS = wav(80_000, 32_000);
+  private static final String WAV_2500MS = MediaFiles.wav(80_000, 32_000);
   private static final int AUDIO_TOKENS = 25;
   /** An image by URL: size unknown, 765 tokens. */
   private static final int URL_IMAGE_TOKENS = 765;
   /** Prefill cost per prompt token of the engine below, ms. */
   private static final double PREFILL_MS_PER_TOKEN = 0.05;
-
-  static String png(int width, int height) {
-    ByteBuffer b = ByteBuffer.allocate(33);
-    b.put(new byte[] {(byte) 0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 'I', 'H', 'D', 'R'});
-    b.putInt(width).putInt(height);
-    return Base64.getEncoder().encodeToString(b.array());
-  }
-
-  static String wav(int dataBytes, int byteRate) {
-    ByteBuffer b = ByteBuffer.allocate(44 + dataBytes).order(ByteOrder.LITTLE_ENDIAN);
-    b.put(new byte[] {'R', 'I', 'F', 'F'}).putInt(36 + dataBytes).put(new byte[] {'W', 'A', 'V', 'E'});
-    b.put(new byte[] {'f', 'm', 't', ' '}).putInt(16).putShort((short) 1).putShort((short) 1).putInt(byteRate / 2)
-        .putInt(byteRate).putShort((short) 2).putShort((short) 16);
-    b.put(new byte[] {'d', 'a', 't', 'a'}).putInt(dataBytes);
-    return Base64.getEncoder().encodeToString(b.array());
-  }
 
   private static SimulatorConfig config() {
     // Only prefill costs time (besides a 1 ms step floor), so a request's TTFT is at least its prompt's prefill.

@@ -3,31 +3,11 @@ package io.infermark.testkit.simulator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.Base64;
 import org.junit.jupiter.api.Test;
 
 /** The documented media token model, checked against hand-computed values. */
 class MediaTokensTest {
-
-  /** The header of a PNG of the given size (all the model reads), padded as IHDR's rest and CRC. */
-  static String png(int width, int height) {
-    ByteBuffer b = ByteBuffer.allocate(33);
-    b.put(new byte[] {(byte) 0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 'I', 'H', 'D', 'R'});
-    b.putInt(width).putInt(height);
-    return Base64.getEncoder().encodeToString(b.array());
-  }
-
-  /** A WAV of {@code dataBytes} bytes of silence at {@code byteRate} bytes per second. */
-  static String wav(int dataBytes, int byteRate) {
-    ByteBuffer b = ByteBuffer.allocate(44 + dataBytes).order(ByteOrder.LITTLE_ENDIAN);
-    b.put(new byte[] {'R', 'I', 'F', 'F'}).putInt(36 + dataBytes).put(new byte[] {'W', 'A', 'V', 'E'});
-    b.put(new byte[] {'f', 'm', 't', ' '}).putInt(16).putShort((short) 1).putShort((short) 1).putInt(byteRate / 2)
-        .putInt(byteRate).putShort((short) 2).putShort((short) 16);
-    b.put(new byte[] {'d', 'a', 't', 'a'}).putInt(dataBytes);
-    return Base64.getEncoder().encodeToString(b.array());
-  }
 
   @Test
   void imagesCostTheirTilesAfterScaling() {
@@ -38,8 +18,8 @@ class MediaTokensTest {
     // 512 x 512: one tile; 513 x 100: two.
     assertThat(MediaTokens.imageTokens(512, 512)).isEqualTo(255);
     assertThat(MediaTokens.imageTokens(513, 100)).isEqualTo(425);
-    assertThat(MediaTokens.imageDataTokens(png(1920, 1080))).isEqualTo(1105);
-    assertThat(MediaTokens.imageUrlTokens("data:image/png;base64," + png(512, 512))).isEqualTo(255);
+    assertThat(MediaTokens.imageDataTokens(MediaFiles.png(1920, 1080))).isEqualTo(1105);
+    assertThat(MediaTokens.imageUrlTokens("data:image/png;base64," + MediaFiles.png(512, 512))).isEqualTo(255);
     assertThat(MediaTokens.imageUrlTokens("https://x.test/cat.jpg")).isEqualTo(765);
     assertThat(MediaTokens.imageDataTokens("/9j/4AAQ")).isEqualTo(765); // a JPEG: size not read
   }
@@ -47,9 +27,9 @@ class MediaTokensTest {
   @Test
   void audioCostsTenTokensPerSecondRoundedUp() {
     // 2.5 s of 16 kHz 16-bit mono: 80,000 bytes at 32,000 B/s -> 25 tokens.
-    assertThat(MediaTokens.audioTokens(wav(80_000, 32_000), "wav")).isEqualTo(25);
+    assertThat(MediaTokens.audioTokens(MediaFiles.wav(80_000, 32_000), "wav")).isEqualTo(25);
     // 1.01 s at 8,000 B/s -> 10.1 -> 11 tokens.
-    assertThat(MediaTokens.audioTokens(wav(8_080, 8_000), "wav")).isEqualTo(11);
+    assertThat(MediaTokens.audioTokens(MediaFiles.wav(8_080, 8_000), "wav")).isEqualTo(11);
     // MP3 at 128 kbit/s: 48,000 bytes = 3 s -> 30 tokens.
     assertThat(MediaTokens.audioTokens(Base64.getEncoder().encodeToString(new byte[48_000]), "mp3")).isEqualTo(30);
     assertThatThrownBy(() -> MediaTokens.audioTokens("AAAA", "flac")).hasMessageContaining("wav or mp3");
