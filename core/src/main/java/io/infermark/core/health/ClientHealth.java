@@ -80,12 +80,14 @@ public record ClientHealth(HealthVerdict verdict, List<String> reasons, long flo
       }
     }
     RunQueueWait rq = m.runQueue();
-    if (rq.isJudged() && m.wallNanos() >= CpuUsage.MIN_JUDGED_WALL_NANOS
-        && rq.waitPerRun().getAsDouble() > t.clientBoundRunQueueWait()) {
-      j.add(HealthVerdict.CLIENT_BOUND, String.format(Locale.ROOT, "the client's threads waited %s ms for a core "
-          + "while they ran %s ms (%.2f per ms run) > %s: other work starves the client, every send, read and stamp "
-          + "took more than twice as long as it should have", millis(rq.waitNanos()), millis(rq.runNanos()),
-          rq.waitPerRun().getAsDouble(), t.clientBoundRunQueueWait()));
+    if (rq.isJudged() && m.wallNanos() >= CpuUsage.MIN_JUDGED_WALL_NANOS) {
+      double waitPerRun = rq.waitPerRun().getAsDouble();
+      if (waitPerRun > t.clientBoundRunQueueWait()) {
+        j.add(HealthVerdict.CLIENT_BOUND, String.format(Locale.ROOT, "the client's threads waited %s ms for a core "
+            + "while they ran %s ms (%.2f per ms run) > %s: other work starves the client, every send, read and "
+            + "stamp took more than twice as long as it should have", millis(rq.waitNanos()), millis(rq.runNanos()),
+            waitPerRun, t.clientBoundRunQueueWait()));
+      }
     }
     SendFigures sends = m.sends();
     if (sends.judged()) {
