@@ -395,6 +395,27 @@ public final class JsonReport {
     writeLoad(g, run.load());
     writeParams(g, run.params());
     writeEnvironment(g, run.environment());
+    writeInterruption(g, run.interruption());
+    g.writeEndObject();
+  }
+
+  /** {@code null} for a run that ended by its own limits, else why, when and what became of its requests. */
+  private static void writeInterruption(JsonGenerator g, Optional<io.infermark.core.Interruption> how)
+      throws IOException {
+    g.writeFieldName("interruption");
+    if (how.isEmpty()) {
+      g.writeNull();
+      return;
+    }
+    io.infermark.core.Interruption i = how.get();
+    g.writeStartObject();
+    g.writeStringField("reason", i.reason());
+    g.writeStringField("at", i.at().toString());
+    g.writeNumberField("at_s", i.atNanos() / 1e9);
+    g.writeNumberField("completed", i.completed());
+    g.writeNumberField("cancelled", i.cancelled());
+    g.writeNumberField("not_sent", i.notSent());
+    g.writeNumberField("unknown", i.unknown());
     g.writeEndObject();
   }
 
