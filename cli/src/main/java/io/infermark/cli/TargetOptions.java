@@ -9,7 +9,6 @@ import io.infermark.core.target.OpenAiTarget;
 import io.infermark.core.target.Target;
 import io.infermark.core.target.TgiTarget;
 import io.infermark.core.target.TritonTarget;
-import io.infermark.core.transport.OkHttpTransport;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -76,6 +75,11 @@ final class TargetOptions {
   @Option(names = "--api-key-env", paramLabel = "VAR", defaultValue = "OPENAI_API_KEY",
       description = "Environment variable holding the API key, sent as a bearer token (default: ${DEFAULT-VALUE}).")
   String apiKeyEnv;
+
+  @Option(names = {"--insecure-tls", "--insecure"},
+      description = "Do not verify the server's TLS certificate or host name (vLLM's --insecure). Every record, "
+          + "report and the console say the servers were not authenticated.")
+  boolean insecureTls;
 
   /** The backend names for --help. */
   static final class Backends implements Iterable<String> {
@@ -195,9 +199,9 @@ final class TargetOptions {
     Optional.ofNullable(System.getenv(apiKeyEnv)).filter(k -> !k.isBlank()).ifPresent(b::apiKey);
     switch (transport.toLowerCase(Locale.ROOT)) {
       case "netty" -> { } // the default
-      case "okhttp" -> b.transport(OkHttpTransport.create());
+      case "okhttp" -> b.httpClient(new okhttp3.OkHttpClient());
       default -> throw new IllegalArgumentException("--transport must be netty or okhttp, was " + transport);
     }
-    return b.build();
+    return b.insecureTls(insecureTls).build();
   }
 }

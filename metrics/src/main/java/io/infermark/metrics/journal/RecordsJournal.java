@@ -20,6 +20,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.BitSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -167,6 +168,41 @@ public final class RecordsJournal implements RunListener, AutoCloseable {
       } catch (IOException e) {
         throw new UncheckedIOException("cannot create the journal " + file + ": " + describe(e), e);
       }
+    }
+  }
+
+  /**
+   * Writes the whole journal of a finished run at once (header, records in index order, end line):
+   * to replace a journal a full disk cut short once space is back, or to keep a run made without one.
+   * It reads back as the live journal would have.
+   *
+   * @throws IllegalStateException if the run did not retain its records
+   * @throws UncheckedIOException if the file cannot be written
+   */
+  public static void write(RunResult result, Map<String, Object> context, Path file) {
+    List<RequestRecord> records = result.records();
+    context.values().forEach(JournalFormat::requireWritable);
+    RunStart start = new RunStart(result.startedAt(), result.originNanos(), io.infermark.core.Clock.system(),
+        result.target(), result.load(), result.params(), java.util.OptionalLong.of(records.size()));
+    BitSet notSent = new BitSet();
+    long outside = 0;
+    try (java.io.Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+      out.write(line(g -> JournalFormat.writeHeader(g, start, context)));
+      for (RequestRecord r : records) {
+        if (r.failure().map(f -> f.category() == ErrorCategory.NOT_SENT).orElse(false)) {
+          if (r.index() >= 0 && r.index() < Integer.MAX_VALUE) {
+            notSent.set((int) r.index());
+          } else {
+            outside++;
+          }
+        } else {
+          RecordsJsonl.writeLine(r, out);
+        }
+      }
+      long count = notSent.cardinality() + outside;
+      out.write(line(g -> JournalFormat.writeEnd(g, result, notSent, count)));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the journal " + file + ": " + describe(e), e);
     }
   }
 

@@ -128,6 +128,11 @@ public final class VllmResultJson {
       return goodput;
     }
 
+    /** The result's {@code date}, which also names its file. */
+    public LocalDateTime date() {
+      return date;
+    }
+
     /** vLLM's file name: {@code <backend>-<rate>qps[-concurrency<N>]-<model base name>-<date>.json}. */
     public String fileName() {
       String base = modelId.substring(modelId.lastIndexOf('/') + 1);
