@@ -91,9 +91,9 @@ final class Exchange implements Runnable {
   }
 
   /** Reports a request that never reached an I/O thread; runs on the caller's thread. */
-  static void failUnstarted(ResponseHandler handler, HostPool pool, String why) {
+  static void failUnstarted(ResponseHandler handler, String authority, String why) {
     try {
-      handler.onFailure(Failure.of(ErrorCategory.CANCELLED, "request to " + pool.authority() + " not sent: " + why),
+      handler.onFailure(Failure.of(ErrorCategory.CANCELLED, "request to " + authority + " not sent: " + why),
           handler.clock().nanoTime());
     } catch (RuntimeException e) {
       LOG.warn("response handler threw {} in onFailure", NettyTransport.describe(e));
