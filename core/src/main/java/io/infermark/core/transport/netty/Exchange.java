@@ -61,6 +61,7 @@ final class Exchange implements Runnable {
   private final int connectMillis;
 
   // ---- confined to loop ----
+  private long sentAt = Long.MIN_VALUE;
   private boolean done;
   private long callDeadline;
   private boolean readArmed;
@@ -168,7 +169,18 @@ final class Exchange implements Runnable {
     return true;
   }
 
+  /** The send was reported at {@code sendNanos} by an HTTP/2 attempt that handed this request over. */
+  void alreadySent(long sendNanos) {
+    sentAt = sendNanos;
+  }
+
   private boolean send(long now) {
+    if (sentAt != Long.MIN_VALUE) {
+      callDeadline = sentAt + callNanos; // reported once, by the first attempt
+      sentAt = Long.MIN_VALUE;
+      armTimer();
+      return true;
+    }
     try {
       handler.onSend(now);
     } catch (Throwable t) {

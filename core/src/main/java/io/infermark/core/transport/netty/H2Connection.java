@@ -204,7 +204,7 @@ final class H2Connection extends Http2FrameAdapter {
       channel.close();
       for (H2Stream s : all) {
         if (s.handOver()) {
-          transport.handOverToHttp1(pool.key(), s.request(), s.handler(), s.cancellation());
+          transport.handOverToHttp1(pool.key(), s.request(), s.handler(), s.cancellation(), s.sendNanos());
         }
       }
       return;
@@ -225,6 +225,9 @@ final class H2Connection extends Http2FrameAdapter {
     } else if (cause instanceof ConnectTimeoutException || cause instanceof SslHandshakeTimeoutException) {
       failOpening(Failure.timeout(TimeoutPhase.CONNECT, "connecting to " + authority + " took over "
           + opener.connectMillis() + " ms: " + NettyTransport.describe(cause)));
+    } else if (handshaking && String.valueOf(cause.getMessage()).contains("no_application_protocol")) {
+      failOpening(Failure.of(ErrorCategory.CONNECT, "the TLS server at " + authority + " did not choose HTTP/2 by ALPN "
+          + "(it refused every offered protocol: h2); use HttpVersionPolicy.AUTO (--http2 auto) to fall back to HTTP/1.1"));
     } else {
       failOpening(Failure.of(ErrorCategory.CONNECT, (handshaking ? "TLS handshake with " : "connecting to ")
           + authority + " failed: " + NettyTransport.describe(cause)));

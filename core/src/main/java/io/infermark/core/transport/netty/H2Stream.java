@@ -79,6 +79,11 @@ final class H2Stream implements Runnable {
     return request;
   }
 
+  /** When the send was reported ({@link ResponseHandler#onSend}). */
+  long sendNanos() {
+    return callDeadline - callNanos;
+  }
+
   ResponseHandler handler() {
     return handler;
   }

@@ -258,12 +258,18 @@ public final class NettyTransport implements Transport {
    * Sends on HTTP/1.1 a request an HTTP/2 attempt handed over: under {@link HttpVersionPolicy#AUTO} the
    * TLS server chose HTTP/1.1. Its send was already reported and is not reported again.
    */
-  void handOverToHttp1(PoolKey key, OutboundRequest request, ResponseHandler handler, Cancellation cancellation) {
+  void handOverToHttp1(PoolKey key, OutboundRequest request, ResponseHandler handler, Cancellation cancellation,
+      long sendNanos) {
     http1Hosts.add(key);
-    startHttp1(request, handler, cancellation);
+    startHttp1(request, handler, cancellation, sendNanos);
   }
 
   private void startHttp1(OutboundRequest request, ResponseHandler handler, Cancellation cancellation) {
+    startHttp1(request, handler, cancellation, Long.MIN_VALUE);
+  }
+
+  /** {@code sentAt}: the send already reported by an HTTP/2 attempt, or {@code Long.MIN_VALUE}. */
+  private void startHttp1(OutboundRequest request, ResponseHandler handler, Cancellation cancellation, long sentAt) {
     HostPool pool = pools.computeIfAbsent(PoolKey.of(request), k -> new HostPool(this, k));
     if (closed.get()) {
       Exchange.failUnstarted(handler, pool.authority(), "the transport is closed");
@@ -273,6 +279,9 @@ public final class NettyTransport implements Transport {
     EventLoop draining = pooled == null ? pool.drainingLoop() : null;
     EventLoop loop = pooled != null ? pooled.channel().eventLoop() : draining != null ? draining : group.next();
     Exchange exchange = new Exchange(this, pool, loop, request, handler, cancellation);
+    if (sentAt != Long.MIN_VALUE) {
+      exchange.alreadySent(sentAt);
+    }
     Runnable run;
     if (pooled != null) {
       run = () -> exchange.runPooled(pooled);
@@ -493,6 +502,11 @@ public final class NettyTransport implements Transport {
 
   void forget(Connection c) {
     connections.remove(c);
+  }
+
+  /** How many HTTP/2 connections are open, for tests. */
+  int openHttp2Connections() {
+    return h2Channels.size();
   }
 
   /** The channels currently open, for tests. */
