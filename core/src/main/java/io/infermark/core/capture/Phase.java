@@ -47,8 +47,8 @@ public enum Phase {
   /** The response headers have been read. */
   RESPONSE_HEADERS_END,
   /**
-   * The first byte of the response body arrived (on HTTP/2, the first DATA frame); reported by the
-   * event-loop transport only. Absent for a response without a body.
+   * HTTP/2 only: the first DATA frame of the response arrived. Absent on HTTP/1.1 and for a response
+   * without a body.
    */
   RESPONSE_BODY_START
 }
