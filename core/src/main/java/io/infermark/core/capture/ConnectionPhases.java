@@ -71,6 +71,22 @@ public final class ConnectionPhases {
     return between(Phase.SECURE_CONNECT_START, Phase.SECURE_CONNECT_END);
   }
 
+  /**
+   * Duration of the HTTP/2 SETTINGS exchange: from the end of TLS (or of TCP on cleartext h2c) to the
+   * server's SETTINGS, if a new HTTP/2 connection was made.
+   */
+  public OptionalLong settingsNanos() {
+    long settings = offsets[Phase.SETTINGS_RECEIVED.ordinal()];
+    if (settings < 0) {
+      return OptionalLong.empty();
+    }
+    long from = offsets[Phase.SECURE_CONNECT_END.ordinal()];
+    if (from < 0) {
+      from = offsets[Phase.CONNECT_START.ordinal()];
+    }
+    return from < 0 ? OptionalLong.empty() : OptionalLong.of(settings - from);
+  }
+
   /** Time from the request being fully written to the first byte of the response headers. */
   public OptionalLong waitingNanos() {
     return between(Phase.REQUEST_SENT, Phase.RESPONSE_HEADERS_START);
