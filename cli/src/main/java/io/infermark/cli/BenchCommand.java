@@ -218,10 +218,15 @@ final class BenchCommand implements Callable<Integer> {
 
   /** The drain timeout, validated. */
   Duration drainTimeout() {
-    if (!(drainTimeoutSeconds >= 0) || Double.isInfinite(drainTimeoutSeconds)) {
-      throw new IllegalArgumentException("--drain-timeout must be a number of seconds >= 0, was " + drainTimeoutSeconds);
+    return drainTimeout(drainTimeoutSeconds);
+  }
+
+  /** A --drain-timeout in seconds, validated. */
+  static Duration drainTimeout(double seconds) {
+    if (!(seconds >= 0) || Double.isInfinite(seconds)) {
+      throw new IllegalArgumentException("--drain-timeout must be a number of seconds >= 0, was " + seconds);
     }
-    return Duration.ofNanos(Math.round(drainTimeoutSeconds * 1e9));
+    return Duration.ofNanos(Math.round(seconds * 1e9));
   }
 
   /** Where a run's outputs go: vLLM's result, infermark's report, the records journal. */
