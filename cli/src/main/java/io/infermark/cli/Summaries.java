@@ -64,6 +64,15 @@ final class Summaries {
       row(out, "  completed / cancelled / never sent:", i.completed() + " / " + i.cancelled() + " / " + i.notSent()
           + (i.unknown() > 0 ? " (" + i.unknown() + " without a record)" : ""));
     });
+    if (s.availability().connectionFailures() > 0) {
+      row(out, "Target unreachable (s):", String.format(Locale.ROOT, "%.1f in %d outage%s (%d failed connections)",
+          s.availability().unreachableNanos() / 1e9, s.availability().outages(),
+          s.availability().outages() == 1 ? "" : "s", s.availability().connectionFailures()));
+    }
+    if (s.availability().retryAfterAnswers() > 0) {
+      row(out, "Answers with Retry-After:", s.availability().retryAfterAnswers() + " (values "
+          + String.join(", ", s.availability().retryAfterValues()) + ")");
+    }
     if (!s.failuresByCategory().isEmpty()) {
       StringBuilder f = new StringBuilder();
       s.failuresByCategory().forEach((k, v) -> f.append(f.length() == 0 ? "" : ", ").append(k.name().toLowerCase(Locale.ROOT))

@@ -50,11 +50,12 @@ public final class RunSummary {
   private final MeasurementWindow window;
   private final TokenSummary tokens;
   private final Map<ServerTimingGap, Distribution> clientMinusServer;
+  private final TargetAvailability availability;
 
   private RunSummary(RunInfo run, ScheduleStats schedule, QuantileMethod quantileMethod,
       Map<LatencyMetric, Distribution> distributions, RequestCounts requests,
       Map<ErrorCategory, Integer> failuresByCategory, MeasurementWindow window, TokenSummary tokens,
-      Map<ServerTimingGap, Distribution> clientMinusServer) {
+      Map<ServerTimingGap, Distribution> clientMinusServer, TargetAvailability availability) {
     this.run = run;
     this.schedule = schedule;
     this.quantileMethod = quantileMethod;
@@ -64,6 +65,7 @@ public final class RunSummary {
     this.window = window;
     this.tokens = tokens;
     this.clientMinusServer = clientMinusServer;
+    this.availability = availability;
   }
 
   /** Summarises a run with linear (numpy-compatible) percentiles. */
@@ -140,7 +142,8 @@ public final class RunSummary {
         : Distribution.ofOwned(pooled.perToken.release(), method));
     return new RunSummary(RunInfo.of(result), result.schedule(), method,
         Collections.unmodifiableMap(distributions), tally.requests(), tally.failuresByCategory(),
-        tally.window().orElse(null), tally.tokens(), Collections.unmodifiableMap(clientMinusServer));
+        tally.window().orElse(null), tally.tokens(), Collections.unmodifiableMap(clientMinusServer),
+        TargetAvailability.of(records));
   }
 
   /**
@@ -252,6 +255,11 @@ public final class RunSummary {
   /** How the scheduled requests divide up. */
   public RequestCounts requests() {
     return requests;
+  }
+
+  /** How long the target was unreachable during the measured requests, and how often it asked to retry later. */
+  public TargetAvailability availability() {
+    return availability;
   }
 
   /** Failed measured requests by category, in {@link ErrorCategory} order; categories without failures are absent. */

@@ -40,6 +40,7 @@ public final class RequestRecord {
   private final int redirects;
   private final String finalUrl;
   private final boolean insecureTls;
+  private final String retryAfter;
 
   private RequestRecord(Builder b) {
     this.index = b.index;
@@ -62,6 +63,7 @@ public final class RequestRecord {
     this.redirects = b.redirects;
     this.finalUrl = b.finalUrl;
     this.insecureTls = b.insecureTls;
+    this.retryAfter = b.retryAfter;
     long streamed = chunks.knownTokenSum();
     this.streamedTokens = streamed >= 0 ? streamed : chunks.tokenChunkCount();
     OptionalInt server = usage.completionTokens();
@@ -243,13 +245,34 @@ public final class RequestRecord {
     return insecureTls;
   }
 
+  /**
+   * True when the request never reached a server: its connection could not be made
+   * ({@link ErrorCategory#CONNECT}), or was reset before any byte of a response. A run's streams back off
+   * after such a request, and the summary adds up how long the target was unreachable.
+   */
+  public boolean targetUnreachable() {
+    if (failure == null) {
+      return false;
+    }
+    ErrorCategory c = failure.category();
+    return c == ErrorCategory.CONNECT || c == ErrorCategory.RESET && httpStatus == 0 && chunks.size() == 0;
+  }
+
+  /**
+   * The raw {@code Retry-After} header of a 429 or 503 answer (seconds or an HTTP date, as the server sent it,
+   * cut at 64 characters): how long the server asked the client to wait; empty otherwise.
+   */
+  public Optional<String> retryAfter() {
+    return retryAfter.isEmpty() ? Optional.empty() : Optional.of(retryAfter);
+  }
+
   /** A builder initialised with this record's values. */
   public Builder toBuilder() {
     return new Builder().index(index).requestId(requestId).tags(tags).warmup(warmup).cooldown(cooldown)
         .intendedNanos(intendedNanos).sendNanos(sendNanos).phases(phases).httpStatus(httpStatus)
         .chunks(chunks).usage(usage).finishReason(finishReason).endOffsetNanos(endOffsetNanos)
         .failure(failure()).serverTimings(serverTimings).text(text()).retries(retries).redirects(redirects)
-        .finalUrl(finalUrl).insecureTls(insecureTls);
+        .finalUrl(finalUrl).insecureTls(insecureTls).retryAfter(retryAfter);
   }
 
   @Override
@@ -260,7 +283,8 @@ public final class RequestRecord {
         && r.chunks.equals(chunks) && r.usage.equals(usage) && r.finishReason.equals(finishReason)
         && r.endOffsetNanos == endOffsetNanos && Objects.equals(r.failure, failure)
         && r.serverTimings.equals(serverTimings) && Objects.equals(r.text, text) && r.retries == retries
-        && r.redirects == redirects && r.finalUrl.equals(finalUrl) && r.insecureTls == insecureTls;
+        && r.redirects == redirects && r.finalUrl.equals(finalUrl) && r.insecureTls == insecureTls
+        && r.retryAfter.equals(retryAfter);
   }
 
   @Override
@@ -294,6 +318,9 @@ public final class RequestRecord {
     if (redirects > 0) {
       s.append(", ").append(redirects).append(" redirects to ").append(finalUrl);
     }
+    if (!retryAfter.isEmpty()) {
+      s.append(", Retry-After ").append(retryAfter);
+    }
     if (insecureTls) {
       s.append(", INSECURE TLS");
     }
@@ -322,6 +349,7 @@ public final class RequestRecord {
     private int redirects;
     private String finalUrl = "";
     private boolean insecureTls;
+    private String retryAfter = "";
 
     private Builder() {}
 
@@ -457,6 +485,13 @@ public final class RequestRecord {
     /** Marks a request sent with TLS verification switched off. */
     public Builder insecureTls(boolean insecure) {
       this.insecureTls = insecure;
+      return this;
+    }
+
+    /** The raw {@code Retry-After} header of a 429 or 503 answer ("" for none); cut at 64 characters. */
+    public Builder retryAfter(String raw) {
+      String v = Objects.requireNonNull(raw, "retryAfter").strip();
+      this.retryAfter = v.length() > 64 ? v.substring(0, 64) : v;
       return this;
     }
 

@@ -106,6 +106,26 @@ class OpenAiTargetTest {
   }
 
   @Test
+  void retryAfterOfA429OrA503IsKeptRawOnTheRecordAndOfOtherStatusesIgnored() throws Exception {
+    server.enqueue(new MockResponse.Builder().code(429).addHeader("Retry-After", "17").body("{\"error\":\"slow down\"}")
+        .build());
+    server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "Wed, 21 Oct 2026 07:28:00 GMT")
+        .body("busy").build());
+    server.enqueue(new MockResponse.Builder().code(500).addHeader("Retry-After", "5").body("oops").build());
+    try (OpenAiTarget target = chat().build()) {
+      RequestRecord tooMany = execute(target, request(GenerationParams.defaults()));
+      RequestRecord unavailable = execute(target, request(GenerationParams.defaults()));
+      RequestRecord error = execute(target, request(GenerationParams.defaults()));
+
+      assertThat(tooMany.httpStatus()).isEqualTo(429);
+      assertThat(tooMany.retryAfter()).contains("17");
+      assertThat(tooMany.toString()).contains("Retry-After 17");
+      assertThat(unavailable.retryAfter()).contains("Wed, 21 Oct 2026 07:28:00 GMT");
+      assertThat(error.retryAfter()).isEmpty();
+    }
+  }
+
+  @Test
   void streamedChatIsCapturedWithKindsUsageAndText() throws Exception {
     server.enqueue(sse(STREAM));
     try (OpenAiTarget target = chat().build()) {

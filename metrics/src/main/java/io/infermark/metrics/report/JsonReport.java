@@ -284,6 +284,7 @@ public final class JsonReport {
     writeRun(g, s.run());
     g.writeStringField("quantile_method", lower(s.quantileMethod()));
     writeRequests(g, s.requests());
+    writeAvailability(g, s.availability());
     counts(g, "failures_by_category", s.failuresByCategory());
     writeWindow(g, s.window());
     g.writeObjectFieldStart("throughput");
@@ -462,6 +463,20 @@ public final class JsonReport {
     g.writeNumberField("available_processors", env.availableProcessors());
     g.writeNumberField("max_heap_bytes", env.maxHeapBytes());
     g.writeBooleanField("virtual_threads", env.virtualThreads());
+    g.writeEndObject();
+  }
+
+  private static void writeAvailability(JsonGenerator g, io.infermark.metrics.TargetAvailability a) throws IOException {
+    g.writeObjectFieldStart("availability");
+    g.writeNumberField("unreachable_s", a.unreachableNanos() / 1e9);
+    g.writeNumberField("outages", a.outages());
+    g.writeNumberField("connection_failures", a.connectionFailures());
+    g.writeNumberField("retry_after_answers", a.retryAfterAnswers());
+    g.writeArrayFieldStart("retry_after_values");
+    for (String v : a.retryAfterValues()) {
+      g.writeString(v);
+    }
+    g.writeEndArray();
     g.writeEndObject();
   }
 
