@@ -18,7 +18,12 @@ import java.util.OptionalInt;
 public final class RequestRecord {
 
   private final long index;
-  private final String requestId;
+  /**
+   * The request id, or, when the id is a prefix followed by this record's index ({@code im-3kx9-41}), just that
+   * prefix, shared by every record of the run: a retained record then holds no id string of its own.
+   */
+  private final String requestIdHead;
+  private final boolean requestIdEndsWithIndex;
   private final Map<String, String> tags;
   private final boolean warmup;
   private final boolean cooldown;
@@ -44,7 +49,10 @@ public final class RequestRecord {
 
   private RequestRecord(Builder b) {
     this.index = b.index;
-    this.requestId = b.requestId;
+    String digits = Long.toString(b.index);
+    this.requestIdEndsWithIndex = b.requestId.length() > digits.length() && b.requestId.endsWith(digits);
+    this.requestIdHead = requestIdEndsWithIndex
+        ? SharedPrefix.of(b.requestId.substring(0, b.requestId.length() - digits.length())) : b.requestId;
     this.tags = Map.copyOf(b.tags);
     this.warmup = b.warmup;
     this.cooldown = b.cooldown;
@@ -54,7 +62,7 @@ public final class RequestRecord {
     this.httpStatus = b.httpStatus;
     this.chunks = b.chunks;
     this.usage = b.usage;
-    this.finishReason = b.finishReason;
+    this.finishReason = FinishReason.canonical(b.finishReason);
     this.endOffsetNanos = b.endOffsetNanos;
     this.failure = b.failure;
     this.serverTimings = Map.copyOf(b.serverTimings);
@@ -94,7 +102,7 @@ public final class RequestRecord {
 
   /** The id sent to the server with the request ({@code X-Request-Id}), or empty. */
   public String requestId() {
-    return requestId;
+    return requestIdEndsWithIndex ? requestIdHead + index : requestIdHead;
   }
 
   /** Tags of the prompt (scenario, class, tenant, ...). */
@@ -268,7 +276,7 @@ public final class RequestRecord {
 
   /** A builder initialised with this record's values. */
   public Builder toBuilder() {
-    return new Builder().index(index).requestId(requestId).tags(tags).warmup(warmup).cooldown(cooldown)
+    return new Builder().index(index).requestId(requestId()).tags(tags).warmup(warmup).cooldown(cooldown)
         .intendedNanos(intendedNanos).sendNanos(sendNanos).phases(phases).httpStatus(httpStatus)
         .chunks(chunks).usage(usage).finishReason(finishReason).endOffsetNanos(endOffsetNanos)
         .failure(failure()).serverTimings(serverTimings).text(text()).retries(retries).redirects(redirects)
@@ -277,7 +285,8 @@ public final class RequestRecord {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof RequestRecord r && r.index == index && r.requestId.equals(requestId)
+    return o instanceof RequestRecord r && r.index == index && r.requestIdHead.equals(requestIdHead)
+        && r.requestIdEndsWithIndex == requestIdEndsWithIndex
         && r.tags.equals(tags) && r.warmup == warmup && r.cooldown == cooldown && r.intendedNanos == intendedNanos
         && r.sendNanos == sendNanos && r.phases.equals(phases) && r.httpStatus == httpStatus
         && r.chunks.equals(chunks) && r.usage.equals(usage) && r.finishReason.equals(finishReason)
@@ -289,7 +298,7 @@ public final class RequestRecord {
 
   @Override
   public int hashCode() {
-    return Objects.hash(index, requestId, sendNanos, chunks, failure);
+    return Objects.hash(index, requestIdHead, sendNanos, chunks, failure);
   }
 
   @Override
@@ -498,6 +507,39 @@ public final class RequestRecord {
     /** Returns the record. */
     public RequestRecord build() {
       return new RequestRecord(this);
+    }
+  }
+
+  /** The prefix of the run's request ids, one instance shared by all of the run's records. */
+  private static final class SharedPrefix {
+    private static volatile String last = "";
+
+    private SharedPrefix() {}
+
+    static String of(String prefix) {
+      String l = last;
+      if (l.equals(prefix)) {
+        return l;
+      }
+      last = prefix;
+      return prefix;
+    }
+  }
+
+  /** The finish reasons servers send most, one instance each instead of a string per record. */
+  private static final class FinishReason {
+    private static final String[] COMMON = {"", "stop", "length", "eos", "eos_token", "tool_calls", "end_turn",
+        "max_tokens", "content_filter", "stop_sequence", "function_call", "abort", "tool_use"};
+
+    private FinishReason() {}
+
+    static String canonical(String reason) {
+      for (String c : COMMON) {
+        if (c.equals(reason)) {
+          return c;
+        }
+      }
+      return reason;
     }
   }
 }
