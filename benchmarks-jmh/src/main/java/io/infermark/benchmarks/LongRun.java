@@ -24,8 +24,8 @@ import java.util.Locale;
  * --port 18000 --profile fixed --ttft-ms 20 --itl-ms 10 --output-tokens 64 --max-concurrency 1024}), after a
  * warm-up of {@code 4 × streams} requests, with a records journal in a temporary file. It prints the run's own
  * health figures (the GC pauses the JVM reported and the hiccup meter's, over the measured span) and the
- * retained heap per record: heap used after a full collection with the result held, minus before the run,
- * divided by the records.
+ * retained heap per record: heap used after a full collection with only the records held, minus heap used
+ * with nothing of the run held, divided by the records.
  *
  * <p>Run: {@code java -cp benchmarks-jmh/target/benchmarks.jar io.infermark.benchmarks.LongRun
  * http://127.0.0.1:18000 256 10 [output-tokens]}; it ends with one {@code RESULT key=value ...} line.
@@ -61,15 +61,25 @@ public final class LongRun {
               .warmupRequests(4 * streams))
           .listener(journal).run();
     }
-    long after = usedAfterGc(memory);
     int records = result.records().size();
-    double perRecord = records == 0 ? 0 : (after - before) / (double) records;
+    double seconds = result.durationNanos() / 1e9;
     ClientMeasurements m = result.clientHealth().measurements().orElse(null);
-    System.out.printf(Locale.ROOT, "records %d in %.1f s (%.0f/s), journal %d MiB%n", records,
-        result.durationNanos() / 1e9, records / (result.durationNanos() / 1e9), Files.size(journalFile) >> 20);
-    System.out.printf(Locale.ROOT, "retained heap %.1f MiB: %.0f bytes per record%n", (after - before) / 1048576.0,
-        perRecord);
-    System.out.println("client health: " + result.clientHealth().verdict() + " " + result.clientHealth().reasons());
+    String verdict = result.clientHealth().verdict() + " " + result.clientHealth().reasons();
+    String verdictName = result.clientHealth().verdict().name();
+    // The retained records alone: heap with only them held, minus heap with nothing of the run held, so the
+    // process's fixed costs (buffer pools, the hiccup meter's histograms, loaded classes' objects) do not count.
+    java.util.List<io.infermark.core.capture.RequestRecord> kept = result.records();
+    result = null;
+    long with = usedAfterGc(memory);
+    int keptSize = kept.size();
+    kept = null;
+    long without = usedAfterGc(memory);
+    double perRecord = keptSize == 0 ? 0 : (with - without) / (double) keptSize;
+    System.out.printf(Locale.ROOT, "records %d in %.1f s (%.0f/s), journal %d MiB%n", records, seconds,
+        records / seconds, Files.size(journalFile) >> 20);
+    System.out.printf(Locale.ROOT, "retained records %.1f MiB: %.0f bytes per record (heap before the run %.1f MiB)%n",
+        (with - without) / 1048576.0, perRecord, before / 1048576.0);
+    System.out.println("client health: " + verdict);
     if (m != null) {
       System.out.printf(Locale.ROOT, "GC pauses: %d, total %.1f ms, longest %.2f ms; hiccup p99 %.2f ms, max %.2f ms%n",
           m.gc().count(), m.gc().totalNanos() / 1e6, m.gc().maxNanos() / 1e6, m.hiccup().p99Nanos() / 1e6,
@@ -79,9 +89,17 @@ public final class LongRun {
         + "hiccup_p99_ms=%.2f hiccup_max_ms=%.2f verdict=%s heap_max_mib=%d gc=%s%n", records, perRecord,
         m == null ? 0 : m.gc().count(), m == null ? 0 : m.gc().maxNanos() / 1e6,
         m == null ? 0 : m.hiccup().p99Nanos() / 1e6, m == null ? 0 : m.hiccup().maxNanos() / 1e6,
-        result.clientHealth().verdict(), Runtime.getRuntime().maxMemory() >> 20,
+        verdictName, Runtime.getRuntime().maxMemory() >> 20,
         ManagementFactory.getGarbageCollectorMXBeans().get(0).getName());
     Files.deleteIfExists(journalFile);
+    if (System.getenv("LONGRUN_HISTOGRAM") != null) {
+      // What the retained heap is made of, with the result still reachable.
+      Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+          Long.toString(ProcessHandle.current().pid()), "GC.class_histogram").redirectErrorStream(true).start();
+      new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines().limit(25)
+          .forEach(System.out::println);
+      p.waitFor();
+    }
   }
 
   private static long usedAfterGc(MemoryMXBean memory) {
