@@ -85,6 +85,9 @@ final class BenchCommand implements Callable<Integer> {
   boolean skipTestRequest;
 
   @Mixin
+  UserRampOptions userRamp = new UserRampOptions();
+
+  @Mixin
   ShardOptions shard = new ShardOptions();
 
   @Mixin
@@ -456,10 +459,27 @@ final class BenchCommand implements Callable<Integer> {
     }
   }
 
+  /** True when --num-prompts was given on the command line (not its default). */
+  private boolean numPromptsGiven() {
+    return spec != null && spec.commandLine().getParseResult() != null
+        && spec.commandLine().getParseResult().hasMatchedOption("--num-prompts");
+  }
+
   /** The whole schedule's load profile (unsharded). */
   LoadProfile load(double rate) {
     LoadProfile p;
     int total = numPrompts + warmupRequests;
+    if (userRamp.given()) {
+      if (!Double.isInfinite(rate) || maxConcurrency != null) {
+        throw new IllegalArgumentException("--users/--stage shape the load with users; drop --request-rate and "
+            + "--max-concurrency");
+      }
+      p = userRamp.load().seed(workload.seed);
+      if (numPromptsGiven()) {
+        p = p.requests(numPrompts); // otherwise the run time alone bounds it, as Locust's
+      }
+      return warmupRequests > 0 ? p.warmupRequests(warmupRequests) : p;
+    }
     if (Double.isInfinite(rate)) {
       p = LoadProfile.concurrency(maxConcurrency != null ? Math.min(maxConcurrency, total) : total);
     } else {
@@ -476,6 +496,9 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private String loadText(double rate) {
+    if (userRamp.given()) {
+      return "users: " + userRamp.ramp();
+    }
     if (Double.isInfinite(rate)) {
       return maxConcurrency != null ? "closed loop of " + maxConcurrency + " streams"
           : "all at once (request rate inf, no --max-concurrency)";
@@ -487,16 +510,20 @@ final class BenchCommand implements Callable<Integer> {
   /** vLLM's result options; {@code date} names the result file (now when empty). */
   VllmResultJson.Options vllmOptions(double rate, Optional<LocalDateTime> date) {
     VllmResultJson.Options.Builder b = VllmResultJson.Options.builder(target.backendName(), target.model)
-        .numPrompts(numPrompts).requestRate(rate).burstiness(burstiness).chat(target.chat())
+        .requestRate(rate).burstiness(burstiness).chat(target.chat())
         .metrics(Arrays.stream(percentileMetrics.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList())
         .percentiles(percentiles(metricPercentiles)).goodput(slo.goodputObjectives());
     date.ifPresent(b::date);
+    if (!userRamp.given() || numPromptsGiven()) {
+      b.numPrompts(numPrompts); // a Locust-style run is bounded by its run time: vLLM's num_prompts is what it sent
+    }
     if (workload.tokenizer != null) {
       b.tokenizerId(workload.tokenizer);
     }
     if (maxConcurrency != null) {
       b.maxConcurrency(maxConcurrency);
     }
+    userRamp.peakUsers().ifPresent(b::maxConcurrency);
     for (String pair : metadata) {
       int eq = pair.indexOf('=');
       if (eq <= 0) {

@@ -115,4 +115,46 @@ class LongCommandsTest {
     assertThat(DurationText.parse("PT2H")).isEqualTo(Duration.ofHours(2));
     assertThat(DurationText.parse("250ms")).isEqualTo(Duration.ofMillis(250));
   }
+
+  @Test
+  void locustFlagsRampUsersAndHoldThemForTheRunTime() throws Exception {
+    InfermarkCliTest.Outcome o = InfermarkCliTest.run(command("bench", "--users", "4", "--spawn-rate", "20",
+        "--run-time", "1500ms", "--progress", "none", "--skip-test-request", "--result-dir", dir.toString(),
+        "--result-filename", "users.json").toArray(String[]::new));
+
+    assertThat(o.code()).as(o.out() + o.err()).isZero();
+    assertThat(o.out()).contains("users: UserRamp[from 0");
+    JsonNode vllm = new ObjectMapper().readTree(dir.resolve("users.json").toFile());
+    assertThat(vllm.get("max_concurrency").asInt()).isEqualTo(4);
+    int completed = vllm.get("completed").asInt();
+    assertThat(completed).isPositive();
+    assertThat(vllm.get("num_prompts").asInt()).isEqualTo(completed + vllm.get("failed").asInt());
+    JsonNode load = new ObjectMapper().readTree(dir.resolve("users.infermark.json").toFile()).get("run").get("load");
+    assertThat(load.get("mode").asText()).isEqualTo("closed_loop");
+    assertThat(load.get("concurrency").asInt()).isEqualTo(4);
+    assertThat(load.get("duration_s").asDouble()).isEqualTo(1.5);
+  }
+
+  @Test
+  void locustStagesAndTheirMistakes() {
+    UserRampOptions staged = new UserRampOptions();
+    staged.stages = List.of("1s:2:4", "2s:6:8", "500ms:0:20");
+    assertThat(staged.ramp().maxUsers()).isEqualTo(6);
+    assertThat(staged.ramp().duration()).isEqualTo(Duration.ofMillis(3500));
+
+    UserRampOptions tooFast = new UserRampOptions();
+    tooFast.stages = List.of("1s:20:2");
+    org.assertj.core.api.Assertions.assertThatThrownBy(tooFast::ramp)
+        .hasMessageContaining("moving from 0 to 20 users at 2 per second takes 10.0 s, longer than the stage");
+
+    InfermarkCliTest.Outcome noRunTime = InfermarkCliTest.run(command("bench", "--users", "4").toArray(String[]::new));
+    assertThat(noRunTime.code()).isEqualTo(Infermark.USAGE);
+    assertThat(noRunTime.err()).contains("--users needs --run-time");
+    InfermarkCliTest.Outcome both = InfermarkCliTest.run(command("bench", "--users", "4", "--run-time", "5s",
+        "--request-rate", "10").toArray(String[]::new));
+    assertThat(both.err()).contains("drop --request-rate and --max-concurrency");
+    InfermarkCliTest.Outcome badStage = InfermarkCliTest.run(command("bench", "--stage", "10s:ten:1")
+        .toArray(String[]::new));
+    assertThat(badStage.err()).contains("--stage takes DURATION:USERS:SPAWN_RATE");
+  }
 }
