@@ -199,7 +199,7 @@ public abstract class HttpTarget implements Target {
     // every header the request adds is the user's: its value is redacted like a key's (Set.of(): all)
     Redactor r = redactor.withHeaders(request.params().headers(), Set.of());
     HttpExchange exchange = new HttpExchange(observer, clock, dialect(), bodyReader(), headReader(),
-        request.params().stream(), r, maxBodyBytes, limits);
+        request.params().stream(), r, maxBodyBytes, limits).requestLine(out.method(), out.url());
     if (maxRedirects > 0) {
       exchange.followRedirects(maxRedirects, transport, out, cancellation);
     }
@@ -221,8 +221,10 @@ public abstract class HttpTarget implements Target {
     boolean stream = request.params().stream();
     List<OutboundRequest.Header> headers = new ArrayList<>(8);
     if (stream) {
+      // JSON second: a server that negotiates its error pages (Spring Boot's, Jlama's) otherwise answers an
+      // event-stream request's 404 with no body at all, and the reason is lost.
       headers.add(new OutboundRequest.Header("Accept", dialect() == StreamDialect.OLLAMA_NDJSON
-          ? "application/x-ndjson" : "text/event-stream"));
+          ? "application/x-ndjson" : "text/event-stream, application/json;q=0.9"));
     }
     // Compressed streams arrive in bursts at the compressor's pace; the client reads what the server wrote.
     headers.add(new OutboundRequest.Header("Accept-Encoding", "identity"));
