@@ -6,6 +6,7 @@ import io.infermark.core.health.ClientHealth;
 import io.infermark.metrics.Distribution;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.RunSummary;
+import io.infermark.metrics.ServerNotices;
 import io.infermark.metrics.report.VllmResultJson;
 import java.io.PrintWriter;
 import java.util.Locale;
@@ -63,6 +64,9 @@ final class Summaries {
       s.failuresByCategory().forEach((k, v) -> f.append(f.length() == 0 ? "" : ", ").append(k.name().toLowerCase(Locale.ROOT))
           .append(' ').append(v));
       row(out, "Failures by category:", f.toString());
+    }
+    for (String notice : ServerNotices.of(s)) {
+      out.println("WARNING: " + notice);
     }
     for (LatencyMetric m : new LatencyMetric[] {LatencyMetric.TTFT, LatencyMetric.ITL, LatencyMetric.TPOT,
         LatencyMetric.E2E, LatencyMetric.TTFT_FROM_INTENDED}) {

@@ -44,6 +44,10 @@ final class TestRequest {
       return " (the server does not serve that path; --endpoint is sent exactly as given: vLLM, SGLang and most "
           + "servers serve /v1/chat/completions, a server mounted at its root /chat/completions)";
     }
+    if (f.category() == ErrorCategory.EMPTY_RESPONSE) {
+      return " (the server answered without a single token: check --model, --max-tokens (some servers read it as "
+          + "prompt + output) and the server's log)";
+    }
     return "";
   }
 }

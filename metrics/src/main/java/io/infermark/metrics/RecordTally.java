@@ -4,6 +4,7 @@ import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.capture.TokenCountSource;
+import io.infermark.core.workload.WorkloadTags;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
@@ -28,6 +29,11 @@ public final class RecordTally {
   private long inputTokens;
   private int withInput;
   private int disagreements;
+  private int askedExact;
+  private int shortOutputs;
+  private long shortExampleIndex = Long.MAX_VALUE;
+  private int shortExampleTokens;
+  private int shortExampleAsked;
   private long windowStart = Long.MAX_VALUE;
   private long windowEnd = Long.MIN_VALUE;
 
@@ -69,6 +75,18 @@ public final class RecordTally {
     if (r.tokenCountsDisagree()) {
       disagreements++;
     }
+    int asked = intTag(r, WorkloadTags.OUTPUT_TOKENS_REQUESTED);
+    if (asked > 0) {
+      askedExact++;
+      if (ShortOutputs.isShort(r.outputTokens(), asked)) {
+        shortOutputs++;
+        if (r.index() < shortExampleIndex) {
+          shortExampleIndex = r.index();
+          shortExampleTokens = r.outputTokens();
+          shortExampleAsked = asked;
+        }
+      }
+    }
     return true;
   }
 
@@ -102,7 +120,22 @@ public final class RecordTally {
     for (TokenCountSource s : TokenCountSource.values()) {
       bySource.put(s, sources[s.ordinal()]);
     }
-    return new TokenSummary(succeeded, outputTokens, inputTokens, withInput, bySource, disagreements);
+    return new TokenSummary(succeeded, outputTokens, inputTokens, withInput, bySource, disagreements,
+        askedExact == 0 ? ShortOutputs.NONE
+            : new ShortOutputs(shortOutputs, askedExact, shortExampleTokens, shortExampleAsked));
+  }
+
+  /** A tag's positive integer value, or 0 when absent or not a number. */
+  private static int intTag(RequestRecord r, String name) {
+    String v = r.tags().get(name);
+    if (v == null) {
+      return 0;
+    }
+    try {
+      return Math.max(0, Integer.parseInt(v.strip()));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
   }
 
   @Override

@@ -27,9 +27,10 @@ import java.util.OptionalDouble;
  *       {@link RequestCounts#cooldownExcluded()};
  *   <li>failed measured records count only in {@link #failuresByCategory()}, in the window's end and
  *       in {@link RequestCounts#failed()}: never in latency, token or throughput numbers;
- *   <li>successful measured records feed every metric that is defined for them; one without a
- *       token-bearing chunk has no TTFT, E2E or TPOT but still has a stream-close time and counts
- *       in {@link RequestCounts#succeededWithoutTokens()}.
+ *   <li>successful measured records feed every metric that is defined for them. A reply without a
+ *       token-bearing chunk is captured as an {@link ErrorCategory#EMPTY_RESPONSE} failure; a successful record
+ *       without one (built by hand, or read from an older records file) has no TTFT, E2E or TPOT but still has a
+ *       stream-close time and counts in {@link RequestCounts#succeededWithoutTokens()}.
  * </ul>
  *
  * <p>Throughput divides by the {@link MeasurementWindow}: request throughput is successful measured

@@ -23,12 +23,24 @@ import java.util.OptionalDouble;
  * @param requestsWithInputTokens requests whose server reported prompt tokens
  * @param sources how many requests took N from each source; sources with no request are absent
  * @param disagreements requests whose server usage and streamed token count differ
+ * @param shortOutputs requests that asked for an exact output length and stopped well short of it
  */
 public record TokenSummary(int requests, long outputTokens, long inputTokens, int requestsWithInputTokens,
-    Map<TokenCountSource, Integer> sources, int disagreements) {
+    Map<TokenCountSource, Integer> sources, int disagreements, ShortOutputs shortOutputs) {
+
+  /** Counts without short outputs ({@link ShortOutputs#NONE}). */
+  public TokenSummary(int requests, long outputTokens, long inputTokens, int requestsWithInputTokens,
+      Map<TokenCountSource, Integer> sources, int disagreements) {
+    this(requests, outputTokens, inputTokens, requestsWithInputTokens, sources, disagreements, ShortOutputs.NONE);
+  }
 
   /** Validates and copies; {@code sources} keeps {@link TokenCountSource} order and drops zeros. */
   public TokenSummary {
+    java.util.Objects.requireNonNull(shortOutputs, "shortOutputs");
+    if (shortOutputs.asked() > requests) {
+      throw new IllegalArgumentException("shortOutputs.asked (" + shortOutputs.asked() + ") cannot exceed requests ("
+          + requests + ")");
+    }
     if (requests < 0 || outputTokens < 0 || inputTokens < 0 || requestsWithInputTokens < 0 || disagreements < 0) {
       throw new IllegalArgumentException("token counts must be >= 0");
     }
@@ -67,7 +79,7 @@ public record TokenSummary(int requests, long outputTokens, long inputTokens, in
   @Override
   public String toString() {
     return String.format(Locale.ROOT, "TokenSummary[%d requests, %d output tokens, %d input tokens (%d unreported), "
-        + "sources %s, %d disagreements]", requests, outputTokens, inputTokens, requestsWithoutInputTokens(), sources,
-        disagreements);
+        + "sources %s, %d disagreements%s]", requests, outputTokens, inputTokens, requestsWithoutInputTokens(), sources,
+        disagreements, shortOutputs.any() ? ", " + shortOutputs.requests() + " short of the length asked" : "");
   }
 }

@@ -16,6 +16,7 @@ import io.infermark.core.transport.OutboundRequest;
 import io.infermark.core.transport.Timeouts;
 import io.infermark.core.transport.Transport;
 import io.infermark.core.transport.netty.NettyTransport;
+import io.infermark.core.workload.WorkloadTags;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -196,6 +197,12 @@ public abstract class HttpTarget implements Target {
   /** Starts the exchange; on a blocking transport also sends every redirect hop it is told to follow. */
   private HttpExchange send(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
     OutboundRequest out = outbound(request);
+    if (request.params().ignoreEos() && request.params().maxTokens().isPresent()) {
+      // What was asked, on the record: a server that stops short of it with ignore_eos (one that reads max_tokens
+      // as prompt + output) is then counted and named in the summaries.
+      observer.onAnnotation(WorkloadTags.OUTPUT_TOKENS_REQUESTED,
+          Integer.toString(request.params().maxTokens().getAsInt()));
+    }
     // every header the request adds is the user's: its value is redacted like a key's (Set.of(): all)
     Redactor r = redactor.withHeaders(request.params().headers(), Set.of());
     HttpExchange exchange = new HttpExchange(observer, clock, dialect(), bodyReader(), headReader(),

@@ -52,6 +52,10 @@ public final class ConsoleTable {
       lines.add(fit("WARNING: " + io.infermark.metrics.RunInfo.INSECURE_TLS_WARNING));
     }
     warning(lines, s.clientHealth());
+    for (String notice : io.infermark.metrics.ServerNotices.of(s)) {
+      lines.add("");
+      wrapped(lines, "WARNING:", notice, "  ");
+    }
     lines.add("");
     lines.add(header());
     boolean marked = false;
@@ -213,18 +217,27 @@ public final class ConsoleTable {
       lines.add("  The client could not keep up: these figures describe it as much as the server.");
     }
     for (String reason : h.reasons()) {
-      StringBuilder line = new StringBuilder("  -");
-      for (String word : reason.split(" ")) {
-        if (line.length() + 1 + word.length() > WIDTH && line.length() > 4) {
-          lines.add(line.toString());
-          line = new StringBuilder("    ");
-        } else {
-          line.append(' ');
-        }
-        line.append(word);
-      }
-      lines.add(fit(line.toString()));
+      wrapped(lines, "  -", reason, "    ");
     }
+  }
+
+  /**
+   * {@code text} after {@code prefix} and a space, word-wrapped at the table's width; continuation lines start with
+   * {@code indent}.
+   */
+  private static void wrapped(List<String> lines, String prefix, String text, String indent) {
+    StringBuilder line = new StringBuilder(prefix).append(' ');
+    boolean hasWord = false;
+    for (String word : text.split(" ")) {
+      if (hasWord && line.length() + 1 + word.length() > WIDTH) {
+        lines.add(line.toString());
+        line = new StringBuilder(indent);
+        hasWord = false;
+      }
+      line.append(hasWord ? " " : "").append(word);
+      hasWord = true;
+    }
+    lines.add(fit(line.toString()));
   }
 
   /** The client's health in short: verdict, floor, hiccups, CPU, GC and probes. */

@@ -186,6 +186,10 @@ public final class HtmlReport {
             .append(Html.escape(io.infermark.metrics.RunInfo.INSECURE_TLS_WARNING)).append("</div>");
       }
       clientBanner(b, summary.clientHealth());
+      for (String notice : io.infermark.metrics.ServerNotices.of(summary)) {
+        b.append("<div class='banner' role='alert'><strong>Server</strong>: ").append(Html.escape(notice))
+            .append("</div>");
+      }
       headline(b, summary, verdicts);
       b.append("<h2>Latency</h2>");
       latencyTable(b, summary);

@@ -85,6 +85,7 @@ import java.util.Set;
  *     "succeeded_without_tokens": 1
  *   },
  *   "failures_by_category": { "http_status": 2, "timeout": 1 },   // zero categories omitted
+ *   "notices": ["3 of 8 requests came back empty ..."],  // ServerNotices: what the server did; often empty
  *   "measurement_window": { "start_ms": 100.0, "end_ms": 1500.0, "duration_ms": 1400.0 } | null,
  *   "throughput": {
  *     "request_throughput_rps": 2.857 | null,
@@ -95,7 +96,8 @@ import java.util.Set;
  *     "requests": 4, "output_tokens": 10, "input_tokens": 70, "requests_without_input_tokens": 2,
  *     "mean_output_tokens": 2.5 | null, "mean_input_tokens": 35.0 | null,
  *     "count_sources": { "server_usage": 3, "chunk_count": 1 },  // zero sources omitted
- *     "count_disagreements": 1
+ *     "count_disagreements": 1,
+ *     "short_outputs": {"requests": 0, "asked": 4, "example_tokens": 0, "example_asked": 0}  // see ShortOutputs
  *   },
  *   "schedule": {
  *     "requested_rate_rps": 10.0 | null, "scheduled_rate_rps": 9.9, "achieved_rate_rps": 9.8,
@@ -285,6 +287,11 @@ public final class JsonReport {
     g.writeStringField("quantile_method", lower(s.quantileMethod()));
     writeRequests(g, s.requests());
     counts(g, "failures_by_category", s.failuresByCategory());
+    g.writeArrayFieldStart("notices");
+    for (String notice : io.infermark.metrics.ServerNotices.of(s)) {
+      g.writeString(notice);
+    }
+    g.writeEndArray();
     writeWindow(g, s.window());
     g.writeObjectFieldStart("throughput");
     number(g, "request_throughput_rps", s.requestThroughputRps());
@@ -480,6 +487,12 @@ public final class JsonReport {
     number(g, "mean_input_tokens", t.meanInputTokens());
     counts(g, "count_sources", t.sources());
     g.writeNumberField("count_disagreements", t.disagreements());
+    g.writeObjectFieldStart("short_outputs");
+    g.writeNumberField("requests", t.shortOutputs().requests());
+    g.writeNumberField("asked", t.shortOutputs().asked());
+    g.writeNumberField("example_tokens", t.shortOutputs().exampleTokens());
+    g.writeNumberField("example_asked", t.shortOutputs().exampleAsked());
+    g.writeEndObject();
     g.writeEndObject();
   }
 
