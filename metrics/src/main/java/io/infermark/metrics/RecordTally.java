@@ -28,6 +28,7 @@ public final class RecordTally {
   private long outputTokens;
   private long inputTokens;
   private int withInput;
+  private int clientInput;
   private int disagreements;
   private int askedExact;
   private int shortOutputs;
@@ -70,12 +71,19 @@ public final class RecordTally {
     if (prompt.isPresent()) {
       inputTokens += prompt.getAsInt();
       withInput++;
+    } else {
+      int counted = intTag(r, WorkloadTags.INPUT_TOKENS_ACHIEVED);
+      if (counted >= 0) {
+        inputTokens += counted; // the client's count, as outputs fall back to the stream's own
+        withInput++;
+        clientInput++;
+      }
     }
     sources[r.outputTokensSource().ordinal()]++;
     if (r.tokenCountsDisagree()) {
       disagreements++;
     }
-    int asked = intTag(r, WorkloadTags.OUTPUT_TOKENS_REQUESTED);
+    int asked = Math.max(0, intTag(r, WorkloadTags.OUTPUT_TOKENS_REQUESTED));
     if (asked > 0) {
       askedExact++;
       if (ShortOutputs.isShort(r.outputTokens(), asked)) {
@@ -122,19 +130,20 @@ public final class RecordTally {
     }
     return new TokenSummary(succeeded, outputTokens, inputTokens, withInput, bySource, disagreements,
         askedExact == 0 ? ShortOutputs.NONE
-            : new ShortOutputs(shortOutputs, askedExact, shortExampleTokens, shortExampleAsked));
+            : new ShortOutputs(shortOutputs, askedExact, shortExampleTokens, shortExampleAsked), clientInput);
   }
 
-  /** A tag's positive integer value, or 0 when absent or not a number. */
+  /** A tag's non-negative integer value, or -1 when absent or not such a number. */
   private static int intTag(RequestRecord r, String name) {
     String v = r.tags().get(name);
     if (v == null) {
-      return 0;
+      return -1;
     }
     try {
-      return Math.max(0, Integer.parseInt(v.strip()));
+      int n = Integer.parseInt(v.strip());
+      return n >= 0 ? n : -1;
     } catch (NumberFormatException e) {
-      return 0;
+      return -1;
     }
   }
 

@@ -35,8 +35,8 @@ import java.util.OptionalDouble;
  *
  * <p>Throughput divides by the {@link MeasurementWindow}: request throughput is successful measured
  * requests per second; output token throughput is the sum of their N per second; total token
- * throughput adds the prompt tokens their servers reported (see {@link TokenSummary} for requests
- * without a reported prompt count, which add none).
+ * throughput adds their prompt tokens, as the server reported them or else as the client counted them (see
+ * {@link TokenSummary}; a request with neither adds none).
  */
 public final class RunSummary {
 
@@ -281,8 +281,8 @@ public final class RunSummary {
   }
 
   /**
-   * Input plus output tokens per second of the window; input counts only the prompt tokens servers
-   * reported ({@link TokenSummary#requestsWithoutInputTokens()} says how many requests lacked them).
+   * Input plus output tokens per second of the window; input counts the prompt tokens servers reported, else the
+   * client's count ({@link TokenSummary#requestsWithoutInputTokens()} says how many requests had neither).
    */
   public OptionalDouble totalTokenThroughputTps() {
     return perSecond(tokens.inputTokens() + tokens.outputTokens());

@@ -165,7 +165,9 @@ public final class ConsoleTable {
   }
 
   private static List<String> tokens(TokenSummary t) {
-    return List.of("mean input " + oneDecimal(t.meanInputTokens()), "mean output " + oneDecimal(t.meanOutputTokens()),
+    return List.of("mean input " + oneDecimal(t.meanInputTokens()) + (t.requestsWithClientInputTokens() == 0 ? ""
+            : " (client count for " + t.requestsWithClientInputTokens() + ")"),
+        "mean output " + oneDecimal(t.meanOutputTokens()),
         t.disagreements() + " server/stream count disagreement" + (t.disagreements() == 1 ? "" : "s"));
   }
 

@@ -90,10 +90,11 @@ import java.util.Set;
  *   "throughput": {
  *     "request_throughput_rps": 2.857 | null,
  *     "output_token_throughput_tps": 7.14 | null,
- *     "total_token_throughput_tps": 57.1 | null   // input counts only server-reported prompt tokens
+ *     "total_token_throughput_tps": 57.1 | null   // input: the server's count, else the client's
  *   },
  *   "tokens": {
  *     "requests": 4, "output_tokens": 10, "input_tokens": 70, "requests_without_input_tokens": 2,
+ *     "requests_with_client_input_tokens": 0,   // input counted by the client: the server reported none
  *     "mean_output_tokens": 2.5 | null, "mean_input_tokens": 35.0 | null,
  *     "count_sources": { "server_usage": 3, "chunk_count": 1 },  // zero sources omitted
  *     "count_disagreements": 1,
@@ -174,8 +175,8 @@ import java.util.Set;
  * vLLM's wall time around the whole benchmark, so a client that fell behind cannot shorten it;
  * {@code e2el} ends at the last token-bearing chunk, where vLLM's ends at the last data chunk (a
  * trailing usage chunk included); TPOT spans the first to the last token-bearing chunk where vLLM
- * uses (latency − ttft); and {@code total_input_tokens} counts prompt tokens the server reported,
- * where vLLM tokenizes prompts itself.
+ * uses (latency − ttft); and {@code total_input_tokens} counts the prompt tokens the server reported, and the
+ * client's count where it reported none, where vLLM tokenizes prompts itself.
  */
 public final class JsonReport {
 
@@ -483,6 +484,7 @@ public final class JsonReport {
     g.writeNumberField("output_tokens", t.outputTokens());
     g.writeNumberField("input_tokens", t.inputTokens());
     g.writeNumberField("requests_without_input_tokens", t.requestsWithoutInputTokens());
+    g.writeNumberField("requests_with_client_input_tokens", t.requestsWithClientInputTokens());
     number(g, "mean_output_tokens", t.meanOutputTokens());
     number(g, "mean_input_tokens", t.meanInputTokens());
     counts(g, "count_sources", t.sources());
