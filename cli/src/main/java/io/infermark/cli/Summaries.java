@@ -87,8 +87,13 @@ final class Summaries {
     for (String reason : h.reasons()) {
       out.println("  " + reason);
     }
-    if (h.isWarning()) {
+    for (io.infermark.core.health.MetricBound b : h.bounds()) {
+      out.println("  error bound, " + b);
+    }
+    if (h.isClientBound()) {
       out.println("  WARNING: the client did not keep up; latencies include its own delays");
+    } else if (h.isWarning()) {
+      out.println("  NOTE: the client was disturbed; differences below the floor are its own");
     }
     if (outcome.goodputFraction().isPresent()) {
       row(out, "Goodput ratio:", String.format(Locale.ROOT, "%.4f", outcome.goodputFraction().getAsDouble()));

@@ -810,6 +810,7 @@ final class RunEngine {
       recorded.set((int) record.index()); // bounded by the count limit
     }
     lastEndNanos = Math.max(lastEndNanos, record.sendNanos() + record.endOffsetNanos());
+    clientMonitor().observe(record); // the scale its error bound is weighed against
     if (control != null) {
       control.onRecord(record);
     }
@@ -894,7 +895,8 @@ final class RunEngine {
   private final java.util.concurrent.atomic.AtomicBoolean measuredBegun = new java.util.concurrent.atomic.AtomicBoolean();
 
   private ClientHealthMonitor newClientMonitor() {
-    return ClientHealthMonitor.builder().probes(target.healthProbes()).start();
+    return ClientHealthMonitor.builder().probes(target.healthProbes())
+        .serverUrl(target instanceof io.infermark.core.target.HttpTarget h ? h.url() : "").start();
   }
 
   private boolean monitorStopped;

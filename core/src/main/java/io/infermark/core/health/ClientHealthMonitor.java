@@ -39,9 +39,12 @@ public final class ClientHealthMonitor implements AutoCloseable {
   private final GcPauseListener gc;
   private final List<Probe> probes;
   private final List<Probe.Measurement> running;
+  private final SharedMachine.Snapshot startMachine;
+  private final java.util.Optional<String> localServer;
+  private final LatencyScale scale = new LatencyScale();
   private ClientMeasurements result;
 
-  private ClientHealthMonitor(List<Probe> probes, Duration hiccupResolution) {
+  private ClientHealthMonitor(List<Probe> probes, Duration hiccupResolution, String serverUrl) {
     this.probes = List.copyOf(probes);
     this.gc = GcPauseListener.start();
     this.hiccups = HiccupMeter.start(hiccupResolution);
@@ -54,6 +57,8 @@ public final class ClientHealthMonitor implements AutoCloseable {
     this.startNanos = clock.nanoTime();
     this.startCpu = processCpuNanos();
     this.startRunQueue = RunQueueWait.Snapshot.read(RunQueueWait.Snapshot.SELF);
+    this.startMachine = SharedMachine.Snapshot.read();
+    this.localServer = SharedMachine.localHost(serverUrl);
   }
 
   /** Starts a monitor with no probes and a 1 ms hiccup meter. */
@@ -70,8 +75,18 @@ public final class ClientHealthMonitor implements AutoCloseable {
   public static final class Builder {
     private final List<Probe> probes = new ArrayList<>();
     private Duration hiccupResolution = HiccupMeter.DEFAULT_RESOLUTION;
+    private String serverUrl = "";
 
     private Builder() {}
+
+    /**
+     * The URL of the server the run measures, so the verdict can say when a busy machine is that server's doing
+     * (its host is this machine's loopback address); none by default.
+     */
+    public Builder serverUrl(String url) {
+      this.serverUrl = Objects.requireNonNull(url, "url");
+      return this;
+    }
 
     /** Adds a probe to run during the monitored span. */
     public Builder probe(Probe probe) {
@@ -101,7 +116,7 @@ public final class ClientHealthMonitor implements AutoCloseable {
 
     /** Starts monitoring now. */
     public ClientHealthMonitor start() {
-      return new ClientHealthMonitor(probes, hiccupResolution);
+      return new ClientHealthMonitor(probes, hiccupResolution, serverUrl);
     }
   }
 
@@ -125,11 +140,12 @@ public final class ClientHealthMonitor implements AutoCloseable {
     GcPauses pauses = gc.stop();
     OptionalLong cpu = startCpu.isPresent() && endCpu.isPresent()
         ? OptionalLong.of(Math.max(0, endCpu.getAsLong() - startCpu.getAsLong())) : OptionalLong.empty();
+    SharedMachine machine = new SharedMachine(startMachine.busyShareUntil(SharedMachine.Snapshot.read()), localServer);
     OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
     double load = os.getSystemLoadAverage();
     CpuUsage usage = new CpuUsage(cpu, wall, Runtime.getRuntime().availableProcessors(),
         load >= 0 ? OptionalDouble.of(load) : OptionalDouble.empty());
-    result = new ClientMeasurements(wall, hiccup, usage, runQueue, pauses, readings, SendFigures.NONE);
+    result = new ClientMeasurements(wall, hiccup, usage, runQueue, pauses, readings, SendFigures.NONE, machine);
     return result;
   }
 
@@ -145,11 +161,22 @@ public final class ClientHealthMonitor implements AutoCloseable {
   }
 
   /**
+   * Sets one of the run's records beside the figures: the successful measured ones give the scale (TTFT, TPOT, ITL,
+   * E2E) the client's error bound is weighed against. Call it for every record as the run ends them (before or
+   * after {@link #stop()}); cheap (a few histogram updates per record and per chunk), thread-safe.
+   */
+  public void observe(io.infermark.core.capture.RequestRecord record) {
+    scale.add(Objects.requireNonNull(record, "record"));
+  }
+
+  /**
    * The verdict on a run: stops the monitor if it still runs, adds the run's send figures
-   * ({@link SendFigures#of}) and judges everything against {@code thresholds}.
+   * ({@link SendFigures#of}), judges everything against {@code thresholds} and weighs the error bound against the
+   * records {@linkplain #observe observed} ({@link ClientHealth}).
    */
   public ClientHealth health(ScheduleStats schedule, LoadProfile load, HealthThresholds thresholds) {
-    return ClientHealth.evaluate(stop().withSends(SendFigures.of(schedule, load)), thresholds);
+    ClientMeasurements m = stop().withSends(SendFigures.of(schedule, load));
+    return ClientHealth.evaluate(m, thresholds, scale.bounds(ClientHealth.floor(m)));
   }
 
   private static OptionalLong processCpuNanos() {

@@ -251,6 +251,10 @@ public final class ConsoleTable {
     }
     items.add(h.verdict().name());
     items.add("floor " + millis(h.floorMillis()) + " ms");
+    for (io.infermark.core.health.MetricBound b : h.bounds()) {
+      items.add(String.format(Locale.ROOT, "%s bound %s ms = %s of p50, %s of p99", b.metric(),
+          millis(b.boundNanos() / 1e6), percent(b.shareOfP50()), percent(b.shareOfP99())));
+    }
     if (h.measurements().isEmpty()) {
       return items;
     }
@@ -260,6 +264,7 @@ public final class ConsoleTable {
     m.cpu().coresUsed().ifPresent(c -> items.add(String.format(Locale.ROOT, "CPU %.2f of %d cores (%.0f %%)", c,
         m.cpu().availableProcessors(), m.cpu().shareOfCores().getAsDouble() * 100)));
     m.cpu().systemLoadAverage().ifPresent(l -> items.add(String.format(Locale.ROOT, "load average %.2f", l)));
+    m.machine().busyShare().ifPresent(b -> items.add(String.format(Locale.ROOT, "machine %.0f %% busy", b * 100)));
     m.runQueue().waitPerRun().ifPresent(w -> items.add(String.format(Locale.ROOT,
         "run-queue wait %s ms per %s ms run (%.2f)", millis(m.runQueue().waitNanos() / 1e6),
         millis(m.runQueue().runNanos() / 1e6), w)));
@@ -269,6 +274,15 @@ public final class ConsoleTable {
       items.add(String.format(Locale.ROOT, "%s lag p99 %s ms", p.name(), millis(p.lateness().p99Nanos() / 1e6)));
     }
     return items;
+  }
+
+  /** A share as a percentage: 0.12 %, 1.2 %, 12 %; "all" for an infinite one. */
+  private static String percent(double share) {
+    if (!Double.isFinite(share)) {
+      return "all";
+    }
+    double p = share * 100;
+    return String.format(Locale.ROOT, p < 1 ? "%.2f %%" : p < 10 ? "%.1f %%" : "%.0f %%", p);
   }
 
   /** Appends "Label      item, item, ..." lines, continuing under the items when they do not fit. */

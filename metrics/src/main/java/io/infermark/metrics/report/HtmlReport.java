@@ -308,6 +308,13 @@ public final class HtmlReport {
       row(b, p.name() + " lag p99 / max (ms)", SvgCharts.fmt(p.lateness().p99Nanos() / 1e6) + " / "
           + SvgCharts.fmt(p.lateness().maxNanos() / 1e6));
     }
+    m.machine().busyShare().ifPresent(busy -> row(b, "machine's cores busy (all processes)",
+        String.format(Locale.ROOT, "%.0f %%", busy * 100)));
+    for (io.infermark.core.health.MetricBound e : h.bounds()) {
+      row(b, e.metric() + ": error bound / p50 / p99 (ms)", SvgCharts.fmt(e.boundNanos() / 1e6) + " / "
+          + SvgCharts.fmt(e.p50Nanos() / 1e6) + " / " + SvgCharts.fmt(e.p99Nanos() / 1e6) + String.format(Locale.ROOT,
+          " (%.2g %% of p50)", e.shareOfP50() * 100));
+    }
     b.append("</tbody></table>");
   }
 

@@ -109,10 +109,13 @@ import java.util.Set;
  *     "verdict": "ok" | "degraded" | "client_bound" | "unmeasured",
  *     "reasons": ["hiccup p99 12.3 ms > 10 ms: the client's threads could not run on time"],
  *     "floor_ms": 0.31,                            // differences below this are client noise
+ *     "error_bounds": [{"metric": "ttft", "bound_ms": 0.31, "p50_ms": 750.0, "p99_ms": 790.0,
+ *                       "share_of_p50": 0.0004, "share_of_p99": 0.0004, "judged": true}],  // see MetricBound
  *     "monitored_s": 1.5 | null,                   // null: no figures (unmeasured, merged shards)
  *     "hiccup": {"samples": 1480, "p50_ms": 0.08, "p99_ms": 0.31, "p99_9_ms": 1.2, "max_ms": 2.1} | null,
  *     "cpu": {"process_cores": 0.45 | null, "share_of_cores": 0.22 | null, "available_processors": 2,
- *             "system_load_average": 1.3 | null} | null,
+ *             "system_load_average": 1.3 | null, "machine_busy_share": 0.97 | null,  // all processes
+ *             "local_server": "127.0.0.1" | null} | null,   // the target's host when it is this machine
  *     "gc": {"pauses": 3, "total_ms": 4.0, "max_ms": 2.0} | null,
  *     "sends": {"judged": true, "lag_p99_ms": 0.2, "scheduled_rate_rps": 100.0 | null,
  *               "achieved_rate_rps": 99.9} | null,
@@ -522,6 +525,29 @@ public final class JsonReport {
     }
     g.writeEndArray();
     g.writeNumberField("floor_ms", h.floorMillis());
+    g.writeArrayFieldStart("error_bounds");
+    for (io.infermark.core.health.MetricBound b : h.bounds()) {
+      g.writeStartObject();
+      g.writeStringField("metric", b.metric().toLowerCase(java.util.Locale.ROOT));
+      g.writeNumberField("bound_ms", b.boundNanos() / 1e6);
+      g.writeNumberField("p50_ms", b.p50Nanos() / 1e6);
+      g.writeNumberField("p99_ms", b.p99Nanos() / 1e6);
+      double p50 = b.shareOfP50();
+      double p99 = b.shareOfP99();
+      if (Double.isFinite(p50)) {
+        g.writeNumberField("share_of_p50", p50);
+      } else {
+        g.writeNullField("share_of_p50");
+      }
+      if (Double.isFinite(p99)) {
+        g.writeNumberField("share_of_p99", p99);
+      } else {
+        g.writeNullField("share_of_p99");
+      }
+      g.writeBooleanField("judged", b.judged());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
     if (h.measurements().isEmpty()) {
       for (String field : new String[] {"monitored_s", "hiccup", "cpu", "gc", "sends"}) {
         g.writeNullField(field);
@@ -540,6 +566,12 @@ public final class JsonReport {
     number(g, "share_of_cores", m.cpu().shareOfCores());
     g.writeNumberField("available_processors", m.cpu().availableProcessors());
     number(g, "system_load_average", m.cpu().systemLoadAverage());
+    number(g, "machine_busy_share", m.machine().busyShare());
+    if (m.machine().localServer().isPresent()) {
+      g.writeStringField("local_server", m.machine().localServer().get());
+    } else {
+      g.writeNullField("local_server");
+    }
     g.writeEndObject();
     if (m.runQueue().isMeasured()) {
       g.writeObjectFieldStart("run_queue");
