@@ -90,6 +90,9 @@ final class BenchCommand implements Callable<Integer> {
   @Mixin
   SloOptions slo = new SloOptions();
 
+  @Mixin
+  MonitorOptions monitors = new MonitorOptions();
+
   @Option(names = "--percentile-metrics", defaultValue = "ttft,tpot,itl",
       description = "Metrics with percentiles in vLLM's summary and JSON: ttft,tpot,itl,e2el (default: ${DEFAULT-VALUE}).")
   String percentileMetrics;
@@ -165,8 +168,8 @@ final class BenchCommand implements Callable<Integer> {
     try (Target t = target.build()) {
       // The CLI's own test request (as vLLM's: any failure stops the run) replaces the library's pre-flight
       // check, which stops only on definite misconfigurations: one uncounted request, not two per run.
-      Benchmark b = Benchmark.target(t).preflight(false).workload(prompts).params(workload.params()).load(load)
-          .captureText(saveTexts);
+      Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(prompts).params(workload.params())
+          .load(load).captureText(saveTexts));
       if (!skipTestRequest) {
         TestRequest.send(b, target.describe());
         out.println("Initial test request completed. Starting the run...");

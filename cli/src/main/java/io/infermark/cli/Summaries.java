@@ -83,7 +83,10 @@ final class Summaries {
             : ""));
     row(out, "Send lag p99 (ms):", String.format(Locale.ROOT, "%.3f", sched.lagP99Nanos() / 1e6));
     ClientHealth h = run.clientHealth();
-    row(out, "Client health:", h.verdict().name() + String.format(Locale.ROOT, " (floor %.2f ms)", h.floorMillis()));
+    String monitors = h.measurements().map(m -> m.monitoring() == io.infermark.core.health.ClientMonitoring.REDUCED
+        ? "; monitors reduced: 10 ms hiccup meter, no probes" : "").orElse("");
+    row(out, "Client health:", h.verdict().name() + String.format(Locale.ROOT, " (floor %.2f ms%s)", h.floorMillis(),
+        monitors));
     for (String reason : h.reasons()) {
       out.println("  " + reason);
     }

@@ -5,6 +5,7 @@ import io.infermark.core.RunResult;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.health.ClientMonitoring;
 import io.infermark.core.load.LoadProfile;
 import java.util.Optional;
 
@@ -24,7 +25,9 @@ final class TestRequest {
    * @throws CliException with exit code {@link Infermark#FAILED} when it failed
    */
   static void send(Benchmark b, String url) {
-    RunResult test = b.load(LoadProfile.concurrency(1).requests(1)).run();
+    // No monitor: nothing reports this request's client health, and starting one (a thread, JMX) would only delay
+    // the first request.
+    RunResult test = b.load(LoadProfile.concurrency(1).requests(1)).clientMonitoring(ClientMonitoring.OFF).run();
     Optional<RequestRecord> failed = test.records().stream().filter(r -> !r.succeeded()).findFirst();
     if (failed.isPresent()) {
       throw new CliException(Infermark.FAILED, message(url, failed.get().failure()));

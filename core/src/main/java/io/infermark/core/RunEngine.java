@@ -895,7 +895,7 @@ final class RunEngine {
   private final java.util.concurrent.atomic.AtomicBoolean measuredBegun = new java.util.concurrent.atomic.AtomicBoolean();
 
   private ClientHealthMonitor newClientMonitor() {
-    return ClientHealthMonitor.builder().probes(target.healthProbes())
+    return ClientHealthMonitor.builder().probes(target.healthProbes()).monitoring(monitoring)
         .serverUrl(target instanceof io.infermark.core.target.HttpTarget h ? h.url() : "").start();
   }
 
@@ -939,6 +939,14 @@ final class RunEngine {
 
   RunEngine healthThresholds(HealthThresholds thresholds) {
     this.healthThresholds = thresholds;
+    return this;
+  }
+
+  private io.infermark.core.health.ClientMonitoring monitoring = io.infermark.core.health.ClientMonitoring.FULL;
+
+  /** Which monitors {@link #newClientMonitor()} starts; before {@link #run()}. */
+  RunEngine clientMonitoring(io.infermark.core.health.ClientMonitoring level) {
+    this.monitoring = level;
     return this;
   }
 }

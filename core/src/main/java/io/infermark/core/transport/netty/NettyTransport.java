@@ -123,7 +123,8 @@ public final class NettyTransport implements Transport {
   private final boolean insecureTls;
   private final MultiThreadIoEventLoopGroup group;
   private final Bootstrap bootstrap;
-  private final SslContext sslContext;
+  /** Built on the first https connection: setting up TLS loads hundreds of classes a plain-http run never needs. */
+  private final java.util.function.Supplier<SslContext> sslContext;
   private final AtomicInteger maxIdlePerHost;
   private final ConcurrentHashMap<PoolKey, HostPool> pools = new ConcurrentHashMap<>();
   private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
@@ -137,20 +138,25 @@ public final class NettyTransport implements Transport {
     this.customTrust = b.trustManagerFactory.isPresent();
     this.insecureTls = b.insecureTls;
     this.maxIdlePerHost = new AtomicInteger(b.maxConnectionsPerHost);
-    try {
-      SslContextBuilder ssl = SslContextBuilder.forClient();
-      if (insecureTls) {
-        LOG.warn("TLS verification is OFF for this Netty transport (insecureTls): any certificate and host name "
-            + "are accepted; every record and report of its runs is marked insecure");
-        ssl.trustManager(InsecureTrustManagerFactory.INSTANCE).endpointIdentificationAlgorithm(null);
-      } else {
-        ssl.endpointIdentificationAlgorithm("HTTPS");
-        b.trustManagerFactory.ifPresent(ssl::trustManager);
-      }
-      this.sslContext = ssl.build();
-    } catch (SSLException e) {
-      throw new IllegalStateException("cannot set up TLS for the Netty transport: " + e.getMessage(), e);
+    if (insecureTls) {
+      LOG.warn("TLS verification is OFF for this Netty transport (insecureTls): any certificate and host name "
+          + "are accepted; every record and report of its runs is marked insecure");
     }
+    java.util.Optional<javax.net.ssl.TrustManagerFactory> trust = b.trustManagerFactory;
+    this.sslContext = memoized(() -> {
+      try {
+        SslContextBuilder ssl = SslContextBuilder.forClient();
+        if (insecureTls) {
+          ssl.trustManager(InsecureTrustManagerFactory.INSTANCE).endpointIdentificationAlgorithm(null);
+        } else {
+          ssl.endpointIdentificationAlgorithm("HTTPS");
+          trust.ifPresent(ssl::trustManager);
+        }
+        return ssl.build();
+      } catch (SSLException e) {
+        throw new IllegalStateException("cannot set up TLS for the Netty transport: " + e.getMessage(), e);
+      }
+    });
     ThreadFactory threads = r -> {
       Thread t = new FastThreadLocalThread(r, "infermark-io-" + THREAD_IDS.incrementAndGet());
       t.setDaemon(true);
@@ -316,7 +322,7 @@ public final class NettyTransport implements Transport {
           protected void initChannel(Channel ch) {
             connection.channel(ch);
             if (pool.key().secure()) {
-              SslHandler ssl = sslContext.newHandler(ch.alloc(), pool.key().host(), pool.key().port());
+              SslHandler ssl = sslContext.get().newHandler(ch.alloc(), pool.key().host(), pool.key().port());
               ssl.setHandshakeTimeoutMillis(connectTimeoutMillis);
               ch.pipeline().addLast("tls", ssl);
               connection.ssl(ssl);
@@ -325,6 +331,28 @@ public final class NettyTransport implements Transport {
             ch.pipeline().addLast("exchange", connection);
           }
         });
+  }
+
+  /** A supplier that computes its value once, on the first call, and returns it from then on; thread-safe. */
+  private static <T> java.util.function.Supplier<T> memoized(java.util.function.Supplier<T> compute) {
+    return new java.util.function.Supplier<>() {
+      private volatile T value;
+
+      @Override
+      public T get() {
+        T v = value;
+        if (v == null) {
+          synchronized (this) {
+            v = value;
+            if (v == null) {
+              v = compute.get();
+              value = v;
+            }
+          }
+        }
+        return v;
+      }
+    };
   }
 
   /** Tracks an open connection so {@link #close()} can end it; returns false when already closed. */
