@@ -93,6 +93,9 @@ final class BenchCommand implements Callable<Integer> {
   @Mixin
   SloOptions slo = new SloOptions();
 
+  @Mixin
+  MonitorOptions monitors = new MonitorOptions();
+
   @Option(names = "--percentile-metrics", defaultValue = "ttft,tpot,itl",
       description = "Metrics with percentiles in vLLM's summary and JSON: ttft,tpot,itl,e2el (default: ${DEFAULT-VALUE}).")
   String percentileMetrics;
@@ -178,10 +181,10 @@ final class BenchCommand implements Callable<Integer> {
     try (Target t = target.build()) {
       // The CLI's own test request (as vLLM's: any failure stops the run) replaces the library's pre-flight
       // check, which stops only on definite misconfigurations: one uncounted request, not two per run.
-      Benchmark b = Benchmark.target(t).preflight(false).workload(prompts).params(workload.params()).load(load)
-          .captureText(saveTexts);
+      Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(prompts).params(workload.params())
+          .load(load).captureText(saveTexts));
       if (!skipTestRequest) {
-        testRequest(b);
+        TestRequest.send(b, target.describe());
         out.println("Initial test request completed. Starting the run...");
         out.flush();
       }
@@ -428,19 +431,6 @@ final class BenchCommand implements Callable<Integer> {
   /** A file name without its {@code .json} suffix. */
   static String stem(String name) {
     return name.endsWith(".json") ? name.substring(0, name.length() - 5) : name;
-  }
-
-  /**
-   * One request before the run, as vLLM's client sends: it fails fast, with the server's answer, when
-   * the URL, model or flags are wrong, and it warms the connection and the JIT up. It is not counted.
-   */
-  private static void testRequest(Benchmark b) {
-    RunResult test = b.load(LoadProfile.concurrency(1).requests(1)).run();
-    Optional<RequestRecord> failed = test.records().stream().filter(r -> !r.succeeded()).findFirst();
-    if (failed.isPresent()) {
-      throw new CliException(Infermark.FAILED, "the initial test request failed, check --base-url/--url, --endpoint "
-          + "and --model: " + failed.get().failure().map(Object::toString).orElse("no token received"));
-    }
   }
 
   static double parseRate(String text) {

@@ -6,6 +6,7 @@ import io.infermark.core.health.ClientHealth;
 import io.infermark.metrics.Distribution;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.RunSummary;
+import io.infermark.metrics.ServerNotices;
 import io.infermark.metrics.report.VllmResultJson;
 import java.io.PrintWriter;
 import java.util.Locale;
@@ -79,6 +80,9 @@ final class Summaries {
           .append(' ').append(v));
       row(out, "Failures by category:", f.toString());
     }
+    for (String notice : ServerNotices.of(s)) {
+      out.println("WARNING: " + notice);
+    }
     for (LatencyMetric m : new LatencyMetric[] {LatencyMetric.TTFT, LatencyMetric.ITL, LatencyMetric.TPOT,
         LatencyMetric.E2E, LatencyMetric.TTFT_FROM_INTENDED}) {
       Distribution d = s.distribution(m);
@@ -94,12 +98,20 @@ final class Summaries {
             : ""));
     row(out, "Send lag p99 (ms):", String.format(Locale.ROOT, "%.3f", sched.lagP99Nanos() / 1e6));
     ClientHealth h = run.clientHealth();
-    row(out, "Client health:", h.verdict().name() + String.format(Locale.ROOT, " (floor %.2f ms)", h.floorMillis()));
+    String monitors = h.measurements().map(m -> m.monitoring() == io.infermark.core.health.ClientMonitoring.REDUCED
+        ? "; monitors reduced: 10 ms hiccup meter, no probes" : "").orElse("");
+    row(out, "Client health:", h.verdict().name() + String.format(Locale.ROOT, " (floor %.2f ms%s)", h.floorMillis(),
+        monitors));
     for (String reason : h.reasons()) {
       out.println("  " + reason);
     }
-    if (h.isWarning()) {
+    for (io.infermark.core.health.MetricBound b : h.bounds()) {
+      out.println("  error bound, " + b);
+    }
+    if (h.isClientBound()) {
       out.println("  WARNING: the client did not keep up; latencies include its own delays");
+    } else if (h.isWarning()) {
+      out.println("  NOTE: the client was disturbed; differences below the floor are its own");
     }
     if (outcome.goodputFraction().isPresent()) {
       row(out, "Goodput ratio:", String.format(Locale.ROOT, "%.4f", outcome.goodputFraction().getAsDouble()));

@@ -93,12 +93,14 @@ final class WorkloadOptions {
     List<DatasetEntry> rows = switch (datasetName) {
       case "random" -> random(prompts);
       case "sharegpt" -> {
-        Dataset d = Dataset.shareGpt(requirePath(), counter());
+        // input counted by the client too: a server that reports no usage still gets its input tokens counted
+        TokenCounter counter = counter();
+        Dataset d = Dataset.shareGpt(requirePath(), counter).withInputCounts(counter);
         yield sharegptOutputLen == null ? d.entries() : d.entries().stream()
             .map(e -> new DatasetEntry(e.prompt(), OptionalInt.of(positive("--sharegpt-output-len", sharegptOutputLen))))
             .toList();
       }
-      case "jsonl" -> Dataset.jsonl(requirePath()).entries();
+      case "jsonl" -> Dataset.jsonl(requirePath()).withInputCounts(counter()).entries();
       default -> throw new IllegalArgumentException("--dataset-name must be random, sharegpt or jsonl, was '"
           + datasetName + "' (sonnet, burstgpt and hf are vLLM's and not supported)");
     };

@@ -210,7 +210,7 @@ class InfermarkCliTest {
         "--no-save");
 
     assertThat(o.code()).isEqualTo(Infermark.FAILED);
-    assertThat(o.err()).contains("initial test request failed");
+    assertThat(o.err()).contains("the initial test request to http://127.0.0.1:" + closedPort + "/v1/completions failed");
   }
 
   @Test

@@ -42,6 +42,12 @@ class ClientHealthRunTest {
     assertThat(h.reevaluate(HealthThresholds.defaults())).isEqualTo(h);
     assertThat(h.verdict()).isIn(HealthVerdict.OK, HealthVerdict.DEGRADED, HealthVerdict.CLIENT_BOUND);
     assertThat(h.reasons().isEmpty()).isEqualTo(h.verdict() == HealthVerdict.OK);
+    // The error bound is set beside what the run measured: TTFT and E2E of its 200 one-token requests.
+    assertThat(h.bounds()).extracting(io.infermark.core.health.MetricBound::metric).containsExactly("TTFT", "E2E");
+    assertThat(h.bounds()).allSatisfy(b -> {
+      assertThat(b.samples()).isEqualTo(200);
+      assertThat(b.boundNanos()).isEqualTo(h.floorNanos());
+    });
   }
 
   @Test

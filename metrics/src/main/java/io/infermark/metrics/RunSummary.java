@@ -27,15 +27,16 @@ import java.util.OptionalDouble;
  *       {@link RequestCounts#cooldownExcluded()};
  *   <li>failed measured records count only in {@link #failuresByCategory()}, in the window's end and
  *       in {@link RequestCounts#failed()}: never in latency, token or throughput numbers;
- *   <li>successful measured records feed every metric that is defined for them; one without a
- *       token-bearing chunk has no TTFT, E2E or TPOT but still has a stream-close time and counts
- *       in {@link RequestCounts#succeededWithoutTokens()}.
+ *   <li>successful measured records feed every metric that is defined for them. A reply without a
+ *       token-bearing chunk is captured as an {@link ErrorCategory#EMPTY_RESPONSE} failure; a successful record
+ *       without one (built by hand, or read from an older records file) has no TTFT, E2E or TPOT but still has a
+ *       stream-close time and counts in {@link RequestCounts#succeededWithoutTokens()}.
  * </ul>
  *
  * <p>Throughput divides by the {@link MeasurementWindow}: request throughput is successful measured
  * requests per second; output token throughput is the sum of their N per second; total token
- * throughput adds the prompt tokens their servers reported (see {@link TokenSummary} for requests
- * without a reported prompt count, which add none).
+ * throughput adds their prompt tokens, as the server reported them or else as the client counted them (see
+ * {@link TokenSummary}; a request with neither adds none).
  */
 public final class RunSummary {
 
@@ -288,8 +289,8 @@ public final class RunSummary {
   }
 
   /**
-   * Input plus output tokens per second of the window; input counts only the prompt tokens servers
-   * reported ({@link TokenSummary#requestsWithoutInputTokens()} says how many requests lacked them).
+   * Input plus output tokens per second of the window; input counts the prompt tokens servers reported, else the
+   * client's count ({@link TokenSummary#requestsWithoutInputTokens()} says how many requests had neither).
    */
   public OptionalDouble totalTokenThroughputTps() {
     return perSecond(tokens.inputTokens() + tokens.outputTokens());

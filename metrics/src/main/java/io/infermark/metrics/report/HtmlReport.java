@@ -188,6 +188,10 @@ public final class HtmlReport {
       summary.run().interruption().ifPresent(i -> b.append("<div class='banner bound' role='alert'><strong>")
           .append("Interrupted</strong>: ").append(Html.escape(i.summary())).append("</div>"));
       clientBanner(b, summary.clientHealth());
+      for (String notice : io.infermark.metrics.ServerNotices.of(summary)) {
+        b.append("<div class='banner' role='alert'><strong>Server</strong>: ").append(Html.escape(notice))
+            .append("</div>");
+      }
       headline(b, summary, verdicts);
       b.append("<h2>Latency</h2>");
       latencyTable(b, summary);
@@ -305,6 +309,13 @@ public final class HtmlReport {
     for (ProbeReading p : m.probes()) {
       row(b, p.name() + " lag p99 / max (ms)", SvgCharts.fmt(p.lateness().p99Nanos() / 1e6) + " / "
           + SvgCharts.fmt(p.lateness().maxNanos() / 1e6));
+    }
+    m.machine().busyShare().ifPresent(busy -> row(b, "machine's cores busy (all processes)",
+        String.format(Locale.ROOT, "%.0f %%", busy * 100)));
+    for (io.infermark.core.health.MetricBound e : h.bounds()) {
+      row(b, e.metric() + ": error bound / p50 / p99 (ms)", SvgCharts.fmt(e.boundNanos() / 1e6) + " / "
+          + SvgCharts.fmt(e.p50Nanos() / 1e6) + " / " + SvgCharts.fmt(e.p99Nanos() / 1e6) + String.format(Locale.ROOT,
+          " (%.2g %% of p50)", e.shareOfP50() * 100));
     }
     b.append("</tbody></table>");
   }
