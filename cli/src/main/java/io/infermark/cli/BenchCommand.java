@@ -158,6 +158,7 @@ final class BenchCommand implements Callable<Integer> {
           + "--no-records");
     }
     PromptWorkload prompts = workload.workload(Math.min(numPrompts, 100_000));
+    workload.tokenizerWarning(target.model).ifPresent(w -> err.println("warning: " + w));
     out.printf(Locale.ROOT, "infermark bench: %s, model %s, %d requests, %s%s%n", target.describe(), target.requestModel(),
         numPrompts, loadText(rate), shard.sharded() ? ", shard " + shard.index() + " of " + shard.count() : "");
     out.flush();
@@ -307,9 +308,8 @@ final class BenchCommand implements Callable<Integer> {
         .metrics(Arrays.stream(percentileMetrics.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList())
         .percentiles(percentiles(metricPercentiles)).goodput(slo.goodputObjectives());
     date.ifPresent(b::date);
-    if (workload.tokenizer != null) {
-      b.tokenizerId(workload.tokenizer);
-    }
+    // The tokenizer that counted the prompts, not the one asked for: a Hugging Face name falls back to cl100k_base.
+    b.tokenizerId(workload.counter().name());
     if (maxConcurrency != null) {
       b.maxConcurrency(maxConcurrency);
     }
