@@ -80,5 +80,6 @@ class ColdStartsTest {
     assertThat(s.coldStarts().ttftWarm().mean().getAsDouble()).isCloseTo(50, within(1e-9)); // 10 and 90
     assertThat(s.distribution(LatencyMetric.TTFT).mean().getAsDouble()).isCloseTo(85, within(1e-9));
     assertThat(io.infermark.metrics.report.JsonReport.toJson(s)).contains("\"cold_start\"", "\"cold\": 2");
+    assertThat(io.infermark.metrics.report.ConsoleTable.render(s)).contains("cold start (ms)", "TTFT warm", "TTFT cold");
   }
 }
