@@ -32,6 +32,11 @@ public final class Infermark implements Runnable {
   public static final int USAGE = 2;
   /** The command could not do its job. */
   public static final int FAILED = 3;
+  /**
+   * The run was stopped before its end (by a stop other than a signal, which gives 128 + its number: 130
+   * for SIGINT, 143 for SIGTERM); every output was written, marked interrupted.
+   */
+  public static final int INTERRUPTED = 130;
 
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
@@ -40,6 +45,7 @@ public final class Infermark implements Runnable {
   public static void main(String[] args) {
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
+    StopSignals.install(err); // SIGINT/SIGTERM stop the run gracefully and every output is still written
     System.exit(run(out, err, args));
   }
 

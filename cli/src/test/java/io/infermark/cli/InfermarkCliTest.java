@@ -8,6 +8,7 @@ import io.infermark.metrics.report.RecordsJsonl;
 import io.infermark.metrics.report.VllmResultJson;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
+import io.infermark.testkit.simulator.SimulatorProtocol;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -81,6 +82,38 @@ class InfermarkCliTest {
     assertThat(result.get("backend").asText()).isEqualTo(backend);
     assertThat(result.get("completed").asInt()).isEqualTo(6);
     assertThat(result.get("total_output_tokens").asInt()).isPositive();
+  }
+
+  @Test
+  void benchOverH2cAgainstAnHttp2Simulator() throws IOException {
+    try (Simulator h2 = Simulator.start(SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(5))
+        .interTokenInterval(Duration.ofMillis(1)).build(), SimulatorProtocol.H2C)) {
+      Outcome o = run("bench", "--backend", "openai-chat", "--base-url", "http://127.0.0.1:" + h2.port(), "--endpoint",
+          "/v1/chat/completions", "--model", h2.config().model(), "--dataset-name", "random", "--random-input-len",
+          "32", "--random-output-len", "8", "--num-prompts", "6", "--ignore-eos", "--max-concurrency", "3",
+          "--http2", "h2c", "--result-dir", dir.toString(), "--result-filename", "h2.json", "--progress", "lines");
+
+      assertThat(o.code()).as(o.out() + o.err()).isZero();
+      JsonNode result = new ObjectMapper().readTree(dir.resolve("h2.json").toFile());
+      assertThat(result.get("completed").asInt()).isEqualTo(6);
+      assertThat(result.get("total_output_tokens").asInt()).isEqualTo(6 * 8);
+    }
+  }
+
+  @Test
+  void http2ModesThatContradictTheUrlAreRefusedWithTheFix() {
+    Outcome h2 = run("bench", "--base-url", "http://127.0.0.1:" + sim.port(), "--model", "m", "--num-prompts", "1",
+        "--http2", "h2");
+    assertThat(h2.code()).isEqualTo(2);
+    assertThat(h2.err()).contains("use --http2 h2c");
+    Outcome okhttp = run("bench", "--base-url", "http://127.0.0.1:" + sim.port(), "--model", "m", "--num-prompts",
+        "1", "--http2", "h2c", "--transport", "okhttp");
+    assertThat(okhttp.code()).isEqualTo(2);
+    assertThat(okhttp.err()).contains("--http2 needs the netty transport");
+    Outcome bad = run("bench", "--base-url", "http://127.0.0.1:" + sim.port(), "--model", "m", "--num-prompts", "1",
+        "--http2", "h3");
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.err()).contains("--http2 must be h2, h2c or auto");
   }
 
   @Test

@@ -50,12 +50,14 @@ public final class RunSummary {
   private final MeasurementWindow window;
   private final TokenSummary tokens;
   private final Map<ServerTimingGap, Distribution> clientMinusServer;
+  private final TargetAvailability availability;
   private final ColdStartSummary coldStarts;
 
   private RunSummary(RunInfo run, ScheduleStats schedule, QuantileMethod quantileMethod,
       Map<LatencyMetric, Distribution> distributions, RequestCounts requests,
       Map<ErrorCategory, Integer> failuresByCategory, MeasurementWindow window, TokenSummary tokens,
-      Map<ServerTimingGap, Distribution> clientMinusServer, ColdStartSummary coldStarts) {
+      Map<ServerTimingGap, Distribution> clientMinusServer, TargetAvailability availability,
+      ColdStartSummary coldStarts) {
     this.run = run;
     this.schedule = schedule;
     this.quantileMethod = quantileMethod;
@@ -65,6 +67,7 @@ public final class RunSummary {
     this.window = window;
     this.tokens = tokens;
     this.clientMinusServer = clientMinusServer;
+    this.availability = availability;
     this.coldStarts = coldStarts;
   }
 
@@ -156,7 +159,8 @@ public final class RunSummary {
         : ColdStartSummary.of(coldStarts, split);
     return new RunSummary(RunInfo.of(result), result.schedule(), method,
         Collections.unmodifiableMap(distributions), tally.requests(), tally.failuresByCategory(),
-        tally.window().orElse(null), tally.tokens(), Collections.unmodifiableMap(clientMinusServer), cold);
+        tally.window().orElse(null), tally.tokens(), Collections.unmodifiableMap(clientMinusServer),
+        TargetAvailability.of(records), cold);
   }
 
   /**
@@ -277,6 +281,11 @@ public final class RunSummary {
   /** How the scheduled requests divide up. */
   public RequestCounts requests() {
     return requests;
+  }
+
+  /** How long the target was unreachable during the measured requests, and how often it asked to retry later. */
+  public TargetAvailability availability() {
+    return availability;
   }
 
   /** Failed measured requests by category, in {@link ErrorCategory} order; categories without failures are absent. */

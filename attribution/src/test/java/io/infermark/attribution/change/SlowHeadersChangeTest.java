@@ -60,13 +60,18 @@ class SlowHeadersChangeTest {
       // Run B's P99 is a held-back request (>= 200 ms whatever the client does); run A's can be inflated by the
       // client's own stalls, up to about its measurement floor (a change of 102 ms once at load 6-9).
       double clientNoise = 2 * runA.clientHealth().floorMillis();
+      // The other phases of the requests at the P99 take the client's own stalls too, in both runs: the waiting
+      // phase's share is bounded by what both runs measured of their client.
+      double phaseNoise = 2 * Math.max(runA.clientHealth().floorMillis(), runB.clientHealth().floorMillis());
       for (PercentileChange change : new PercentileChange[] {paired, byRank}) {
         // Phases add up to E2E, so both coupled statistics are the runs' own P99 E2E (100 = 100 requests).
         assertThat(change.statisticA()).isCloseTo(p99E2e(runA), within(1e-6));
         assertThat(change.statisticB()).isCloseTo(p99E2e(runB), within(1e-6));
         assertThat(change.change()).isGreaterThan(150 - clientNoise);
         assertThat(change.ranking().get(0)).isEqualTo(waiting);
-        assertThat(change.contribution(waiting)).isGreaterThan(0.75 * change.change());
+        assertThat(change.contribution(waiting)).as("waiting's share, client floors %.1f / %.1f ms",
+            runA.clientHealth().floorMillis(), runB.clientHealth().floorMillis())
+            .isGreaterThan(0.75 * change.change() - phaseNoise);
         assertThat(change.efficiencyGap()).isCloseTo(0, within(1e-6));
       }
     }

@@ -51,6 +51,17 @@ public final class ConsoleTable {
       lines.add("");
       lines.add(fit("WARNING: " + io.infermark.metrics.RunInfo.INSECURE_TLS_WARNING));
     }
+    if (s.availability().anyTrouble()) {
+      lines.add("");
+      lines.add(fit("TARGET: " + s.availability().summary()));
+    }
+    s.run().interruption().ifPresent(i -> {
+      lines.add("");
+      lines.add(fit(String.format(Locale.ROOT, "INTERRUPTED (%s) at %s, %.3f s into the run:", i.reason(), i.at(),
+          i.atNanos() / 1e9)));
+      lines.add(fit(String.format(Locale.ROOT, "  %d completed, %d cancelled, %d never sent%s", i.completed(),
+          i.cancelled(), i.notSent(), i.unknown() > 0 ? ", " + i.unknown() + " without a record" : "")));
+    });
     warning(lines, s.clientHealth());
     lines.add("");
     lines.add(header());

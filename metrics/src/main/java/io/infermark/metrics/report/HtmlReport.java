@@ -185,6 +185,8 @@ public final class HtmlReport {
         b.append("<div class='banner bound' role='alert'><strong>Insecure TLS</strong>: ")
             .append(Html.escape(io.infermark.metrics.RunInfo.INSECURE_TLS_WARNING)).append("</div>");
       }
+      summary.run().interruption().ifPresent(i -> b.append("<div class='banner bound' role='alert'><strong>")
+          .append("Interrupted</strong>: ").append(Html.escape(i.summary())).append("</div>"));
       clientBanner(b, summary.clientHealth());
       headline(b, summary, verdicts);
       b.append("<h2>Latency</h2>");

@@ -284,6 +284,7 @@ public final class JsonReport {
     writeRun(g, s.run());
     g.writeStringField("quantile_method", lower(s.quantileMethod()));
     writeRequests(g, s.requests());
+    writeAvailability(g, s.availability());
     counts(g, "failures_by_category", s.failuresByCategory());
     writeWindow(g, s.window());
     g.writeObjectFieldStart("throughput");
@@ -396,6 +397,27 @@ public final class JsonReport {
     writeLoad(g, run.load());
     writeParams(g, run.params());
     writeEnvironment(g, run.environment());
+    writeInterruption(g, run.interruption());
+    g.writeEndObject();
+  }
+
+  /** {@code null} for a run that ended by its own limits, else why, when and what became of its requests. */
+  private static void writeInterruption(JsonGenerator g, Optional<io.infermark.core.Interruption> how)
+      throws IOException {
+    g.writeFieldName("interruption");
+    if (how.isEmpty()) {
+      g.writeNull();
+      return;
+    }
+    io.infermark.core.Interruption i = how.get();
+    g.writeStartObject();
+    g.writeStringField("reason", i.reason());
+    g.writeStringField("at", i.at().toString());
+    g.writeNumberField("at_s", i.atNanos() / 1e9);
+    g.writeNumberField("completed", i.completed());
+    g.writeNumberField("cancelled", i.cancelled());
+    g.writeNumberField("not_sent", i.notSent());
+    g.writeNumberField("unknown", i.unknown());
     g.writeEndObject();
   }
 
@@ -442,6 +464,20 @@ public final class JsonReport {
     g.writeNumberField("available_processors", env.availableProcessors());
     g.writeNumberField("max_heap_bytes", env.maxHeapBytes());
     g.writeBooleanField("virtual_threads", env.virtualThreads());
+    g.writeEndObject();
+  }
+
+  private static void writeAvailability(JsonGenerator g, io.infermark.metrics.TargetAvailability a) throws IOException {
+    g.writeObjectFieldStart("availability");
+    g.writeNumberField("unreachable_s", a.unreachableNanos() / 1e9);
+    g.writeNumberField("outages", a.outages());
+    g.writeNumberField("connection_failures", a.connectionFailures());
+    g.writeNumberField("retry_after_answers", a.retryAfterAnswers());
+    g.writeArrayFieldStart("retry_after_values");
+    for (String v : a.retryAfterValues()) {
+      g.writeString(v);
+    }
+    g.writeEndArray();
     g.writeEndObject();
   }
 

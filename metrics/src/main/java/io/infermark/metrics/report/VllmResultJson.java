@@ -46,7 +46,9 @@ import java.util.Set;
  * {@code median_*_ms}, {@code std_*_ms} and {@code p<P>_*_ms} per selected percentile ({@code p99},
  * {@code p99.9}). Three keys that later vLLM releases added are written too (see {@link #NEWER_VLLM_KEYS}):
  * {@code failed}, {@code max_output_tokens_per_s} (the most output tokens in any one-second window,
- * always computed) and {@code max_concurrent_requests}.
+ * always computed) and {@code max_concurrent_requests}. An interrupted run's file
+ * ({@link RunResult#interruption()}) also has {@code interrupted: true} and {@code interruption} (reason,
+ * when, and how many requests completed, were cancelled and were never sent).
  *
  * <p>Definitions, as vLLM's client measures on the same stream (not infermark's own, see
  * {@code LatencyMetric}): TTFT ends at the first chunk with non-empty {@code choices} (a chat
@@ -124,6 +126,11 @@ public final class VllmResultJson {
     /** The goodput objectives in ms per metric; empty without goodput. */
     public Map<String, Double> goodput() {
       return goodput;
+    }
+
+    /** The result's {@code date}, which also names its file. */
+    public LocalDateTime date() {
+      return date;
     }
 
     /** vLLM's file name: {@code <backend>-<rate>qps[-concurrency<N>]-<model base name>-<date>.json}. */
@@ -494,6 +501,19 @@ public final class VllmResultJson {
         m.put("p" + percentWord(p) + "_" + metric + "_ms", percentile(v, p) * 1000);
       }
     }
+    run.interruption().ifPresent(i -> {
+      // infermark's own keys, only in an interrupted run's file: vLLM's readers ignore keys they do not know.
+      Map<String, Object> how = new LinkedHashMap<>();
+      how.put("reason", i.reason());
+      how.put("at", i.at().toString());
+      how.put("at_s", i.atNanos() / 1e9);
+      how.put("completed", i.completed());
+      how.put("cancelled", i.cancelled());
+      how.put("not_sent", i.notSent());
+      how.put("unknown", i.unknown());
+      m.put("interrupted", true);
+      m.put("interruption", how);
+    });
     return java.util.Collections.unmodifiableMap(m);
   }
 
