@@ -170,6 +170,7 @@ final class BenchCommand implements Callable<Integer> {
           + "--no-records");
     }
     PromptWorkload prompts = workload.workload(Math.min(numPrompts, 100_000));
+    workload.tokenizerWarning(target.model).ifPresent(w -> err.println("warning: " + w));
     out.printf(Locale.ROOT, "infermark bench: %s, model %s, %d requests, %s%s%n", target.describe(), target.requestModel(),
         numPrompts, loadText(rate), shard.sharded() ? ", shard " + shard.index() + " of " + shard.count() : "");
     out.flush();
@@ -507,9 +508,8 @@ final class BenchCommand implements Callable<Integer> {
     if (!userRamp.given() || numPromptsGiven()) {
       b.numPrompts(numPrompts); // a Locust-style run is bounded by its run time: vLLM's num_prompts is what it sent
     }
-    if (workload.tokenizer != null) {
-      b.tokenizerId(workload.tokenizer);
-    }
+    // The tokenizer that counted the prompts, not the one asked for: a Hugging Face name falls back to cl100k_base.
+    b.tokenizerId(workload.counter().name());
     if (maxConcurrency != null) {
       b.maxConcurrency(maxConcurrency);
     }

@@ -84,7 +84,7 @@ final class SweepCommand implements Callable<Integer> {
   double kneePercentile;
 
   @Option(names = "--slope-threshold", defaultValue = "120",
-      description = "Slope (ms per req/s or per stream) above which the curve counts as past the knee (default: ${DEFAULT-VALUE}).")
+      description = "Slope (ms of latency per achieved req/s) above which the curve counts as past the knee (default: ${DEFAULT-VALUE}).")
   double slopeThreshold;
 
   @Option(names = "--max-duration", paramLabel = "DURATION", converter = DurationText.class,
@@ -134,8 +134,9 @@ final class SweepCommand implements Callable<Integer> {
       LevelRunner runner = new LevelRunner(t, workload, numPrompts, burstiness, err, signals, drain, deadline,
           level -> Optional.ofNullable(resultDir).map(d -> d.resolve(levelStem(variable, level) + RecordsJournal.SUFFIX)),
           outputs);
+      // Offered (the level) beside achieved (successful req/s): the knee is found on the achieved axis (seed 002 §3.2).
       out.printf(Locale.ROOT, "%10s | %8s | %7s | %10s | %12s | %11s | %11s | %-12s%s%n", variable.equals("rate")
-          ? "rate req/s" : "streams", "measured", "failed", "req/s", "output tok/s", "P99 TTFT ms", "P99 E2E ms",
+          ? "rate req/s" : "streams", "measured", "failed", "achieved/s", "output tok/s", "P99 TTFT ms", "P99 E2E ms",
           "client", gates.isPresent() ? " | gates" : "");
       out.flush();
       java.util.function.BooleanSupplier stop = () -> signals.received() || deadline.passed();
@@ -154,10 +155,10 @@ final class SweepCommand implements Callable<Integer> {
     SweepKnees knees = SweepKnees.ofSweep(points, curve.metric(), curve.p(), Kneedle.latencyCurve(),
         SlopeThreshold.of(slopeThreshold));
     out.println();
-    out.printf(Locale.ROOT, "Knee of the P%s %s curve:%n", trim(kneePercentile), curve.metric());
+    out.printf(Locale.ROOT, "Knee of the P%s %s curve against achieved req/s:%n", trim(kneePercentile), curve.metric());
     knees.clientWarnings().forEach(w -> out.println("  WARNING client not trustworthy at " + w));
     out.println("  Kneedle: " + knees.kneedleLabel().orElse("none found"));
-    out.println("  Slope above " + trim(slopeThreshold) + " ms per unit: " + knees.slopeLabel()
+    out.println("  Slope above " + trim(slopeThreshold) + " ms per achieved req/s: " + knees.slopeLabel()
         .map(l -> "reached at " + l + ", last acceptable level " + knees.lastAcceptableLabel().orElse("none"))
         .orElse("never"));
     if (gates.isPresent()) {

@@ -62,6 +62,44 @@ final class WorkloadOptions {
   @Option(names = "--seed", defaultValue = "0", description = "Seed of prompts and arrivals (default: ${DEFAULT-VALUE}).")
   long seed;
 
+  /**
+   * Why the tokenizer that counts the prompts ({@link #counter()}) is not the model's own, or empty when
+   * it is: {@code --tokenizer} named an OpenAI encoding or model JTokkit knows (the user chose it), or,
+   * without {@code --tokenizer}, the model is an OpenAI model JTokkit knows. Otherwise the prompts'
+   * token lengths are cl100k_base counts of text the model tokenizes its own way.
+   */
+  java.util.Optional<String> tokenizerWarning(String model) {
+    TokenCounter counting = counter();
+    if (tokenizer != null) {
+      if (resolves(tokenizer)) {
+        return java.util.Optional.empty();
+      }
+      return java.util.Optional.of("prompt token lengths are counted with " + counting.name() + ", not with "
+          + tokenizer + " (JTokkit has only OpenAI vocabularies): input lengths are approximate for this model; "
+          + "the result's tokenizer_id says " + counting.name());
+    }
+    if (resolves(model) && TokenCounter.openAiModel(model).name().equals(counting.name())) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of("prompt token lengths are counted with " + counting.name() + ", not with "
+        + model + "'s own tokenizer: input lengths are approximate for this model (name an OpenAI encoding or "
+        + "model with --tokenizer if one matches); the result's tokenizer_id says " + counting.name());
+  }
+
+  private static boolean resolves(String name) {
+    try {
+      TokenCounter.openAi(name);
+      return true;
+    } catch (RuntimeException notAnEncoding) {
+      try {
+        TokenCounter.openAiModel(name);
+        return true;
+      } catch (RuntimeException notAModel) {
+        return false;
+      }
+    }
+  }
+
   /** The counter prompts are built and measured with. */
   TokenCounter counter() {
     if (tokenizer != null) {

@@ -152,6 +152,32 @@ class InfermarkCliTest {
         .isEqualTo(2);
   }
 
+  @Test
+  void tokenizerIdNamesTheTokenizerThatCountedAndAWarningSaysWhenItIsNotTheModels() throws IOException {
+    // A Hugging Face name JTokkit does not know: the prompts are counted with cl100k_base, and the file says so.
+    Outcome hf = run(bench("--progress", "none", "--save-result", "--result-filename", "hf.json", "--tokenizer",
+        "meta-llama/Meta-Llama-3-8B-Instruct").toArray(String[]::new));
+    assertThat(hf.code()).as(hf.err()).isZero();
+    assertThat(new ObjectMapper().readTree(dir.resolve("hf.json").toFile()).get("tokenizer_id").asText())
+        .isEqualTo("cl100k_base");
+    assertThat(hf.err()).contains("warning: prompt token lengths are counted with cl100k_base, not with "
+        + "meta-llama/Meta-Llama-3-8B-Instruct");
+
+    // No --tokenizer and a model JTokkit does not know: the same, naming the model.
+    Outcome none = run(bench("--progress", "none", "--save-result", "--result-filename", "none.json")
+        .toArray(String[]::new));
+    assertThat(new ObjectMapper().readTree(dir.resolve("none.json").toFile()).get("tokenizer_id").asText())
+        .isEqualTo("cl100k_base");
+    assertThat(none.err()).contains("not with " + sim.config().model() + "'s own tokenizer");
+
+    // An OpenAI model name JTokkit knows is that model's vocabulary: no warning.
+    Outcome gpt = run(bench("--progress", "none", "--save-result", "--result-filename", "gpt.json", "--tokenizer",
+        "gpt-4o").toArray(String[]::new));
+    assertThat(new ObjectMapper().readTree(dir.resolve("gpt.json").toFile()).get("tokenizer_id").asText())
+        .isEqualTo("o200k_base");
+    assertThat(gpt.err()).doesNotContain("warning");
+  }
+
   private static List<String> vllmKeys() throws IOException {
     try (InputStream in = InfermarkCliTest.class.getResourceAsStream("/vllm-result-keys.txt")) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
@@ -170,7 +196,7 @@ class InfermarkCliTest {
   @Test
   void passedGatesExitWithZero() {
     Outcome o = run(bench("--no-save", "--progress", "none", "--slo", "e2e:p99:60000", "--max-error-rate", "0",
-        "--goodput", "e2el:60000", "--min-goodput-ratio", "1").toArray(String[]::new));
+        "--goodput", "e2el:60000", "--min-goodput-ratio", "1", "--tokenizer", "cl100k_base").toArray(String[]::new));
 
     assertThat(o.code()).as(o.err()).isZero();
     assertThat(o.out()).contains("Gate PASS E2E p99 <= 60000 ms", "PASS goodput ratio >= 1.0 (measured 1.0000)");

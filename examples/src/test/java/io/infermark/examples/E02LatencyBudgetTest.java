@@ -2,7 +2,6 @@ package io.infermark.examples;
 
 import static io.infermark.testkit.assertj.InfermarkAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.infermark.core.Benchmark;
 import io.infermark.core.RunResult;
@@ -49,12 +48,17 @@ class E02LatencyBudgetTest {
     assertThat(run).hasNoFailures();
     assertThat(run).hasSucceeded(120);
     assertThat(run).errorRate().isLessThan(0.01);
-    // A machine too busy to measure is not a slow service: the latency assertions refuse such a run with the
-    // client's reasons. Here the test is skipped instead, so a saturated CI host does not fail the build.
-    assumeFalse(run.clientHealth().isClientBound(), () -> "the client could not keep up: " + run.clientHealth());
-    assertThat(run).ttft().p99().isLessThan(TTFT_BUDGET);
-    // The server cannot answer sooner than it is configured to: the measured TTFT includes its 20 ms.
-    assertThat(run).ttft().p50().isGreaterThanOrEqualTo(Duration.ofMillis(20));
+    // The server cannot answer sooner than it is configured to: every measured TTFT includes its 20 ms, however
+    // busy the machine (a late client only adds time).
+    assertThat(run).ignoringClientHealth().ttft().min().isGreaterThanOrEqualTo(Duration.ofMillis(20));
+    if (!run.clientHealth().isClientBound()) {
+      assertThat(run).ttft().p99().isLessThan(TTFT_BUDGET);
+    } else {
+      // A machine too busy to measure is not a slow service: the latency assertions refuse the run, naming the
+      // client's reasons, instead of judging the budget (before, the test was skipped here).
+      assertThatThrownBy(() -> assertThat(run).ttft().p99().isLessThan(TTFT_BUDGET)).isInstanceOf(AssertionError.class)
+          .hasMessageContaining("Refusing to judge TTFT").hasMessageContaining(run.clientHealth().reasonText());
+    }
   }
 
   @Test

@@ -52,11 +52,13 @@ public final class RunSummary {
   private final TokenSummary tokens;
   private final Map<ServerTimingGap, Distribution> clientMinusServer;
   private final TargetAvailability availability;
+  private final ColdStartSummary coldStarts;
 
   private RunSummary(RunInfo run, ScheduleStats schedule, QuantileMethod quantileMethod,
       Map<LatencyMetric, Distribution> distributions, RequestCounts requests,
       Map<ErrorCategory, Integer> failuresByCategory, MeasurementWindow window, TokenSummary tokens,
-      Map<ServerTimingGap, Distribution> clientMinusServer, TargetAvailability availability) {
+      Map<ServerTimingGap, Distribution> clientMinusServer, TargetAvailability availability,
+      ColdStartSummary coldStarts) {
     this.run = run;
     this.schedule = schedule;
     this.quantileMethod = quantileMethod;
@@ -67,6 +69,7 @@ public final class RunSummary {
     this.tokens = tokens;
     this.clientMinusServer = clientMinusServer;
     this.availability = availability;
+    this.coldStarts = coldStarts;
   }
 
   /** Summarises a run with linear (numpy-compatible) percentiles. */
@@ -74,9 +77,18 @@ public final class RunSummary {
     return of(result, QuantileMethod.LINEAR);
   }
 
-  /** Summarises a run with the given percentile method. */
+  /** Summarises a run with the given percentile method; cold requests are those the server reported. */
   public static RunSummary of(RunResult result, QuantileMethod method) {
+    return of(result, method, ColdStarts.serverReported());
+  }
+
+  /**
+   * Summarises a run with the given percentile method, judging cold starts by {@code coldStarts} (e.g.
+   * {@code ColdStarts.serverReported().afterIdle(Duration.ofSeconds(5))}); see {@link #coldStarts()}.
+   */
+  public static RunSummary of(RunResult result, QuantileMethod method, ColdStarts coldStarts) {
     Objects.requireNonNull(result, "result");
+    Objects.requireNonNull(coldStarts, "coldStarts");
     Objects.requireNonNull(method, "method");
     List<RequestRecord> records = result.records();
     // Size the arrays up front: the pooled ones can reach 10^8 values, and growing them by copying
@@ -141,10 +153,15 @@ public final class RunSummary {
     distributions.put(LatencyMetric.ITL_PER_TOKEN, pooled.mirrorsItl
         ? distributions.get(LatencyMetric.ITL)
         : Distribution.ofOwned(pooled.perToken.release(), method));
+    ColdStarts.Split split = coldStarts.split(records);
+    ColdStartSummary cold = split.cold().isEmpty()
+        ? new ColdStartSummary(coldStarts.toString(), 0, split.warm().size(), Distribution.empty(method),
+            distributions.get(LatencyMetric.TTFT), Distribution.empty(method), distributions.get(LatencyMetric.E2E))
+        : ColdStartSummary.of(coldStarts, split);
     return new RunSummary(RunInfo.of(result), result.schedule(), method,
         Collections.unmodifiableMap(distributions), tally.requests(), tally.failuresByCategory(),
         tally.window().orElse(null), tally.tokens(), Collections.unmodifiableMap(clientMinusServer),
-        TargetAvailability.of(records));
+        TargetAvailability.of(records), cold);
   }
 
   /**
@@ -218,6 +235,15 @@ public final class RunSummary {
    */
   public Map<ServerTimingGap, Distribution> clientMinusServer() {
     return clientMinusServer;
+  }
+
+  /**
+   * Warm and cold requests apart (seed 003 §3.3), as the {@link ColdStarts} rule given to {@link #of} judged
+   * them (by default: the server reported a load, or the record was tagged cold). The run's own
+   * distributions mix both.
+   */
+  public ColdStartSummary coldStarts() {
+    return coldStarts;
   }
 
   /** The run's metadata. */

@@ -77,6 +77,15 @@ public final class ConsoleTable {
     if (marked) {
       lines.add(UNRELIABLE + " too few samples for this percentile (p99 needs 100, p99.9 needs 1000)");
     }
+    if (s.coldStarts().cold() > 0) {
+      // Warm and cold apart (seed 003 §3.3): the rows above mix them.
+      lines.add("");
+      lines.add(pad("cold start (ms)", NAME_WIDTH).stripTrailing());
+      lines.add(row("TTFT warm", s.coldStarts().ttftWarm()));
+      lines.add(row("TTFT cold", s.coldStarts().ttftCold()));
+      lines.add(row("E2E warm", s.coldStarts().e2eWarm()));
+      lines.add(row("E2E cold", s.coldStarts().e2eCold()));
+    }
     if (!s.clientMinusServer().isEmpty()) {
       lines.add("");
       lines.add(pad("client-server (ms)", NAME_WIDTH).stripTrailing());

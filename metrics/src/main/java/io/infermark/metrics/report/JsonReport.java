@@ -316,6 +316,7 @@ public final class JsonReport {
       writeGap(g, e.getKey(), e.getValue());
     }
     g.writeEndObject();
+    writeColdStarts(g, s.coldStarts());
     writeVllm(g, s, extras);
     if (extras.slo().isPresent()) {
       writeSlo(g, extras.slo().get());
@@ -705,6 +706,33 @@ public final class JsonReport {
   }
 
   /** One client − server distribution: its definition, count and percentiles, in ms. */
+  /** Warm and cold requests apart: counts, then TTFT and E2E of each (ms). */
+  private static void writeColdStarts(JsonGenerator g, io.infermark.metrics.ColdStartSummary c) throws IOException {
+    g.writeObjectFieldStart("cold_start");
+    g.writeStringField("rule", c.rule());
+    g.writeNumberField("cold", c.cold());
+    g.writeNumberField("warm", c.warm());
+    for (String[] part : new String[][] {{"ttft_ms", "cold"}, {"ttft_ms", "warm"}, {"e2e_ms", "cold"},
+        {"e2e_ms", "warm"}}) {
+      if (part[1].equals("cold")) {
+        g.writeObjectFieldStart(part[0]);
+      }
+      Distribution d = part[0].equals("ttft_ms") ? (part[1].equals("cold") ? c.ttftCold() : c.ttftWarm())
+          : (part[1].equals("cold") ? c.e2eCold() : c.e2eWarm());
+      g.writeObjectFieldStart(part[1]);
+      g.writeNumberField("count", d.count());
+      number(g, "mean", d.mean());
+      number(g, "p50", d.p50());
+      number(g, "p99", d.p99());
+      number(g, "max", d.max());
+      g.writeEndObject();
+      if (part[1].equals("warm")) {
+        g.writeEndObject();
+      }
+    }
+    g.writeEndObject();
+  }
+
   private static void writeGap(JsonGenerator g, io.infermark.metrics.ServerTimingGap gap, Distribution d)
       throws IOException {
     g.writeObjectFieldStart(gap.fieldName());

@@ -169,7 +169,11 @@ public final class VllmResultJson {
         this.chat = backend.equals("openai-chat");
       }
 
-      /** The tokenizer name (vLLM's {@code --tokenizer}); the model id by default. */
+      /**
+       * {@code tokenizer_id}: the name of the tokenizer that counted the prompts' tokens (vLLM writes its
+       * {@code --tokenizer}, which it also counts with); the model id by default. Name the tokenizer that
+       * actually counted (e.g. {@code cl100k_base}), not one asked for and not used.
+       */
       public Builder tokenizerId(String id) {
         this.tokenizerId = Objects.requireNonNull(id, "tokenizerId");
         return this;
