@@ -107,10 +107,11 @@ final class WorkloadOptions {
 
   private Path requirePath() {
     if (datasetPath == null) {
+      // a flag missing from the command line: a usage error (exit 2), unlike a file that cannot be read (exit 3)
       throw new IllegalArgumentException("--dataset-name " + datasetName + " needs --dataset-path FILE");
     }
     if (!Files.isReadable(datasetPath)) {
-      throw new IllegalArgumentException("--dataset-path " + datasetPath + " is not a readable file");
+      throw new CliException(Infermark.FAILED, "--dataset-path " + datasetPath + " is not a readable file");
     }
     return datasetPath;
   }

@@ -156,7 +156,15 @@ class InfermarkCliTest {
 
     Outcome noPath = run("bench", "--model", "m", "--dataset-name", "sharegpt");
     assertThat(noPath.code()).isEqualTo(Infermark.USAGE);
-    assertThat(noPath.err()).contains("needs --dataset-path");
+    assertThat(noPath.err()).contains("infermark bench: --dataset-name sharegpt needs --dataset-path FILE");
+
+    Outcome topLevel = run("--bogus");
+    assertThat(topLevel.code()).isEqualTo(Infermark.USAGE);
+    assertThat(topLevel.err()).startsWith("infermark: Unknown option: '--bogus'").doesNotContain("infermark infermark");
+
+    Outcome simBogus = run("sim", "--bogus");
+    assertThat(simBogus.code()).isEqualTo(Infermark.USAGE);
+    assertThat(simBogus.err()).contains("infermark sim: unknown option --bogus").doesNotContain("needs a value");
 
     Outcome badSlo = run("bench", "--model", "m", "--slo", "ttft:p99");
     assertThat(badSlo.code()).isEqualTo(Infermark.USAGE);
@@ -165,6 +173,15 @@ class InfermarkCliTest {
     Outcome noModel = run("bench", "--base-url", "http://127.0.0.1:1");
     assertThat(noModel.code()).isEqualTo(Infermark.USAGE);
     assertThat(noModel.err()).contains("Missing required option: '--model=<model>'");
+  }
+
+  @Test
+  void unreadableDatasetFileExitsThreeAsDocumented() {
+    Outcome o = run("bench", "--model", "m", "--dataset-name", "sharegpt", "--dataset-path",
+        dir.resolve("absent.json").toString());
+
+    assertThat(o.code()).isEqualTo(Infermark.FAILED);
+    assertThat(o.err()).contains("--dataset-path", "absent.json is not a readable file");
   }
 
   @Test
