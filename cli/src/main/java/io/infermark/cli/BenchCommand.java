@@ -90,6 +90,9 @@ final class BenchCommand implements Callable<Integer> {
   @Mixin
   SloOptions slo = new SloOptions();
 
+  @Mixin
+  HtmlOptions html = new HtmlOptions();
+
   @Option(names = "--percentile-metrics", defaultValue = "ttft,tpot,itl",
       description = "Metrics with percentiles in vLLM's summary and JSON: ttft,tpot,itl,e2el (default: ${DEFAULT-VALUE}).")
   String percentileMetrics;
@@ -373,5 +376,7 @@ final class BenchCommand implements Callable<Integer> {
       throw new CliException(Infermark.FAILED, e.getMessage());
     }
     out.println("Wrote " + vllmFile + " (vLLM format), " + reportFile + (noRecords ? "" : ", " + recordsFile));
+    html.file(dir.resolve(stem + ".html")).ifPresent(page -> out.println("Wrote "
+        + ReportPages.runPage(result, outcome.gates(), page, stem) + " (HTML report)"));
   }
 }

@@ -15,12 +15,15 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code infermark report}: an HTML report of a run from its records, and with {@code --compare} the
- * differences of its percentiles from a baseline run with 95 % intervals.
+ * {@code infermark report}: an HTML report of a run from its records and its own facts (start, load, client
+ * health: the {@code .infermark.json} beside them), and with {@code --compare} the differences of its
+ * percentiles from a baseline run with 95 % intervals, printed and written as an HTML comparison page.
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
-    description = {"Render a run's HTML report from its records (.records.jsonl, or the result JSON beside it); "
-        + "with --compare, print how its percentiles differ from a baseline run's."})
+    description = {"Render a run's HTML report from its records (.records.jsonl, or the result JSON beside it) and "
+        + "the facts of its .infermark.json (start, load, client health); with --compare, print how its percentiles "
+        + "differ from a baseline run's and write the comparison page (overlaid CDFs and histograms, the "
+        + "differences with their intervals, the verdict)."})
 final class ReportCommand implements Callable<Integer> {
 
   @Spec
@@ -38,17 +41,21 @@ final class ReportCommand implements Callable<Integer> {
   @Option(names = "--title", description = "The report's title (default: the run's name).")
   String title;
 
+  @Option(names = "--compare-output", paramLabel = "FILE.html",
+      description = "The comparison page with --compare (default: RUN's name + -vs- + BASELINE's name + .html).")
+  Path compareOutput;
+
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    RunResult result = RecordFiles.read(run);
+    RunResult result = RunFacts.attach(run, RecordFiles.read(run));
     RunSummary summary = RunSummary.of(result);
     out.println(ConsoleTable.render(summary));
     Path html = output != null ? output : run.resolveSibling(RecordFiles.label(run) + ".html");
     HtmlReport.builder(result).title(title != null ? title : RecordFiles.label(run)).build().write(html);
     out.println("Wrote " + html);
     if (baseline != null) {
-      RunSummary base = RunSummary.of(RecordFiles.read(baseline));
+      RunSummary base = RunSummary.of(RunFacts.attach(baseline, RecordFiles.read(baseline)));
       RunComparison c = RunComparison.of(RecordFiles.label(baseline), base, RecordFiles.label(run), summary);
       out.printf(Locale.ROOT, "%nCompared with %s (%.0f%% intervals; '*' = the difference is outside them):%n",
           RecordFiles.label(baseline), c.confidence() * 100);
@@ -59,6 +66,10 @@ final class ReportCommand implements Callable<Integer> {
             d.deltaMillis().orElse(Double.NaN), d.significant() ? "*" : "");
       }
       c.warnings().forEach(w -> out.println("  WARNING " + w));
+      out.println("Verdict: " + c.verdict());
+      Path page = compareOutput != null ? compareOutput : run.resolveSibling(RecordFiles.label(run) + "-vs-"
+          + RecordFiles.label(baseline) + ".html");
+      out.println("Wrote " + ReportPages.comparisonPage(c, base, summary, page) + " (comparison page)");
     }
     out.flush();
     return Infermark.OK;

@@ -10,6 +10,7 @@ import io.infermark.core.target.Target;
 import io.infermark.metrics.RunSummary;
 import io.infermark.metrics.slo.SloSet;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -68,6 +69,9 @@ final class SweepCommand implements Callable<Integer> {
   @Mixin
   SloOptions slo = new SloOptions();
 
+  @Mixin
+  HtmlOptions html = new HtmlOptions();
+
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
@@ -111,6 +115,8 @@ final class SweepCommand implements Callable<Integer> {
     out.println("  Slope above " + trim(slopeThreshold) + " ms per unit: " + knees.slopeLabel()
         .map(l -> "reached at " + l + ", last acceptable level " + knees.lastAcceptableLabel().orElse("none"))
         .orElse("never"));
+    html.file(Path.of("infermark-sweep.html")).ifPresent(file -> out.println("Wrote " + SweepPage.write(points, knees,
+        curve, rates.isEmpty(), file) + " (latency-load curve)"));
     if (gates.isPresent()) {
       out.println("Last level meeting every gate: " + lastPassing.map(Object::toString).orElse("none"));
       if (lastPassing.isEmpty()) {

@@ -233,10 +233,55 @@ class InfermarkCliTest {
   }
 
   @Test
+  void reportTellsTheRunsOwnFactsAndComparesOnAPage() throws IOException {
+    Outcome bench = run(bench("--result-filename", "p.json", "--progress", "none", "--request-rate", "40")
+        .toArray(String[]::new));
+    assertThat(bench.code()).as(bench.err()).isZero();
+    // bench writes the HTML report beside the JSON by default
+    assertThat(bench.out()).contains("Wrote " + dir.resolve("p.html") + " (HTML report)");
+    String benchHtml = Files.readString(dir.resolve("p.html"));
+    assertThat(benchHtml).startsWith("<!DOCTYPE html>").contains("poisson(40.0/s)");
+    JsonNode facts = new ObjectMapper().readTree(dir.resolve("p.infermark.json").toFile());
+    String startedAt = facts.path("run").path("started_at").asText();
+    String verdict = facts.path("client_health").path("verdict").asText().replace('_', ' ');
+
+    Outcome report = run("report", dir.resolve("p.json").toString(), "-o", dir.resolve("again.html").toString());
+    assertThat(report.code()).as(report.err()).isZero();
+    String html = Files.readString(dir.resolve("again.html"));
+    assertThat(html).contains("started " + startedAt, "poisson(40.0/s)", "client</div><div class='value'>" + verdict)
+        .doesNotContain("1970-01-01", "closed loop");
+    assertThat(report.out()).doesNotContain("1970-01-01");
+
+    Outcome noHtml = run(bench("--result-filename", "q.json", "--progress", "none", "--no-html").toArray(String[]::new));
+    assertThat(noHtml.code()).as(noHtml.err()).isZero();
+    assertThat(dir.resolve("q.html")).doesNotExist();
+
+    Outcome compare = run("report", dir.resolve("p.json").toString(), "--compare", dir.resolve("q.json").toString(),
+        "-o", dir.resolve("p2.html").toString());
+    assertThat(compare.code()).as(compare.err()).isZero();
+    assertThat(compare.out()).contains("Verdict: ", "Wrote " + dir.resolve("p-vs-q.html") + " (comparison page)");
+    String page = Files.readString(dir.resolve("p-vs-q.html"));
+    assertThat(page).startsWith("<!DOCTYPE html>").contains("p compared with q", "Verdict:", "TTFT CDF",
+        "TTFT histogram", "interval of Δ (ms)", "TTFT p99");
+  }
+
+  @Test
+  void sweepWritesItsCurveWithTheKnee() throws IOException {
+    Path page = dir.resolve("sweep.html");
+    Outcome o = run("sweep", "--base-url", "http://127.0.0.1:" + sim.port(), "--model", sim.config().model(),
+        "--random-input-len", "16", "--random-output-len", "4", "--num-prompts", "6", "--concurrencies", "1,2,4",
+        "--html", page.toString());
+
+    assertThat(o.code()).as(o.err()).isZero();
+    assertThat(o.out()).contains("Wrote " + page + " (latency-load curve)");
+    assertThat(Files.readString(page)).contains("Latency vs offered load", "concurrent streams", "Kneedle knee at");
+  }
+
+  @Test
   void sweepOverConcurrenciesPrintsEveryLevelAndTheKnee() {
     Outcome o = run("sweep", "--base-url", "http://127.0.0.1:" + sim.port(), "--model", sim.config().model(),
         "--random-input-len", "16", "--random-output-len", "4", "--num-prompts", "6", "--concurrencies", "1,2",
-        "--slo", "e2e:p50:60000");
+        "--slo", "e2e:p50:60000", "--no-html");
 
     assertThat(o.code()).as(o.err()).isZero();
     assertThat(o.out()).contains("Knee of the P99 TTFT curve", "Last level meeting every gate: 2");
