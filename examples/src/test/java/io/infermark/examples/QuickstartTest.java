@@ -31,7 +31,8 @@ class QuickstartTest {
     assertThat(json.path("latency").path("ttft_ms").path("min").asDouble()).isGreaterThanOrEqualTo(prefillStep);
     assertThat(json.path("slo").path("name").asText()).isEqualTo("chat");
     String html = Files.readString(dir.resolve("reports/infermark-report.html"));
-    assertThat(html).startsWith("<!DOCTYPE html>").contains("infermark quickstart", "<svg").doesNotContain("<script");
+    assertThat(html).startsWith("<!DOCTYPE html>").contains("infermark quickstart", "<figure class='chart ")
+        .doesNotContain("<script src");
   }
 
   @Test

@@ -64,14 +64,14 @@ public final class ComparisonReport {
     s.append("<div class='cards'>");
     HtmlPage.card(s, "request throughput Δ", signed(comparison.requestThroughputDeltaRps(), "req/s"));
     HtmlPage.card(s, "output throughput Δ", signed(comparison.outputThroughputDeltaTps(), "tok/s"));
-    HtmlPage.card(s, "client floor", SvgCharts.fmt(comparison.floorMillis()) + " ms");
+    HtmlPage.card(s, "client floor", Charts.fmt(comparison.floorMillis()) + " ms");
     s.append("</div>");
     deltaTable(s, comparison);
     s.append("<h2>Distributions</h2><div class='charts'>");
     for (LatencyMetric m : METRICS) {
       Distribution da = baseline.distribution(m);
       Distribution db = candidate.distribution(m);
-      s.append(SvgCharts.lineChart(m.name() + " CDF", m.name() + " (ms, log scale)", "fraction ≤ x",
+      s.append(Charts.lineChart(m.name() + " CDF", m.name() + " (ms, log scale)", "fraction ≤ x",
           List.of(cdf(a, da), cdf(b, db)), true, 1.0));
       s.append(histogram(m.name() + " histogram", m, a, da, b, db));
     }
@@ -97,16 +97,16 @@ public final class ComparisonReport {
           .append("</td><td>").append(num(d.candidateMillis())).append("</td><td>")
           .append(signedNum(d.deltaMillis())).append(sig ? "*" : "").append("</td><td>")
           .append(d.relative().isPresent() ? String.format(Locale.ROOT, "%+.1f", d.relative().getAsDouble() * 100) : "–")
-          .append("</td><td>").append(d.lowerMillis().isPresent() ? "[" + SvgCharts.fmt(d.lowerMillis().getAsDouble())
-              + ", " + SvgCharts.fmt(d.upperMillis().getAsDouble()) + "]" : "– (too few values)")
+          .append("</td><td>").append(d.lowerMillis().isPresent() ? "[" + Charts.fmt(d.lowerMillis().getAsDouble())
+              + ", " + Charts.fmt(d.upperMillis().getAsDouble()) + "]" : "– (too few values)")
           .append("</td></tr>");
     }
     s.append("</tbody></table>");
   }
 
-  private static SvgCharts.Line cdf(String label, Distribution d) {
+  private static Charts.Line cdf(String label, Distribution d) {
     LatencyCdf cdf = LatencyCdf.of(d);
-    return new SvgCharts.Line(label, cdf.points().stream().mapToDouble(LatencyCdf.Point::millis).toArray(),
+    return new Charts.Line(label, cdf.points().stream().mapToDouble(LatencyCdf.Point::millis).toArray(),
         cdf.points().stream().mapToDouble(LatencyCdf.Point::fraction).toArray(), false);
   }
 
@@ -114,7 +114,7 @@ public final class ComparisonReport {
   private static String histogram(String title, LatencyMetric m, String a, Distribution da, String b,
       Distribution db) {
     if (da.isEmpty() && db.isEmpty()) {
-      return SvgCharts.lineChart(title, m.name() + " (ms)", "fraction of requests", List.of(), false);
+      return Charts.lineChart(title, m.name() + " (ms)", "fraction of requests", List.of(), false);
     }
     double lo = Math.min(da.isEmpty() ? Double.POSITIVE_INFINITY : da.min().getAsDouble(),
         db.isEmpty() ? Double.POSITIVE_INFINITY : db.min().getAsDouble());
@@ -125,10 +125,10 @@ public final class ComparisonReport {
     for (int i = 0; i < BINS; i++) {
       centres[i] = lo + (i + 0.5) * width;
     }
-    List<SvgCharts.Line> lines = new ArrayList<>();
-    lines.add(new SvgCharts.Line(a, centres, bins(da, lo, width), true));
-    lines.add(new SvgCharts.Line(b, centres, bins(db, lo, width), true));
-    return SvgCharts.lineChart(title, m.name() + " (ms, bin centre)", "fraction of requests", lines, false);
+    List<Charts.Line> lines = new ArrayList<>();
+    lines.add(new Charts.Line(a, centres, bins(da, lo, width), true));
+    lines.add(new Charts.Line(b, centres, bins(db, lo, width), true));
+    return Charts.lineChart(title, m.name() + " (ms, bin centre)", "fraction of requests", lines, false);
   }
 
   /** The fraction of values in each bin (a distribution's histogram normalised, so runs of any size compare). */
@@ -149,11 +149,11 @@ public final class ComparisonReport {
   }
 
   private static String num(OptionalDouble v) {
-    return v.isPresent() ? SvgCharts.fmt(v.getAsDouble()) : "–";
+    return v.isPresent() ? Charts.fmt(v.getAsDouble()) : "–";
   }
 
   private static String signedNum(OptionalDouble v) {
-    return v.isPresent() ? (v.getAsDouble() >= 0 ? "+" : "") + SvgCharts.fmt(v.getAsDouble()) : "–";
+    return v.isPresent() ? (v.getAsDouble() >= 0 ? "+" : "") + Charts.fmt(v.getAsDouble()) : "–";
   }
 
   private static String signed(OptionalDouble v, String unit) {
