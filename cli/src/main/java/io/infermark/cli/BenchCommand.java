@@ -5,6 +5,7 @@ import io.infermark.core.RunResult;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.load.ArrivalProcess;
 import io.infermark.core.load.LoadProfile;
+import io.infermark.core.request.GenerationParams;
 import io.infermark.core.shard.StartBarrier;
 import io.infermark.core.target.Target;
 import io.infermark.metrics.RunSummary;
@@ -23,6 +24,7 @@ import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -93,6 +95,9 @@ final class BenchCommand implements Callable<Integer> {
   @Mixin
   HtmlOptions html = new HtmlOptions();
 
+  @Mixin
+  VllmCompatOptions vllm = new VllmCompatOptions();
+
   @Option(names = "--percentile-metrics", defaultValue = "ttft,tpot,itl",
       description = "Metrics with percentiles in vLLM's summary and JSON: ttft,tpot,itl,e2el (default: ${DEFAULT-VALUE}).")
   String percentileMetrics;
@@ -152,9 +157,19 @@ final class BenchCommand implements Callable<Integer> {
     if (!(burstiness > 0) || Double.isInfinite(burstiness)) {
       throw new IllegalArgumentException("--burstiness must be finite and > 0, was " + burstiness);
     }
+    vllm.validate(rate, workload.datasetName);
+    workload.generalLengths(vllm.inputLen, vllm.outputLen);
+    if (vllm.hasSamplingParams() && !TargetOptions.OPENAI_BACKENDS.contains(target.backendName())) {
+      throw new IllegalArgumentException("sampling parameters (--top-p, --top-k, --min-p, penalties) are only "
+          + "supported by OpenAI-compatible backends, as in vLLM");
+    }
+    if ((workload.datasetName.equals("random") || workload.datasetName.equals("random-mm"))
+        && TargetOptions.OPENAI_BACKENDS.contains(target.backendName())) {
+      workload.ignoreEos = true; // vLLM's client: random prompts generate to the requested length
+    }
     VllmResultJson.Options vllmOptions = vllmOptions(rate, Optional.empty());
     slo.gates(); // fail on a malformed --slo before running
-    LoadProfile load = shard.apply(load(rate), rate);
+    LoadProfile load = shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
     Optional<Instant> startAt = shard.startInstant();
     if (shard.sharded() && (noSave || noRecords)) {
       throw new IllegalArgumentException("a shard must write its records for infermark merge: drop --no-save and "
@@ -165,16 +180,19 @@ final class BenchCommand implements Callable<Integer> {
         numPrompts, loadText(rate), shard.sharded() ? ", shard " + shard.index() + " of " + shard.count() : "");
     out.flush();
     RunResult result;
-    try (Target t = target.build()) {
+    Map<String, Object> extras = new LinkedHashMap<>();
+    try (Target t = target.build(vllm::customize)) {
       // The CLI's own test request (as vLLM's: any failure stops the run) replaces the library's pre-flight
       // check, which stops only on definite misconfigurations: one uncounted request, not two per run.
-      Benchmark b = Benchmark.target(t).preflight(false).workload(prompts).params(workload.params()).load(load)
-          .captureText(saveTexts);
+      GenerationParams params = vllm.apply(workload.params(), target.chat());
+      Benchmark b = Benchmark.target(t).preflight(false).workload(vllm.shape(prompts, workload.seed,
+          numPrompts + warmupRequests)).params(params).load(load).captureText(saveTexts || saveDetailed);
       if (!skipTestRequest) {
-        testRequest(b);
+        vllm.readyCheck(b, out);
         out.println("Initial test request completed. Starting the run...");
         out.flush();
       }
+      vllm.warmUp(b, prompts, maxConcurrency, out);
       if (startAt.isPresent()) {
         // After the test request, which must not wait for the barrier.
         b = b.startBarrier(StartBarrier.at(startAt.get()));
@@ -185,8 +203,24 @@ final class BenchCommand implements Callable<Integer> {
       if (live.isPresent()) {
         b = b.listener(live.get());
       }
-      result = b.run();
+      Optional<SpecDecodeMetrics> specBefore = SpecDecodeMetrics.scrape(target.root());
+      ProbeLoop probes = vllm.probeRequestRate > 0 ? new ProbeLoop(t, params, vllm.probeRequestRate) : null;
+      try {
+        result = b.run();
+      } finally {
+        if (probes != null) {
+          extras.putAll(probes.finish());
+        }
+      }
+      if (specBefore.isPresent()) {
+        SpecDecodeMetrics.scrape(target.root()).ifPresent(after -> extras.putAll(
+            SpecDecodeMetrics.resultKeys(specBefore.get(), after)));
+      }
+      RunResult done = result;
+      vllm.rampUp(rate).ifPresent(r -> extras.putAll(VllmRunFacts.rpsChangeEvents(done,
+          new VllmRampArrivals(r.strategy(), r.startRps(), r.endRps(), numPrompts + warmupRequests, burstiness))));
     }
+    vllmOptions = vllmOptions(rate, Optional.empty(), extras);
     if (shard.sharded()) {
       return finishShard(out, result);
     }
@@ -246,19 +280,6 @@ final class BenchCommand implements Callable<Integer> {
     return name.endsWith(".json") ? name.substring(0, name.length() - 5) : name;
   }
 
-  /**
-   * One request before the run, as vLLM's client sends: it fails fast, with the server's answer, when
-   * the URL, model or flags are wrong, and it warms the connection and the JIT up. It is not counted.
-   */
-  private static void testRequest(Benchmark b) {
-    RunResult test = b.load(LoadProfile.concurrency(1).requests(1)).run();
-    Optional<RequestRecord> failed = test.records().stream().filter(r -> !r.succeeded()).findFirst();
-    if (failed.isPresent()) {
-      throw new CliException(Infermark.FAILED, "the initial test request failed, check --base-url/--url, --endpoint "
-          + "and --model: " + failed.get().failure().map(Object::toString).orElse("no token received"));
-    }
-  }
-
   static double parseRate(String text) {
     String t = text.strip().toLowerCase(Locale.ROOT);
     if (t.equals("inf") || t.equals("infinity")) {
@@ -273,6 +294,18 @@ final class BenchCommand implements Callable<Integer> {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("--request-rate must be a number or inf, was '" + text + "'");
     }
+  }
+
+  /** vLLM's ramp-up as a load profile: the rate climbs over the requests; {@code --max-concurrency} still caps. */
+  LoadProfile rampLoad() {
+    var ramp = vllm.rampUp(Double.POSITIVE_INFINITY).orElseThrow();
+    LoadProfile p = LoadProfile.arrivals(new VllmRampArrivals(ramp.strategy(), ramp.startRps(), ramp.endRps(),
+        numPrompts + warmupRequests, burstiness));
+    if (maxConcurrency != null) {
+      p = p.maxInFlight(maxConcurrency);
+    }
+    p = p.requests(numPrompts).seed(workload.seed);
+    return warmupRequests > 0 ? p.warmupRequests(warmupRequests) : p;
   }
 
   /** The whole schedule's load profile (unsharded). */
@@ -305,11 +338,22 @@ final class BenchCommand implements Callable<Integer> {
 
   /** vLLM's result options; {@code date} names the result file (now when empty). */
   VllmResultJson.Options vllmOptions(double rate, Optional<LocalDateTime> date) {
+    return vllmOptions(rate, date, Map.of());
+  }
+
+  /** vLLM's result options with the keys measured beside the run (probes, ramp events, speculative decoding). */
+  VllmResultJson.Options vllmOptions(double rate, Optional<LocalDateTime> date, Map<String, Object> extras) {
     VllmResultJson.Options.Builder b = VllmResultJson.Options.builder(target.backendName(), target.model)
         .numPrompts(numPrompts).requestRate(rate).burstiness(burstiness).chat(target.chat())
         .metrics(Arrays.stream(percentileMetrics.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList())
         .percentiles(percentiles(metricPercentiles)).goodput(slo.goodputObjectives());
     date.ifPresent(b::date);
+    b.detailed(saveDetailed).skipTokenizer(vllm.skipTokenizerInit);
+    if (vllm.label != null) {
+      b.label(vllm.label);
+    }
+    vllm.rampUp(rate).ifPresent(b::rampUp);
+    extras.forEach(b::extra);
     if (workload.tokenizer != null) {
       b.tokenizerId(workload.tokenizer);
     }
@@ -363,7 +407,7 @@ final class BenchCommand implements Callable<Integer> {
     Path reportFile = dir.resolve(stem + ".infermark.json");
     Path recordsFile = dir.resolve(stem + ".records.jsonl");
     try {
-      VllmResultJson.write(result, options, vllmFile);
+      vllm.writeResult(result, options, vllmFile);
       JsonReport.Extras extras = JsonReport.Extras.NONE.withSeries(TimeSeries.of(result));
       if (outcome.gates().isPresent()) {
         extras = extras.withSlo(outcome.gates().get());
@@ -378,5 +422,9 @@ final class BenchCommand implements Callable<Integer> {
     out.println("Wrote " + vllmFile + " (vLLM format), " + reportFile + (noRecords ? "" : ", " + recordsFile));
     html.file(dir.resolve(stem + ".html")).ifPresent(page -> out.println("Wrote "
         + ReportPages.runPage(result, outcome.gates(), page, stem) + " (HTML report)"));
+    if (vllm.plotTimeline) {
+      out.println("Wrote " + ReportPages.write(dir.resolve(stem + ".timeline.html"),
+          io.infermark.metrics.report.TimelineReport.of(result, stem + " timeline").html()) + " (request timeline)");
+    }
   }
 }

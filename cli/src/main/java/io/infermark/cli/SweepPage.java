@@ -21,7 +21,11 @@ final class SweepPage {
     SweepReport.Builder b = SweepReport.builder(levels)
         .title("infermark sweep: P" + SweepCommand.trim(curve.p() * 100) + " " + curve.metric() + " knee")
         .loadUnit(concurrency ? "concurrent streams" : "request rate (req/s)");
-    knees.kneedle().knee().ifPresent(x -> b.knee("Kneedle knee at " + knees.kneedleLabel().orElse(fmt(x)), x));
+    knees.kneedle().knee().ifPresentOrElse(x -> b.knee("Kneedle knee at " + knees.kneedleLabel().orElse(fmt(x)), x),
+        () -> b.note("Kneedle: no knee in this curve"));
+    if (knees.slopeLabel().isEmpty()) {
+      b.note("Slope rule: the curve never grew steeper than the threshold");
+    }
     knees.slopeLabel().ifPresent(label -> levels.stream().filter(l -> l.label().equals(label)).findFirst()
         .ifPresent(l -> b.knee("slope above the threshold reached at " + label, l.offeredLoad())));
     return ReportPages.write(file, b.build().html());
