@@ -51,10 +51,6 @@ final class VllmDatasets {
   /** The rows of a vLLM dataset other than random and sharegpt. */
   static List<DatasetEntry> load(String name, WorkloadOptions w, int prompts) {
     VllmDatasetOptions o = w.vllmData;
-    if (o.randomBatchSize != 1) {
-      throw new IllegalArgumentException("--random-batch-size applies to vLLM's embeddings benchmarks; infermark "
-          + "benchmarks generation, one input per request");
-    }
     return switch (name) {
       case "custom" -> shuffled(custom(w.requirePath(), o.customOutputLen), w);
       case "prefix_repetition" -> shuffled(prefixRepetition(w, prompts), w);

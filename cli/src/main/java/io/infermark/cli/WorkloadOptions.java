@@ -112,6 +112,10 @@ final class WorkloadOptions {
 
   /** The rows: {@code prompts} synthetic ones, or the dataset file's. */
   PromptWorkload workload(int prompts) {
+    if (vllmData.randomBatchSize != 1) {
+      throw new IllegalArgumentException("--random-batch-size applies to vLLM's embeddings benchmarks; infermark "
+          + "benchmarks generation, one input per request");
+    }
     if (datasetPath != null && List.of("random", "random-mm", "random-rerank", "prefix_repetition").contains(datasetName)) {
       throw new IllegalArgumentException("--dataset-name " + datasetName + " takes no --dataset-path (as in vLLM): "
           + "name the file's format instead (sharegpt, custom, hf, ...)");
