@@ -27,8 +27,8 @@ final class Summaries {
     row(out, "Total input tokens:", Long.toString((Long) r.get("total_input_tokens")));
     row(out, "Total generated tokens:", Long.toString((Long) r.get("total_output_tokens")));
     row(out, "Request throughput (req/s):", r.get("request_throughput"));
-    if (r.get("request_goodput:") != null) {
-      row(out, "Request goodput (req/s):", r.get("request_goodput:"));
+    if (r.get("request_goodput") != null) {
+      row(out, "Request goodput (req/s):", r.get("request_goodput"));
     }
     row(out, "Output token throughput (tok/s):", r.get("output_throughput"));
     row(out, "Peak output token throughput (tok/s):", r.get("max_output_tokens_per_s"));

@@ -109,6 +109,9 @@ final class SweepCommand implements Callable<Integer> {
   @Mixin
   SloOptions slo = new SloOptions();
 
+  @Mixin
+  HtmlOptions html = new HtmlOptions();
+
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
@@ -161,6 +164,8 @@ final class SweepCommand implements Callable<Integer> {
     out.println("  Slope above " + trim(slopeThreshold) + " ms per achieved req/s: " + knees.slopeLabel()
         .map(l -> "reached at " + l + ", last acceptable level " + knees.lastAcceptableLabel().orElse("none"))
         .orElse("never"));
+    html.file(Path.of("infermark-sweep.html")).ifPresent(file -> out.println("Wrote " + SweepPage.write(points, knees,
+        curve, rates.isEmpty(), file) + " (latency-load curve)"));
     if (gates.isPresent()) {
       out.println("Last level meeting every gate: " + Optional.ofNullable(lastPassing.get()).map(Object::toString)
           .orElse("none"));

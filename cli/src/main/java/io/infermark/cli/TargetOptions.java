@@ -203,6 +203,17 @@ final class TargetOptions {
 
   /** Builds the target; its owner closes it. */
   Target build() {
+    return build(b -> { });
+  }
+
+  /** The server's root ({@code scheme://host:port}), where {@code /metrics} is. */
+  String root() {
+    java.net.URI u = java.net.URI.create(resolved().base);
+    return u.getScheme() + "://" + u.getRawAuthority().replaceAll("^[^@]*@", "");
+  }
+
+  /** Builds the target with further builder settings applied last; its owner closes it. */
+  Target build(java.util.function.Consumer<HttpTarget.Builder<?, ?>> customize) {
     Resolved r = resolved();
     HttpTarget.Builder<?, ?> b = switch (r.backend) {
       case "tgi" -> TgiTarget.generate(r.base);
@@ -226,6 +237,7 @@ final class TargetOptions {
       }
       default -> throw new IllegalArgumentException("--transport must be netty or okhttp, was " + transport);
     }
+    customize.accept(b);
     // An HTTP/2 transport is built here, insecure itself when asked; the builder makes the others.
     return (http2 == null ? b.insecureTls(insecureTls) : b).build();
   }

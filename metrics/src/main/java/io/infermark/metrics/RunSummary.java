@@ -258,7 +258,7 @@ public final class RunSummary {
 
   /**
    * Whether the run's client could be trusted ({@link RunInfo#clientHealth()}): reports show it, and
-   * assertions refuse to judge latencies of a CLIENT_BOUND run.
+   * assertions weigh a CLIENT_BOUND run's error bound (its measurement floor) when judging its latencies.
    */
   public ClientHealth clientHealth() {
     return run.clientHealth();
