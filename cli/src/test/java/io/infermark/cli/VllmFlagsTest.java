@@ -129,7 +129,7 @@ class VllmFlagsTest {
       Outcome o = run(bench(loading));
 
       assertThat(o.code()).as("one attempt without --ready-check-timeout-sec").isEqualTo(Infermark.FAILED);
-      assertThat(o.err()).contains("the initial test request failed");
+      assertThat(o.err()).contains("the initial test request to ", " failed", "HTTP 503");
     }
   }
 
