@@ -1,21 +1,23 @@
 package io.infermark.cli;
 
 import io.infermark.core.Benchmark;
+import io.infermark.core.BenchmarkRun;
 import io.infermark.core.RunResult;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.load.ArrivalProcess;
 import io.infermark.core.load.LoadProfile;
+import io.infermark.core.request.GenerationParams;
 import io.infermark.core.shard.StartBarrier;
 import io.infermark.core.target.Target;
 import io.infermark.metrics.RunSummary;
+import io.infermark.metrics.journal.RecordsJournal;
+import io.infermark.metrics.report.HtmlReport;
 import io.infermark.metrics.report.JsonReport;
 import io.infermark.metrics.report.RecordsJsonl;
 import io.infermark.metrics.report.VllmResultJson;
 import io.infermark.metrics.timeseries.TimeSeries;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,6 +25,7 @@ import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -85,6 +88,9 @@ final class BenchCommand implements Callable<Integer> {
   boolean skipTestRequest;
 
   @Mixin
+  UserRampOptions userRamp = new UserRampOptions();
+
+  @Mixin
   ShardOptions shard = new ShardOptions();
 
   @Mixin
@@ -92,6 +98,12 @@ final class BenchCommand implements Callable<Integer> {
 
   @Mixin
   MonitorOptions monitors = new MonitorOptions();
+
+  @Mixin
+  HtmlOptions html = new HtmlOptions();
+
+  @Mixin
+  VllmCompatOptions vllm = new VllmCompatOptions();
 
   @Option(names = "--percentile-metrics", defaultValue = "ttft,tpot,itl",
       description = "Metrics with percentiles in vLLM's summary and JSON: ttft,tpot,itl,e2el (default: ${DEFAULT-VALUE}).")
@@ -132,6 +144,11 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--disable-tqdm", description = "vLLM's flag: no progress output (as --progress none).")
   boolean disableTqdm;
 
+  @Option(names = "--drain-timeout", paramLabel = "SECONDS", defaultValue = "15",
+      description = "After SIGINT or SIGTERM, how long requests in flight get to finish before they are cancelled; "
+          + "a second signal cancels them at once (default: ${DEFAULT-VALUE}, well under Kubernetes' 30 s grace).")
+  double drainTimeoutSeconds;
+
   @Option(names = "--trust-remote-code", hidden = true, description = "Accepted for vLLM compatibility; ignored.")
   boolean trustRemoteCode;
 
@@ -152,61 +169,192 @@ final class BenchCommand implements Callable<Integer> {
     if (!(burstiness > 0) || Double.isInfinite(burstiness)) {
       throw new IllegalArgumentException("--burstiness must be finite and > 0, was " + burstiness);
     }
+    Duration drain = drainTimeout();
+    vllm.validate(rate, workload.datasetName);
+    workload.generalLengths(vllm.inputLen, vllm.outputLen);
+    if (vllm.hasSamplingParams() && !TargetOptions.OPENAI_BACKENDS.contains(target.backendName())) {
+      throw new IllegalArgumentException("sampling parameters (--top-p, --top-k, --min-p, penalties) are only "
+          + "supported by OpenAI-compatible backends, as in vLLM");
+    }
+    if ((workload.datasetName.equals("random") || workload.datasetName.equals("random-mm"))
+        && TargetOptions.OPENAI_BACKENDS.contains(target.backendName())) {
+      workload.ignoreEos = true; // vLLM's client: random prompts generate to the requested length
+    }
     VllmResultJson.Options vllmOptions = vllmOptions(rate, Optional.empty());
     slo.gates(); // fail on a malformed --slo before running
-    LoadProfile load = shard.apply(load(rate), rate);
+    LoadProfile load = shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
     Optional<Instant> startAt = shard.startInstant();
     if (shard.sharded() && (noSave || noRecords)) {
       throw new IllegalArgumentException("a shard must write its records for infermark merge: drop --no-save and "
           + "--no-records");
     }
     PromptWorkload prompts = workload.workload(Math.min(numPrompts, 100_000));
+    workload.tokenizerWarning(target.model).ifPresent(w -> err.println("warning: " + w));
     out.printf(Locale.ROOT, "infermark bench: %s, model %s, %d requests, %s%s%n", target.describe(), target.requestModel(),
         numPrompts, loadText(rate), shard.sharded() ? ", shard " + shard.index() + " of " + shard.count() : "");
     out.flush();
+    OutputPaths files = paths(vllmOptions);
+    OutputFiles outputs = new OutputFiles();
+    StopSignals signals = StopSignals.current(err);
     RunResult result;
-    try (Target t = target.build()) {
+    Optional<RecordsJournal> journal = Optional.empty();
+    Map<String, Object> extras = new LinkedHashMap<>();
+    try (Target t = target.build(vllm::customize)) {
       // The CLI's own test request (as vLLM's: any failure stops the run) replaces the library's pre-flight
       // check, which stops only on definite misconfigurations: one uncounted request, not two per run.
-      Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(prompts).params(workload.params())
-          .load(load).captureText(saveTexts));
+      GenerationParams params = vllm.apply(workload.params(), target.chat());
+      Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(vllm.shape(prompts, workload.seed,
+          numPrompts + warmupRequests)).params(params).load(load).captureText(saveTexts || saveDetailed));
       if (!skipTestRequest) {
-        TestRequest.send(b, target.describe());
+        vllm.readyCheck(b, out, target.describe());
         out.println("Initial test request completed. Starting the run...");
         out.flush();
       }
+      vllm.warmUp(b, prompts, maxConcurrency, out);
       if (startAt.isPresent()) {
         // After the test request, which must not wait for the barrier.
         b = b.startBarrier(StartBarrier.at(startAt.get()));
         out.println("Waiting for the start barrier at " + startAt.get() + " (wall clock now " + Instant.now() + ")");
         out.flush();
       }
+      journal = openJournal(files.records(), vllmOptions, outputs, err);
+      if (journal.isPresent()) {
+        b = b.listener(journal.get());
+      }
       Optional<LiveProgress> live = progressListener(err);
       if (live.isPresent()) {
         b = b.listener(live.get());
       }
-      result = b.run();
+      if (signals.received()) {
+        throw new CliException(signals.exitCode(), "stopped by " + signals.signal().orElseThrow()
+            + " before the run started");
+      }
+      Optional<SpecDecodeMetrics> specBefore = SpecDecodeMetrics.scrape(target.root());
+      ProbeLoop probes = vllm.probeRequestRate > 0 ? new ProbeLoop(t, params, vllm.probeRequestRate) : null;
+      BenchmarkRun run = b.start();
+      signals.watch(run, drain);
+      try {
+        result = run.await();
+      } finally {
+        signals.unwatch(run);
+        if (probes != null) {
+          extras.putAll(probes.finish());
+        }
+      }
+      if (specBefore.isPresent()) {
+        SpecDecodeMetrics.scrape(target.root()).ifPresent(after -> extras.putAll(
+            SpecDecodeMetrics.resultKeys(specBefore.get(), after)));
+      }
+      RunResult done = result;
+      vllm.rampUp(rate).ifPresent(r -> extras.putAll(VllmRunFacts.rpsChangeEvents(done,
+          new VllmRampArrivals(r.strategy(), r.startRps(), r.endRps(), numPrompts + warmupRequests, burstiness))));
+    } finally {
+      journal.ifPresent(RecordsJournal::close);
     }
+    vllmOptions = vllmOptions(rate, Optional.empty(), extras);
     if (shard.sharded()) {
-      return finishShard(out, result);
+      return finishShard(out, err, result, files, journal, outputs, signals);
     }
-    return report(out, result, vllmOptions);
+    return report(out, err, result, vllmOptions, files, journal, outputs, signals);
+  }
+
+  /** The drain timeout, validated. */
+  Duration drainTimeout() {
+    return drainTimeout(drainTimeoutSeconds);
+  }
+
+  /** A --drain-timeout in seconds, validated. */
+  static Duration drainTimeout(double seconds) {
+    if (!(seconds >= 0) || Double.isInfinite(seconds)) {
+      throw new IllegalArgumentException("--drain-timeout must be a number of seconds >= 0, was " + seconds);
+    }
+    return Duration.ofNanos(Math.round(seconds * 1e9));
+  }
+
+  /** Where a run's outputs go: vLLM's result, infermark's report, the records journal. */
+  record OutputPaths(Path vllm, Path report, Path records) {}
+
+  /** The output files of this command line (a shard's records and facts are named after its shard). */
+  OutputPaths paths(VllmResultJson.Options vllmOptions) {
+    return paths(vllmOptions, shard.sharded());
+  }
+
+  /** The output files of this command line's whole run, or, {@code asShard}, of its shard. */
+  OutputPaths paths(VllmResultJson.Options vllmOptions, boolean asShard) {
+    Path dir = resultDir != null ? resultDir : Path.of("");
+    if (asShard) {
+      String stem = shard.fileStem(stem(resultFilename != null ? resultFilename : "infermark"));
+      return new OutputPaths(dir.resolve(stem + ".json"), dir.resolve(stem + ".infermark.json"),
+          dir.resolve(stem + RecordsJournal.SUFFIX));
+    }
+    String name = resultFilename != null ? resultFilename : vllmOptions.fileName();
+    String stem = stem(name);
+    return new OutputPaths(dir.resolve(name), dir.resolve(stem + ".infermark.json"), dir.resolve(stem + RecordsJournal.SUFFIX));
   }
 
   /**
-   * Prints a run's summaries, writes its files unless {@code --no-save}, and returns the exit code of its
-   * gates; used by {@code bench} and by {@code merge} for the merged run.
-   *
-   * @throws CliException if every request failed or a file cannot be written
+   * What a journal's header keeps of this command, so that {@code report} and {@code merge} can rebuild every
+   * output from the journal alone: the bench settings (no secrets: see {@link ShardFile#settings}), the shard,
+   * the vLLM result's file name and the version.
    */
-  int report(PrintWriter out, RunResult result, VllmResultJson.Options vllmOptions) {
+  Map<String, Object> journalContext(VllmResultJson.Options vllmOptions, boolean asShard) {
+    Map<String, Object> c = new java.util.LinkedHashMap<>();
+    c.put("command", "bench");
+    c.put("infermark_version", new Infermark.Version().getVersion()[0]);
+    Map<String, Object> settings = new java.util.LinkedHashMap<>();
+    ShardFile.settings(spec.commandLine().getParseResult()).forEach((k, v) -> settings.put(k, List.copyOf(v)));
+    c.put("settings", settings);
+    c.put("shard_index", asShard ? shard.index() : 0);
+    c.put("shard_count", asShard ? shard.count() : 1);
+    c.put("vllm_result_file", paths(vllmOptions, false).vllm().getFileName().toString());
+    c.put("vllm_date", vllmOptions.date().toString());
+    return c;
+  }
+
+  /**
+   * Opens the records journal before the first request; if it cannot be created the run goes on (its
+   * summary is still printed) and the failure is an output failure, so the command exits 3.
+   */
+  private Optional<RecordsJournal> openJournal(Path file, VllmResultJson.Options vllmOptions, OutputFiles outputs,
+      PrintWriter err) {
+    if (noSave || noRecords) {
+      return Optional.empty();
+    }
+    try {
+      RecordsJournal.Builder b = RecordsJournal.builder(file);
+      journalContext(vllmOptions, shard.sharded()).forEach(b::context);
+      return Optional.of(b.open());
+    } catch (UncheckedIOException e) {
+      String cause = OutputFiles.cause(e);
+      outputs.failed(file, cause);
+      err.println("WARNING cannot create the records journal " + file + ": " + cause + "; the run goes on, but what "
+          + "it measures is kept only in memory until it ends");
+      err.flush();
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Prints a run's summaries, writes its files unless {@code --no-save}, and returns the exit code: 3 if an
+   * output could not be written, 130 or 143 if a signal interrupted the run, 1 if a gate failed; used by
+   * {@code bench}, by {@code merge} for the merged run and by {@code report} for a run rebuilt from its journal
+   * ({@code signals} null: their runs' interruptions are not this process's, so they do not set the exit code).
+   *
+   * @throws CliException if every request of a run that was not interrupted failed
+   */
+  int report(PrintWriter out, PrintWriter err, RunResult result, VllmResultJson.Options vllmOptions, OutputPaths files,
+      Optional<RecordsJournal> journal, OutputFiles outputs, StopSignals signals) {
     RunSummary summary = RunSummary.of(result);
     Map<String, Object> vllm = VllmResultJson.result(result, vllmOptions);
     SloOptions.Outcome outcome = slo.judge(result, summary);
     Summaries.printVllm(out, vllm, vllmOptions);
     Summaries.printInfermark(out, result, summary, outcome);
     if (!noSave) {
-      save(out, result, summary, vllmOptions, outcome);
+      save(out, result, summary, vllmOptions, outcome, files, journal, outputs);
+    }
+    int code = exitCode(err, result, outputs, signals);
+    if (code != Infermark.OK) {
+      return code;
     }
     requireASuccess(result, summary);
     if (!outcome.passed()) {
@@ -217,20 +365,67 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   /**
-   * A shard's end: its own summary (gates are judged by {@code merge} on the whole run), and its records
-   * and run facts written for the merge.
+   * The exit code that outputs and interruptions call for, or OK: 3 when an output could not be written (one
+   * line says which and why), else, for a run made by this process ({@code signals} given), 130/143 when a
+   * signal (or another stop) interrupted it.
    */
-  private int finishShard(PrintWriter out, RunResult result) {
+  static int exitCode(PrintWriter err, RunResult result, OutputFiles outputs, StopSignals signals) {
+    if (outputs.anyFailed()) {
+      err.println("infermark: " + outputs.failureLine() + ": exit code " + Infermark.FAILED);
+      err.flush();
+      return Infermark.FAILED;
+    }
+    if (result.interrupted() && signals != null) {
+      int code = signals.exitCode() != 0 ? signals.exitCode() : Infermark.INTERRUPTED;
+      err.println("infermark: the run was " + result.interruption().orElseThrow().summary() + "; every output is "
+          + "marked interrupted: exit code " + code);
+      err.flush();
+      return code;
+    }
+    return Infermark.OK;
+  }
+
+  /**
+   * A shard's end: its own summary (gates are judged by {@code merge} on the whole run), its journal as its
+   * records, and its run facts for the merge.
+   */
+  private int finishShard(PrintWriter out, PrintWriter err, RunResult result, OutputPaths files,
+      Optional<RecordsJournal> journal, OutputFiles outputs, StopSignals signals) {
     RunSummary summary = RunSummary.of(result);
     Summaries.printInfermark(out, result, summary, new SloOptions().judge(result, summary));
     Path dir = resultDir != null ? resultDir : Path.of("");
-    Path facts = ShardFile.write(dir, shard.fileStem(stem(resultFilename != null ? resultFilename : "infermark")),
-        shard.index(), shard.count(), ShardFile.settings(spec.commandLine().getParseResult()), result,
+    keepRecords(result, files.records(), journal, outputs, journalContext(vllmOptions(parseRate(requestRate),
+        Optional.empty()), true));
+    Path facts = dir.resolve(shard.fileStem(stem(resultFilename != null ? resultFilename : "infermark")) + ".json");
+    ShardFile.write(outputs, facts, shard.index(), shard.count(),
+        ShardFile.settings(spec.commandLine().getParseResult()), result, files.records(),
         new Infermark.Version().getVersion()[0]);
-    out.println("Wrote shard " + shard.index() + " of " + shard.count() + ": " + facts + " and its records; "
-        + "when every shard is done: infermark merge " + (resultDir != null ? resultDir : "."));
+    if (outputs.written().contains(facts)) {
+      out.println("Wrote shard " + shard.index() + " of " + shard.count() + ": " + facts + " and its records "
+          + files.records() + "; when every shard is done: infermark merge " + (resultDir != null ? resultDir : "."));
+    }
+    int code = exitCode(err, result, outputs, signals);
+    if (code != Infermark.OK) {
+      return code;
+    }
     requireASuccess(result, summary);
     return Infermark.OK;
+  }
+
+  /**
+   * Makes sure the records file is whole: the journal already is, unless it could not be opened or a write
+   * failed (a full disk), in which case the whole journal is written again from memory; if that fails too,
+   * what the live journal holds stays, cut at its last whole line.
+   */
+  static void keepRecords(RunResult result, Path file, Optional<RecordsJournal> journal, OutputFiles outputs,
+      Map<String, Object> context) {
+    if (journal.isPresent() && journal.get().failure().isEmpty()) {
+      return;
+    }
+    if (outputs.write(file, p -> RecordsJournal.write(result, context, p))) {
+      outputs.failures().keySet().stream().filter(file::equals).findAny()
+          .ifPresent(f -> outputs.clear(f)); // written whole after all
+    }
   }
 
   private static void requireASuccess(RunResult result, RunSummary summary) {
@@ -239,6 +434,34 @@ final class BenchCommand implements Callable<Integer> {
           .map(f -> ": first error " + f).orElse("");
       throw new CliException(Infermark.FAILED, "every request failed" + first);
     }
+  }
+
+  /**
+   * A bench command rebuilt from settings kept in a shard's facts file or a journal's header, with bench's own
+   * parser ({@code what} names where they came from, for the error).
+   */
+  static BenchCommand parse(java.util.SortedMap<String, List<String>> settings, String what) {
+    List<String> args = new ArrayList<>();
+    settings.forEach((name, values) -> {
+      if (values.isEmpty()) {
+        args.add(name);
+      }
+      for (String v : values) {
+        args.add(name);
+        args.add(v);
+      }
+    });
+    BenchCommand bench = new BenchCommand();
+    picocli.CommandLine cl = new picocli.CommandLine(bench);
+    cl.setCaseInsensitiveEnumValuesAllowed(true);
+    try {
+      cl.parseArgs(args.toArray(String[]::new));
+    } catch (picocli.CommandLine.ParameterException e) {
+      throw new IllegalArgumentException(what + " do not parse as bench options (" + e.getMessage()
+          + "); were they written by another infermark version?");
+    }
+    bench.spec = cl.getCommandSpec();
+    return bench;
   }
 
   /** A file name without its {@code .json} suffix. */
@@ -262,10 +485,39 @@ final class BenchCommand implements Callable<Integer> {
     }
   }
 
+  /** True when --num-prompts was given on the command line (not its default). */
+  private boolean numPromptsGiven() {
+    return spec != null && spec.commandLine().getParseResult() != null
+        && spec.commandLine().getParseResult().hasMatchedOption("--num-prompts");
+  }
+
+  /** vLLM's ramp-up as a load profile: the rate climbs over the requests; {@code --max-concurrency} still caps. */
+  LoadProfile rampLoad() {
+    var ramp = vllm.rampUp(Double.POSITIVE_INFINITY).orElseThrow();
+    LoadProfile p = LoadProfile.arrivals(new VllmRampArrivals(ramp.strategy(), ramp.startRps(), ramp.endRps(),
+        numPrompts + warmupRequests, burstiness));
+    if (maxConcurrency != null) {
+      p = p.maxInFlight(maxConcurrency);
+    }
+    p = p.requests(numPrompts).seed(workload.seed);
+    return warmupRequests > 0 ? p.warmupRequests(warmupRequests) : p;
+  }
+
   /** The whole schedule's load profile (unsharded). */
   LoadProfile load(double rate) {
     LoadProfile p;
     int total = numPrompts + warmupRequests;
+    if (userRamp.given()) {
+      if (!Double.isInfinite(rate) || maxConcurrency != null) {
+        throw new IllegalArgumentException("--users/--stage shape the load with users; drop --request-rate and "
+            + "--max-concurrency");
+      }
+      p = userRamp.load().seed(workload.seed);
+      if (numPromptsGiven()) {
+        p = p.requests(numPrompts); // otherwise the run time alone bounds it, as Locust's
+      }
+      return warmupRequests > 0 ? p.warmupRequests(warmupRequests) : p;
+    }
     if (Double.isInfinite(rate)) {
       p = LoadProfile.concurrency(maxConcurrency != null ? Math.min(maxConcurrency, total) : total);
     } else {
@@ -282,6 +534,9 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private String loadText(double rate) {
+    if (userRamp.given()) {
+      return "users: " + userRamp.ramp();
+    }
     if (Double.isInfinite(rate)) {
       return maxConcurrency != null ? "closed loop of " + maxConcurrency + " streams"
           : "all at once (request rate inf, no --max-concurrency)";
@@ -292,17 +547,34 @@ final class BenchCommand implements Callable<Integer> {
 
   /** vLLM's result options; {@code date} names the result file (now when empty). */
   VllmResultJson.Options vllmOptions(double rate, Optional<LocalDateTime> date) {
+    return vllmOptions(rate, date, Map.of());
+  }
+
+  /** vLLM's result options with the keys measured beside the run (probes, ramp events, speculative decoding). */
+  VllmResultJson.Options vllmOptions(double rate, Optional<LocalDateTime> date, Map<String, Object> extras) {
     VllmResultJson.Options.Builder b = VllmResultJson.Options.builder(target.backendName(), target.model)
-        .numPrompts(numPrompts).requestRate(rate).burstiness(burstiness).chat(target.chat())
+        .requestRate(rate).burstiness(burstiness).chat(target.chat())
         .metrics(Arrays.stream(percentileMetrics.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList())
         .percentiles(percentiles(metricPercentiles)).goodput(slo.goodputObjectives());
     date.ifPresent(b::date);
+    if (!userRamp.given() || numPromptsGiven()) {
+      b.numPrompts(numPrompts); // a Locust-style run is bounded by its run time: vLLM's num_prompts is what it sent
+    }
+    b.detailed(saveDetailed).skipTokenizer(vllm.skipTokenizerInit);
+    if (vllm.label != null) {
+      b.label(vllm.label);
+    }
+    vllm.rampUp(rate).ifPresent(b::rampUp);
+    extras.forEach(b::extra);
     if (workload.tokenizer != null) {
       b.tokenizerId(workload.tokenizer);
     }
+    // The tokenizer that counted the prompts, not the one asked for: a Hugging Face name falls back to cl100k_base.
+    b.tokenizerId(workload.counter().name());
     if (maxConcurrency != null) {
       b.maxConcurrency(maxConcurrency);
     }
+    userRamp.peakUsers().ifPresent(b::maxConcurrency);
     for (String pair : metadata) {
       int eq = pair.indexOf('=');
       if (eq <= 0) {
@@ -335,33 +607,37 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private void save(PrintWriter out, RunResult result, RunSummary summary, VllmResultJson.Options options,
-      SloOptions.Outcome outcome) {
-    Path dir = resultDir != null ? resultDir : Path.of("");
-    try {
-      if (resultDir != null) {
-        Files.createDirectories(resultDir);
-      }
-    } catch (IOException e) {
-      throw new CliException(Infermark.FAILED, "cannot create --result-dir " + resultDir + ": " + e.getMessage());
+      SloOptions.Outcome outcome, OutputPaths files, Optional<RecordsJournal> journal, OutputFiles outputs) {
+    outputs.write(files.vllm(), p -> vllm.writeResult(result, options, p, files.vllm()));
+    JsonReport.Extras extras = JsonReport.Extras.NONE.withSeries(TimeSeries.of(result));
+    if (outcome.gates().isPresent()) {
+      extras = extras.withSlo(outcome.gates().get());
     }
-    String name = resultFilename != null ? resultFilename : options.fileName();
-    String stem = stem(name);
-    Path vllmFile = dir.resolve(name);
-    Path reportFile = dir.resolve(stem + ".infermark.json");
-    Path recordsFile = dir.resolve(stem + ".records.jsonl");
-    try {
-      VllmResultJson.write(result, options, vllmFile);
-      JsonReport.Extras extras = JsonReport.Extras.NONE.withSeries(TimeSeries.of(result));
-      if (outcome.gates().isPresent()) {
-        extras = extras.withSlo(outcome.gates().get());
-      }
-      JsonReport.write(summary, extras, reportFile);
-      if (!noRecords) {
-        RecordsJsonl.write(result.records(), recordsFile);
-      }
-    } catch (UncheckedIOException e) {
-      throw new CliException(Infermark.FAILED, e.getMessage());
+    JsonReport.Extras finalExtras = extras;
+    outputs.write(files.report(), p -> JsonReport.write(summary, finalExtras, p));
+    if (!noRecords) {
+      keepRecords(result, files.records(), journal, outputs, journalContext(options, false));
     }
-    out.println("Wrote " + vllmFile + " (vLLM format), " + reportFile + (noRecords ? "" : ", " + recordsFile));
+    String stem = stem(files.vllm().getFileName().toString());
+    Path dir = files.vllm().toAbsolutePath().getParent();
+    html.file(dir.resolve(stem + ".html")).ifPresent(page -> outputs.write(page, p -> {
+      HtmlReport.Builder b = HtmlReport.builder(result).title(stem);
+      outcome.gates().ifPresent(b::slo);
+      b.build().write(p);
+    }));
+    if (vllm.plotTimeline) {
+      outputs.write(dir.resolve(stem + ".timeline.html"), p -> java.nio.file.Files.writeString(p,
+          io.infermark.metrics.report.TimelineReport.of(result, stem + " timeline").html()));
+    }
+    List<Path> written = new ArrayList<>(outputs.written());
+    if (!noRecords && !outputs.failures().containsKey(files.records()) && !written.contains(files.records())) {
+      written.add(files.records()); // the journal, written as the run went
+    }
+    if (!written.isEmpty()) {
+      out.println("Wrote " + written.stream().map(f -> f.equals(files.vllm()) ? f + " (vLLM format)"
+          : f.toString().endsWith(".timeline.html") ? f + " (request timeline)"
+          : f.toString().endsWith(".html") ? f + " (HTML report)" : f.toString())
+          .collect(java.util.stream.Collectors.joining(", ")));
+    }
   }
 }

@@ -32,6 +32,11 @@ public final class Infermark implements Runnable {
   public static final int USAGE = 2;
   /** The command could not do its job. */
   public static final int FAILED = 3;
+  /**
+   * The run was stopped before its end (by a stop other than a signal, which gives 128 + its number: 130
+   * for SIGINT, 143 for SIGTERM); every output was written, marked interrupted.
+   */
+  public static final int INTERRUPTED = 130;
 
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
@@ -40,6 +45,7 @@ public final class Infermark implements Runnable {
   public static void main(String[] args) {
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
+    StopSignals.install(err); // SIGINT/SIGTERM stop the run gracefully and every output is still written
     System.exit(run(out, err, args));
   }
 
@@ -64,20 +70,20 @@ public final class Infermark implements Runnable {
     cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
       Throwable cause = e;
       if (cause instanceof CliException ce) {
-        commandLine.getErr().println("infermark " + commandLine.getCommandName() + ": " + ce.getMessage());
+        commandLine.getErr().println(prefix(commandLine) + ce.getMessage());
         return ce.exitCode();
       }
       if (cause instanceof IllegalArgumentException || cause instanceof java.io.UncheckedIOException
           || cause instanceof IllegalStateException) {
-        commandLine.getErr().println("infermark " + commandLine.getCommandName() + ": " + cause.getMessage());
+        commandLine.getErr().println(prefix(commandLine) + cause.getMessage());
         return cause instanceof IllegalArgumentException ? USAGE : FAILED;
       }
-      commandLine.getErr().println("infermark " + commandLine.getCommandName() + " failed: " + cause);
+      commandLine.getErr().println(prefix(commandLine) + "failed: " + cause);
       return FAILED;
     });
     cl.setParameterExceptionHandler((ex, args) -> {
       CommandLine c = ex.getCommandLine();
-      c.getErr().println("infermark " + c.getCommandName() + ": " + ex.getMessage());
+      c.getErr().println(prefix(c) + ex.getMessage());
       if (!CommandLine.UnmatchedArgumentException.printSuggestions(ex, c.getErr())) {
         c.getErr().println("Try 'infermark " + (c.getCommandName().equals("infermark") ? "" : c.getCommandName() + " ")
             + "--help' for the options.");
@@ -85,6 +91,11 @@ public final class Infermark implements Runnable {
       return USAGE;
     });
     return cl;
+  }
+
+  /** "infermark: " for the top-level command, "infermark bench: " for a subcommand. */
+  static String prefix(CommandLine c) {
+    return c.getParent() == null ? "infermark: " : "infermark " + c.getCommandName() + ": ";
   }
 
   @Override

@@ -1,23 +1,22 @@
 package io.infermark.cli;
 
-import io.infermark.core.RunEnvironment;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.infermark.core.RunResult;
-import io.infermark.core.ScheduleStats;
-import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.load.LoadProfile;
-import io.infermark.core.request.GenerationParams;
-import io.infermark.metrics.report.RecordsJsonl;
+import io.infermark.metrics.journal.Journal;
+import io.infermark.metrics.journal.RecordsJournal;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.List;
-import java.util.OptionalDouble;
+import java.util.Optional;
 
 /**
- * Reads a run back from its records file ({@code .records.jsonl}, as {@code bench} writes it); given a
- * result JSON ({@code name.json} or {@code name.infermark.json}) it reads the records file beside it.
- * The rebuilt run's client health is unmeasured and its load is unknown (described as the records
- * count); its duration runs from the origin to the end of the last request.
+ * Reads a run back from its records file ({@code .records.jsonl}, the journal {@code bench} writes as the
+ * run goes); given a result JSON ({@code name.json} or {@code name.infermark.json}) it reads the records file
+ * beside it. A journal written by {@code bench} keeps the command's settings in its header, so the run comes
+ * back with its own load profile, parameters, start, target, client health and interruption; a plain records
+ * file (or a library's journal) comes back with what its lines say, its load approximated
+ * ({@link Journal#toRunResult()}).
  */
 final class RecordFiles {
 
@@ -31,7 +30,7 @@ final class RecordFiles {
     }
     String stem = name.endsWith(".infermark.json") ? name.substring(0, name.length() - ".infermark.json".length())
         : name.endsWith(".json") ? name.substring(0, name.length() - ".json".length()) : name;
-    Path sibling = given.resolveSibling(stem + ".records.jsonl");
+    Path sibling = given.resolveSibling(stem + RecordsJournal.SUFFIX);
     if (Files.isReadable(sibling)) {
       return sibling;
     }
@@ -39,29 +38,39 @@ final class RecordFiles {
         + " beside it; bench writes one unless --no-records");
   }
 
+  /** A journal read back, with the bench command its header keeps (if a bench run wrote it). */
+  record Read(Journal journal, Optional<BenchCommand> bench, RunResult run) {}
+
   /** The run the file holds. */
   static RunResult read(Path given) {
+    return readAll(given).run();
+  }
+
+  /** The run the file holds, with its journal and bench settings. */
+  static Read readAll(Path given) {
     Path file = recordsFile(given);
     if (!Files.isReadable(file)) {
       throw new IllegalArgumentException(file + " is not a readable file");
     }
-    List<RequestRecord> records = RecordsJsonl.read(file);
-    if (records.isEmpty()) {
-      throw new IllegalArgumentException(file + " holds no records");
+    Journal journal = Journal.read(file);
+    Optional<JsonNode> context = journal.context().filter(c -> "bench".equals(c.path("command").asText()));
+    if (context.isEmpty()) {
+      return new Read(journal, Optional.empty(), journal.toRunResult());
     }
-    long duration = 0;
-    for (RequestRecord r : records) {
-      duration = Math.max(duration, r.wasSent() ? r.sendNanos() + r.endOffsetNanos() : r.intendedNanos());
+    BenchCommand bench = BenchCommand.parse(MergeCommand.settings(context.get(), file), "the settings in "
+        + file.getFileName());
+    LoadProfile load = bench.load(BenchCommand.parseRate(bench.requestRate));
+    int count = context.get().path("shard_count").asInt(1);
+    if (count > 1) {
+      load = load.shard(context.get().path("shard_index").asInt(), count);
     }
-    return new RunResult(records, true, Instant.EPOCH, 0, duration, "records from " + file.getFileName(),
-        LoadProfile.concurrency(1).requests(records.size()), GenerationParams.defaults(), 0,
-        RunEnvironment.current(false), ScheduleStats.of(records, OptionalDouble.empty()));
+    return new Read(journal, Optional.of(bench), journal.toRunResult(load, bench.workload.params()));
   }
 
   /** A short label for a file: its name without the records suffix. */
   static String label(Path given) {
     String n = given.getFileName().toString();
-    for (String suffix : new String[] {".records.jsonl", ".jsonl", ".infermark.json", ".json"}) {
+    for (String suffix : List.of(RecordsJournal.SUFFIX, ".jsonl", ".infermark.json", ".json")) {
       if (n.endsWith(suffix)) {
         return n.substring(0, n.length() - suffix.length());
       }

@@ -5,11 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.infermark.core.Interruption;
 import io.infermark.core.RunEnvironment;
 import io.infermark.core.RunResult;
 import io.infermark.core.health.ClientHealth;
 import io.infermark.core.health.HealthVerdict;
-import io.infermark.metrics.report.RecordsJsonl;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,22 +51,7 @@ final class ShardFile {
   /** What one shard's facts file says. */
   record Facts(Path file, int index, int count, String version, SortedMap<String, List<String>> settings,
       Instant startedAt, long durationNanos, String target, int promptCount, boolean insecureTls,
-      ClientHealth health, RunEnvironment environment, Path records) {
-
-    /** The command line that rebuilds the shared bench settings. */
-    List<String> args() {
-      List<String> args = new ArrayList<>();
-      settings.forEach((name, values) -> {
-        if (values.isEmpty()) {
-          args.add(name);
-        }
-        for (String v : values) {
-          args.add(name);
-          args.add(v);
-        }
-      });
-      return args;
-    }
+      ClientHealth health, RunEnvironment environment, Path records, Optional<Interruption> interruption) {
   }
 
   /** The shared settings of a parsed bench command line (see the class comment). */
@@ -107,14 +92,11 @@ final class ShardFile {
   }
 
   /**
-   * Writes a shard's records and facts into {@code dir} and returns the facts file.
-   *
-   * @throws CliException if a file cannot be written
+   * Writes a shard's facts file (atomically, through {@code outputs}); its records are its journal,
+   * {@code records}, written as the run went.
    */
-  static Path write(Path dir, String stem, int index, int count, SortedMap<String, List<String>> settings,
-      RunResult result, String version) {
-    Path records = dir.resolve(stem + ".records.jsonl");
-    Path facts = dir.resolve(stem + ".json");
+  static void write(OutputFiles outputs, Path facts, int index, int count, SortedMap<String, List<String>> settings,
+      RunResult result, Path records, String version) {
     ObjectNode root = JSON.createObjectNode();
     root.put("format", FORMAT);
     root.put("infermarkVersion", version);
@@ -144,15 +126,18 @@ final class ShardFile {
     e.put("availableProcessors", env.availableProcessors());
     e.put("maxHeapBytes", env.maxHeapBytes());
     e.put("virtualThreads", env.virtualThreads());
+    result.interruption().ifPresent(i -> {
+      ObjectNode n = root.putObject("interruption");
+      n.put("reason", i.reason());
+      n.put("at", i.at().toString());
+      n.put("atNanos", i.atNanos());
+      n.put("completed", i.completed());
+      n.put("cancelled", i.cancelled());
+      n.put("notSent", i.notSent());
+      n.put("unknown", i.unknown());
+    });
     root.put("records", records.getFileName().toString());
-    try {
-      Files.createDirectories(dir);
-      RecordsJsonl.write(result.records(), records);
-      JSON.writeValue(facts.toFile(), root);
-    } catch (IOException | RuntimeException ex) {
-      throw new CliException(Infermark.FAILED, "cannot write the shard's files in " + dir + ": " + ex.getMessage());
-    }
-    return facts;
+    outputs.write(facts, p -> JSON.writeValue(p.toFile(), root));
   }
 
   /** The facts files in a directory, sorted by name. */
@@ -208,11 +193,16 @@ final class ShardFile {
           e.path("osName").asText("?"), e.path("osArch").asText("?"), e.path("availableProcessors").asInt(),
           e.path("maxHeapBytes").asLong(), e.path("virtualThreads").asBoolean());
       Path records = file.resolveSibling(need(root, "records", file).asText());
+      JsonNode n = root.get("interruption");
+      Optional<Interruption> interruption = n == null || !n.isObject() ? Optional.empty()
+          : Optional.of(new Interruption(n.path("reason").asText("unknown"), Instant.parse(n.path("at").asText()),
+              n.path("atNanos").asLong(), n.path("completed").asLong(), n.path("cancelled").asLong(),
+              n.path("notSent").asLong(), n.path("unknown").asLong()));
       return new Facts(file, need(root, "shardIndex", file).asInt(), need(root, "shardCount", file).asInt(),
           root.path("infermarkVersion").asText("unknown"), Collections.unmodifiableSortedMap(settings),
           Instant.parse(need(root, "startedAt", file).asText()), need(root, "durationNanos", file).asLong(),
           need(root, "target", file).asText(), root.path("promptCount").asInt(), root.path("insecureTls").asBoolean(),
-          health, env, records);
+          health, env, records, interruption);
     } catch (RuntimeException ex) {
       throw new IllegalArgumentException(file + " is not a valid shard file: " + ex.getMessage());
     }

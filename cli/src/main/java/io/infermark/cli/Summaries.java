@@ -27,8 +27,8 @@ final class Summaries {
     row(out, "Total input tokens:", Long.toString((Long) r.get("total_input_tokens")));
     row(out, "Total generated tokens:", Long.toString((Long) r.get("total_output_tokens")));
     row(out, "Request throughput (req/s):", r.get("request_throughput"));
-    if (r.get("request_goodput:") != null) {
-      row(out, "Request goodput (req/s):", r.get("request_goodput:"));
+    if (r.get("request_goodput") != null) {
+      row(out, "Request goodput (req/s):", r.get("request_goodput"));
     }
     row(out, "Output token throughput (tok/s):", r.get("output_throughput"));
     row(out, "Peak output token throughput (tok/s):", r.get("max_output_tokens_per_s"));
@@ -59,6 +59,21 @@ final class Summaries {
   static void printInfermark(PrintWriter out, RunResult run, RunSummary s, SloOptions.Outcome outcome) {
     out.println(center(" infermark ", '-'));
     out.println("Definitions: TTFT to the first token-bearing chunk; ITL between token-bearing chunks (see docs/cli.md)");
+    run.interruption().ifPresent(i -> {
+      row(out, "INTERRUPTED:", i.reason() + " at " + i.at() + String.format(Locale.ROOT, " (%.3f s into the run)",
+          i.atNanos() / 1e9));
+      row(out, "  completed / cancelled / never sent:", i.completed() + " / " + i.cancelled() + " / " + i.notSent()
+          + (i.unknown() > 0 ? " (" + i.unknown() + " without a record)" : ""));
+    });
+    if (s.availability().connectionFailures() > 0) {
+      row(out, "Target unreachable (s):", String.format(Locale.ROOT, "%.1f in %d outage%s (%d failed connections)",
+          s.availability().unreachableNanos() / 1e9, s.availability().outages(),
+          s.availability().outages() == 1 ? "" : "s", s.availability().connectionFailures()));
+    }
+    if (s.availability().retryAfterAnswers() > 0) {
+      row(out, "Answers with Retry-After:", s.availability().retryAfterAnswers() + " (values "
+          + String.join(", ", s.availability().retryAfterValues()) + ")");
+    }
     if (!s.failuresByCategory().isEmpty()) {
       StringBuilder f = new StringBuilder();
       s.failuresByCategory().forEach((k, v) -> f.append(f.length() == 0 ? "" : ", ").append(k.name().toLowerCase(Locale.ROOT))

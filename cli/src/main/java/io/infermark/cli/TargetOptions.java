@@ -9,7 +9,8 @@ import io.infermark.core.target.OpenAiTarget;
 import io.infermark.core.target.Target;
 import io.infermark.core.target.TgiTarget;
 import io.infermark.core.target.TritonTarget;
-import io.infermark.core.transport.OkHttpTransport;
+import io.infermark.core.transport.netty.HttpVersionPolicy;
+import io.infermark.core.transport.netty.NettyTransport;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -74,9 +75,24 @@ final class TargetOptions {
       description = "HTTP client: netty (event loop, default) or okhttp (thread per request).")
   String transport;
 
+  @Option(names = "--http2", paramLabel = "MODE",
+      description = "Speak HTTP/2 (netty transport): h2 (TLS, negotiated by ALPN), h2c (cleartext, prior knowledge) "
+          + "or auto (h2 where a TLS server chooses it, HTTP/1.1 otherwise). Default: HTTP/1.1.")
+  String http2;
+
+  @Option(names = "--http2-streams", paramLabel = "N", defaultValue = "100",
+      description = "With --http2: most concurrent streams per connection (default: ${DEFAULT-VALUE}; the server's "
+          + "SETTINGS may allow fewer); more in flight open more connections.")
+  int http2Streams;
+
   @Option(names = "--api-key-env", paramLabel = "VAR", defaultValue = "OPENAI_API_KEY",
       description = "Environment variable holding the API key, sent as a bearer token (default: ${DEFAULT-VALUE}).")
   String apiKeyEnv;
+
+  @Option(names = {"--insecure-tls", "--insecure"},
+      description = "Do not verify the server's TLS certificate or host name (vLLM's --insecure). Every record, "
+          + "report and the console say the servers were not authenticated.")
+  boolean insecureTls;
 
   /** The backend names for --help. */
   static final class Backends implements Iterable<String> {
@@ -187,6 +203,17 @@ final class TargetOptions {
 
   /** Builds the target; its owner closes it. */
   Target build() {
+    return build(b -> { });
+  }
+
+  /** The server's root ({@code scheme://host:port}), where {@code /metrics} is. */
+  String root() {
+    java.net.URI u = java.net.URI.create(resolved().base);
+    return u.getScheme() + "://" + u.getRawAuthority().replaceAll("^[^@]*@", "");
+  }
+
+  /** Builds the target with further builder settings applied last; its owner closes it. */
+  Target build(java.util.function.Consumer<HttpTarget.Builder<?, ?>> customize) {
     Resolved r = resolved();
     HttpTarget.Builder<?, ?> b = switch (r.backend) {
       case "tgi" -> TgiTarget.generate(r.base);
@@ -201,10 +228,48 @@ final class TargetOptions {
     };
     Optional.ofNullable(System.getenv(apiKeyEnv)).filter(k -> !k.isBlank()).ifPresent(b::apiKey);
     switch (transport.toLowerCase(Locale.ROOT)) {
-      case "netty" -> { } // the default
-      case "okhttp" -> b.transport(OkHttpTransport.create());
+      case "netty" -> http2(r.base).ifPresent(b::transport);
+      case "okhttp" -> {
+        if (http2 != null) {
+          throw new IllegalArgumentException("--http2 needs the netty transport; drop --transport okhttp");
+        }
+        b.httpClient(new okhttp3.OkHttpClient());
+      }
       default -> throw new IllegalArgumentException("--transport must be netty or okhttp, was " + transport);
     }
-    return b.build();
+    customize.accept(b);
+    // An HTTP/2 transport is built here, insecure itself when asked; the builder makes the others.
+    return (http2 == null ? b.insecureTls(insecureTls) : b).build();
+  }
+
+  /** The HTTP/2 transport --http2 asks for, checked against the URL's scheme; empty for HTTP/1.1. */
+  private Optional<NettyTransport> http2(String base) {
+    if (http2 == null) {
+      return Optional.empty();
+    }
+    boolean https = base.toLowerCase(Locale.ROOT).startsWith("https:");
+    HttpVersionPolicy policy = switch (http2.toLowerCase(Locale.ROOT)) {
+      case "h2" -> {
+        if (!https) {
+          throw new IllegalArgumentException("--http2 h2 negotiates HTTP/2 inside TLS, but " + base
+              + " is cleartext; use --http2 h2c for a cleartext HTTP/2 server");
+        }
+        yield HttpVersionPolicy.HTTP_2;
+      }
+      case "h2c" -> {
+        if (https) {
+          throw new IllegalArgumentException("--http2 h2c is cleartext HTTP/2, but " + base
+              + " is https; use --http2 h2 (or auto)");
+        }
+        yield HttpVersionPolicy.HTTP_2;
+      }
+      case "auto" -> HttpVersionPolicy.AUTO;
+      default -> throw new IllegalArgumentException("--http2 must be h2, h2c or auto, was " + http2);
+    };
+    if (http2Streams < 1 || http2Streams > 10_000) {
+      throw new IllegalArgumentException("--http2-streams must be 1..10000, was " + http2Streams);
+    }
+    return Optional.of(NettyTransport.builder().httpVersion(policy).streamsPerConnection(http2Streams)
+        .insecureTls(insecureTls).build());
   }
 }

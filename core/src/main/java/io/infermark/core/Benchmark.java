@@ -220,23 +220,43 @@ public final class Benchmark {
   }
 
   /**
-   * Runs the benchmark and returns every request's record. Blocks until the load profile's limits
-   * are reached and in-flight requests have finished or been cancelled at the drain timeout.
+   * Runs the benchmark on the calling thread and returns every request's record. Blocks until the
+   * load profile's limits are reached and in-flight requests have finished or been cancelled at the
+   * drain timeout. To stop a run from another thread (a signal, a host's shutdown), {@link #start()} it.
    *
    * @throws IllegalStateException if no prompts or workload were given
    * @throws PreflightFailedException if the {@linkplain #preflight(boolean) pre-flight request}
    *     found the target misconfigured
    */
   public RunResult run() {
+    RunLifecycle lifecycle = new RunLifecycle(clock);
+    return engine(lifecycle).run();
+  }
+
+  /**
+   * Starts the benchmark on a thread of its own and returns at once: {@link BenchmarkRun#await()}
+   * gives the result, {@link BenchmarkRun#stop(String, java.time.Duration)} stops it gracefully from
+   * any thread (its result is then marked {@linkplain RunResult#interruption() interrupted}). The
+   * pre-flight request, if any, is sent before this returns.
+   *
+   * @throws IllegalStateException if no prompts or workload were given
+   * @throws PreflightFailedException if the pre-flight request found the target misconfigured
+   */
+  public BenchmarkRun start() {
+    RunLifecycle lifecycle = new RunLifecycle(clock);
+    return BenchmarkRun.start(engine(lifecycle), lifecycle);
+  }
+
+  private RunEngine engine(RunLifecycle lifecycle) {
     if (workload == null) {
       throw new IllegalStateException("no prompts: call prompts(...) or workload(...) before run()");
     }
     if (preflight && target instanceof io.infermark.core.target.HttpTarget) {
       Preflight.check(target, params);
     }
-    return new RunEngine(target, workload, params, load, captureText || workload.needsText(), clock,
-        new RunListeners(listeners), retainRecords, Optional.ofNullable(barrier), virtualThreads)
-        .healthThresholds(healthThresholds).clientMonitoring(monitoring).run();
+    return new RunEngine(new RunEngine.Settings(target, workload, params, load, captureText || workload.needsText(),
+        clock, new RunListeners(listeners), retainRecords, Optional.ofNullable(barrier), virtualThreads,
+        healthThresholds, monitoring), lifecycle);
   }
 
   @Override

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Everything one run produced: a record per scheduled request (warmup and cooldown included, flagged) and the
@@ -37,10 +38,13 @@ import java.util.Objects;
  * @param insecureTls true when the target did not verify TLS certificates or host names
  *     ({@link io.infermark.core.target.Target#insecureTls()}): its servers were not authenticated, every
  *     record says so and reports show a banner
+ * @param interruption how the run was cut short (a signal, its host's {@link BenchmarkRun#stop stop}, a
+ *     journal without an end); empty for a run that ended by its own limits
  */
 public record RunResult(List<RequestRecord> records, boolean recordsRetained, Instant startedAt, long originNanos, long durationNanos,
     String target, LoadProfile load, GenerationParams params, int promptCount, RunEnvironment environment,
-    ScheduleStats schedule, List<ControlStep> control, ClientHealth clientHealth, boolean insecureTls) {
+    ScheduleStats schedule, List<ControlStep> control, ClientHealth clientHealth, boolean insecureTls,
+    Optional<Interruption> interruption) {
 
   /** Validates and copies. */
   public RunResult {
@@ -56,9 +60,19 @@ public record RunResult(List<RequestRecord> records, boolean recordsRetained, In
     Objects.requireNonNull(environment, "environment");
     Objects.requireNonNull(schedule, "schedule");
     Objects.requireNonNull(clientHealth, "clientHealth");
+    Objects.requireNonNull(interruption, "interruption");
     if (durationNanos < 0) {
       throw new IllegalArgumentException("durationNanos must be >= 0, was " + durationNanos);
     }
+  }
+
+  /** A result of a run that ended by its own limits (not interrupted). */
+  public RunResult(List<RequestRecord> records, boolean recordsRetained, Instant startedAt, long originNanos,
+      long durationNanos, String target, LoadProfile load, GenerationParams params, int promptCount,
+      RunEnvironment environment, ScheduleStats schedule, List<ControlStep> control, ClientHealth clientHealth,
+      boolean insecureTls) {
+    this(records, recordsRetained, startedAt, originNanos, durationNanos, target, load, params, promptCount,
+        environment, schedule, control, clientHealth, insecureTls, Optional.empty());
   }
 
   /** A result whose TLS is taken as verified unless one of its records says otherwise. */
@@ -103,7 +117,18 @@ public record RunResult(List<RequestRecord> records, boolean recordsRetained, In
   /** The same result with another client health (for instance re-judged against other thresholds). */
   public RunResult withClientHealth(ClientHealth health) {
     return new RunResult(records, recordsRetained, startedAt, originNanos, durationNanos, target, load, params,
-        promptCount, environment, schedule, control, health, insecureTls);
+        promptCount, environment, schedule, control, health, insecureTls, interruption);
+  }
+
+  /** The same result marked as cut short (or, with an empty value, as complete). */
+  public RunResult withInterruption(Optional<Interruption> how) {
+    return new RunResult(records, recordsRetained, startedAt, originNanos, durationNanos, target, load, params,
+        promptCount, environment, schedule, control, clientHealth, insecureTls, how);
+  }
+
+  /** True when the run was cut short: {@link #interruption()} says how. */
+  public boolean interrupted() {
+    return interruption.isPresent();
   }
 
   /**
@@ -157,6 +182,7 @@ public record RunResult(List<RequestRecord> records, boolean recordsRetained, In
 
   private String healthText() {
     return (clientHealth.isMeasured() ? ", client " + clientHealth.verdict() : "")
+        + interruption.map(i -> ", INTERRUPTED (" + i.reason() + ")").orElse("")
         + (insecureTls ? ", INSECURE TLS (servers not authenticated)" : "");
   }
 }

@@ -82,9 +82,10 @@ class ClientHealthRunTest {
       OneTokenTarget.INSTANCE.execute(request, observer, cancellation);
     };
     Benchmark base = Benchmark.target(working).prompts(PROMPT).load(LoadProfile.concurrency(1).requests(1));
-    // No sleep ends within a nanosecond of its time: any hiccup sample makes a run client-bound by these.
+    // No sleep ends within a nanosecond of its time: any hiccup sample makes a run client-bound by these, with an
+    // error bound counted as material however small a share of the latencies it is.
     HealthThresholds impossible = HealthThresholds.builder().hiccupP99(Duration.ofNanos(1), Duration.ofNanos(1))
-        .build();
+        .materialErrorShare(Double.MIN_VALUE).build();
     HealthThresholds anything = HealthThresholds.builder().hiccupP99(Duration.ofHours(1), Duration.ofHours(1))
         .cpuShare(1, 1).runQueueWait(1e9).gcShare(1, 1).gcMaxPause(Duration.ofHours(1)).build();
 

@@ -189,7 +189,9 @@ class RequestPhasesTest {
         long expected = basis.metric() == LatencyMetric.E2E_FROM_INTENDED ? last + lag : last;
         assertThat(Arrays.stream(p.nanos()).sum()).as("trial %d %s", trial, basis).isEqualTo(expected);
         assertThat(p.totalNanos()).isEqualTo(expected);
-        assertThat(Arrays.stream(p.nanos()).min().getAsLong()).as("trial %d %s", trial, basis).isNotNegative();
+        if (expected >= 0) { // the documented promise: no negative phase unless the end precedes the origin
+          assertThat(Arrays.stream(p.nanos()).min().getAsLong()).as("trial %d %s", trial, basis).isNotNegative();
+        }
       }
     }
   }

@@ -20,16 +20,35 @@ public enum Phase {
   CONNECT_START,
   /** TLS handshake started. */
   SECURE_CONNECT_START,
-  /** TLS handshake finished. */
+  /**
+   * TLS handshake finished; on an HTTP/2 connection over TLS the protocol was negotiated in it (ALPN
+   * travels in the handshake's hello messages, so it has no milestone of its own).
+   */
   SECURE_CONNECT_END,
-  /** The connection (TCP and TLS) is established. */
+  /**
+   * HTTP/2 only: the server's SETTINGS frame arrived, one round trip after the client's connection
+   * preface; the connection can carry streams from here. Absent on HTTP/1.1.
+   */
+  SETTINGS_RECEIVED,
+  /** The connection (TCP, TLS and, on HTTP/2, the SETTINGS exchange) is established. */
   CONNECT_END,
-  /** A connection (new or pooled) was assigned to the request. */
+  /**
+   * A connection (new or pooled) was assigned to the request; on HTTP/2, a stream on a connection
+   * was opened for it (later than {@link #CONNECT_END} when it waited for a connection another
+   * request was opening).
+   */
   CONNECTION_ACQUIRED,
+  /** HTTP/2 only: the request's HEADERS frame was written to the socket. Absent on HTTP/1.1. */
+  REQUEST_HEADERS_SENT,
   /** The whole request (headers and body) has been written. */
   REQUEST_SENT,
   /** The first byte of the response headers arrived. */
   RESPONSE_HEADERS_START,
   /** The response headers have been read. */
-  RESPONSE_HEADERS_END
+  RESPONSE_HEADERS_END,
+  /**
+   * HTTP/2 only: the first DATA frame of the response arrived. Absent on HTTP/1.1 and for a response
+   * without a body.
+   */
+  RESPONSE_BODY_START
 }

@@ -52,6 +52,7 @@ public final class TokenTimeline implements StreamObserver {
   private int retries;
   private int redirects;
   private String finalUrl = "";
+  private String retryAfter = "";
   private RequestRecord result;
 
   private TokenTimeline(Builder b) {
@@ -194,6 +195,13 @@ public final class TokenTimeline implements StreamObserver {
   }
 
   @Override
+  public synchronized void onRetryAfter(String rawValue) {
+    if (result == null && rawValue != null) {
+      retryAfter = rawValue;
+    }
+  }
+
+  @Override
   public synchronized void onRedirect(int status, String url) {
     if (result == null) {
       redirects++;
@@ -248,7 +256,7 @@ public final class TokenTimeline implements StreamObserver {
           .usage(usage).finishReason(finishReason).endOffsetNanos(end).failure(Optional.ofNullable(f))
           .serverTimings(serverTimings == null ? Map.of() : serverTimings)
           .text(captureText ? Optional.of(text == null ? "" : text.toString()) : Optional.empty())
-          .retries(retries).redirects(redirects).finalUrl(finalUrl)
+          .retries(retries).redirects(redirects).finalUrl(finalUrl).retryAfter(retryAfter)
           .build();
       done = result;
     }

@@ -1,7 +1,9 @@
 package io.infermark.core.shard;
 
+import io.infermark.core.Interruption;
 import io.infermark.core.RunResult;
 import io.infermark.core.ScheduleStats;
+import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.health.ClientHealth;
 import io.infermark.core.load.ArrivalProcess;
@@ -12,6 +14,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.stream.Collectors;
 
@@ -27,7 +30,8 @@ import java.util.stream.Collectors;
  * The merged {@code originNanos} is 0 (the shards' monotonic clocks are not comparable), the
  * environment is the first shard's, and the target is the shards' common description. The client
  * health is the worst shard's ({@link ClientHealth#worstOf}): one starved shard makes the whole run
- * suspect.
+ * suspect. If any shard was interrupted, so is the merged run: its {@link Interruption} names each
+ * interrupted shard's reason and sums every shard's completed, cancelled, never-sent and unknown counts.
  */
 public final class ShardMerge {
 
@@ -87,7 +91,53 @@ public final class ShardMerge {
     // Each shard's client was judged on its own machine: the merged run is as trustworthy as the worst of them.
     ClientHealth health = ClientHealth.worstOf(shards.stream().map(RunResult::clientHealth).toList());
     return new RunResult(all, true, start, 0, duration, target, load, first.params(), prompts, first.environment(),
-        ScheduleStats.of(all, requested), List.of(), health, shards.stream().anyMatch(RunResult::insecureTls));
+        ScheduleStats.of(all, requested), List.of(), health, shards.stream().anyMatch(RunResult::insecureTls),
+        interruption(shards, start));
+  }
+
+  /**
+   * The merged run is interrupted when any shard was: the reasons of the interrupted shards, the
+   * earliest stop (on the merged run's clock), and every shard's counts summed.
+   */
+  private static Optional<Interruption> interruption(List<RunResult> shards, Instant start) {
+    List<String> reasons = new ArrayList<>();
+    Instant at = null;
+    long atNanos = Long.MAX_VALUE;
+    long completed = 0;
+    long cancelled = 0;
+    long notSent = 0;
+    long unknown = 0;
+    for (RunResult r : shards) {
+      if (r.interruption().isEmpty()) {
+        for (RequestRecord rec : r.records()) {
+          ErrorCategory c = rec.failure().map(f -> f.category()).orElse(null);
+          if (c == ErrorCategory.NOT_SENT) {
+            notSent++;
+          } else if (c == ErrorCategory.CANCELLED) {
+            cancelled++;
+          } else {
+            completed++;
+          }
+        }
+        continue;
+      }
+      Interruption i = r.interruption().get();
+      reasons.add("shard " + r.load().shardIndex() + " of " + r.load().shardCount() + ": " + i.reason());
+      long offset = Duration.between(start, r.startedAt()).toNanos() + i.atNanos();
+      if (offset < atNanos) {
+        atNanos = offset;
+        at = i.at();
+      }
+      completed += i.completed();
+      cancelled += i.cancelled();
+      notSent += i.notSent();
+      unknown += i.unknown();
+    }
+    if (reasons.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new Interruption(String.join("; ", reasons), at, atNanos, completed, cancelled, notSent,
+        unknown));
   }
 
   private static String missing(BitSet seen, int count) {

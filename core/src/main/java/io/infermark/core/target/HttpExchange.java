@@ -177,6 +177,9 @@ final class HttpExchange implements ResponseHandler {
       return new ErrorExcerpt(status, notFollowed(status, head.header("Location").orElse("")));
     }
     if (status < 200 || status > 299) {
+      if (status == 429 || status == 503) {
+        head.header("Retry-After").ifPresent(observer::onRetryAfter);
+      }
       return new ErrorExcerpt(status, status == 404 || status == 405 ? currentRequestLine() : "");
     }
     String encoding = head.header("Content-Encoding").orElse("identity").strip();

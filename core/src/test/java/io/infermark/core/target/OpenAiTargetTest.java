@@ -28,6 +28,7 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 import io.infermark.core.transport.OkHttpTransport;
 import io.infermark.core.transport.Transport;
+import io.infermark.core.transport.netty.HttpVersionPolicy;
 import io.infermark.core.transport.netty.NettyTransport;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -47,7 +48,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 class OpenAiTargetTest {
 
   static Stream<Named<Supplier<Transport>>> transports() {
-    return Stream.of(Named.of("netty", NettyTransport::create), Named.of("okhttp", OkHttpTransport::create));
+    return Stream.of(Named.of("netty", NettyTransport::create), Named.of("okhttp", OkHttpTransport::create),
+        Named.of("netty-h2c", () -> NettyTransport.builder().httpVersion(HttpVersionPolicy.HTTP_2).build()));
+  }
+
+  /** True when the transport under test speaks HTTP/2: the server then speaks h2c with prior knowledge. */
+  private boolean http2() {
+    try (Transport t = transport.get()) {
+      return t instanceof NettyTransport n && n.httpVersion() == HttpVersionPolicy.HTTP_2;
+    }
   }
 
   @Parameter
@@ -67,6 +76,9 @@ class OpenAiTargetTest {
   @BeforeEach
   void start() throws IOException {
     server = new MockWebServer();
+    if (http2()) {
+      server.setProtocols(List.of(okhttp3.Protocol.H2_PRIOR_KNOWLEDGE));
+    }
     server.start();
   }
 
@@ -91,6 +103,26 @@ class OpenAiTargetTest {
 
   private static MockResponse sse(String body) {
     return new MockResponse.Builder().addHeader("Content-Type", "text/event-stream").body(body).build();
+  }
+
+  @Test
+  void retryAfterOfA429OrA503IsKeptRawOnTheRecordAndOfOtherStatusesIgnored() throws Exception {
+    server.enqueue(new MockResponse.Builder().code(429).addHeader("Retry-After", "17").body("{\"error\":\"slow down\"}")
+        .build());
+    server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "Wed, 21 Oct 2026 07:28:00 GMT")
+        .body("busy").build());
+    server.enqueue(new MockResponse.Builder().code(500).addHeader("Retry-After", "5").body("oops").build());
+    try (OpenAiTarget target = chat().build()) {
+      RequestRecord tooMany = execute(target, request(GenerationParams.defaults()));
+      RequestRecord unavailable = execute(target, request(GenerationParams.defaults()));
+      RequestRecord error = execute(target, request(GenerationParams.defaults()));
+
+      assertThat(tooMany.httpStatus()).isEqualTo(429);
+      assertThat(tooMany.retryAfter()).contains("17");
+      assertThat(tooMany.toString()).contains("Retry-After 17");
+      assertThat(unavailable.retryAfter()).contains("Wed, 21 Oct 2026 07:28:00 GMT");
+      assertThat(error.retryAfter()).isEmpty();
+    }
   }
 
   @Test

@@ -51,6 +51,17 @@ public final class ConsoleTable {
       lines.add("");
       lines.add(fit("WARNING: " + io.infermark.metrics.RunInfo.INSECURE_TLS_WARNING));
     }
+    if (s.availability().anyTrouble()) {
+      lines.add("");
+      lines.add(fit("TARGET: " + s.availability().summary()));
+    }
+    s.run().interruption().ifPresent(i -> {
+      lines.add("");
+      lines.add(fit(String.format(Locale.ROOT, "INTERRUPTED (%s) at %s, %.3f s into the run:", i.reason(), i.at(),
+          i.atNanos() / 1e9)));
+      lines.add(fit(String.format(Locale.ROOT, "  %d completed, %d cancelled, %d never sent%s", i.completed(),
+          i.cancelled(), i.notSent(), i.unknown() > 0 ? ", " + i.unknown() + " without a record" : "")));
+    });
     warning(lines, s.clientHealth());
     for (String notice : io.infermark.metrics.ServerNotices.of(s)) {
       lines.add("");
@@ -65,6 +76,15 @@ public final class ConsoleTable {
     }
     if (marked) {
       lines.add(UNRELIABLE + " too few samples for this percentile (p99 needs 100, p99.9 needs 1000)");
+    }
+    if (s.coldStarts().cold() > 0) {
+      // Warm and cold apart (seed 003 §3.3): the rows above mix them.
+      lines.add("");
+      lines.add(pad("cold start (ms)", NAME_WIDTH).stripTrailing());
+      lines.add(row("TTFT warm", s.coldStarts().ttftWarm()));
+      lines.add(row("TTFT cold", s.coldStarts().ttftCold()));
+      lines.add(row("E2E warm", s.coldStarts().e2eWarm()));
+      lines.add(row("E2E cold", s.coldStarts().e2eCold()));
     }
     if (!s.clientMinusServer().isEmpty()) {
       lines.add("");

@@ -290,6 +290,7 @@ public final class JsonReport {
     writeRun(g, s.run());
     g.writeStringField("quantile_method", lower(s.quantileMethod()));
     writeRequests(g, s.requests());
+    writeAvailability(g, s.availability());
     counts(g, "failures_by_category", s.failuresByCategory());
     g.writeArrayFieldStart("notices");
     for (String notice : io.infermark.metrics.ServerNotices.of(s)) {
@@ -315,6 +316,7 @@ public final class JsonReport {
       writeGap(g, e.getKey(), e.getValue());
     }
     g.writeEndObject();
+    writeColdStarts(g, s.coldStarts());
     writeVllm(g, s, extras);
     if (extras.slo().isPresent()) {
       writeSlo(g, extras.slo().get());
@@ -406,6 +408,27 @@ public final class JsonReport {
     writeLoad(g, run.load());
     writeParams(g, run.params());
     writeEnvironment(g, run.environment());
+    writeInterruption(g, run.interruption());
+    g.writeEndObject();
+  }
+
+  /** {@code null} for a run that ended by its own limits, else why, when and what became of its requests. */
+  private static void writeInterruption(JsonGenerator g, Optional<io.infermark.core.Interruption> how)
+      throws IOException {
+    g.writeFieldName("interruption");
+    if (how.isEmpty()) {
+      g.writeNull();
+      return;
+    }
+    io.infermark.core.Interruption i = how.get();
+    g.writeStartObject();
+    g.writeStringField("reason", i.reason());
+    g.writeStringField("at", i.at().toString());
+    g.writeNumberField("at_s", i.atNanos() / 1e9);
+    g.writeNumberField("completed", i.completed());
+    g.writeNumberField("cancelled", i.cancelled());
+    g.writeNumberField("not_sent", i.notSent());
+    g.writeNumberField("unknown", i.unknown());
     g.writeEndObject();
   }
 
@@ -452,6 +475,20 @@ public final class JsonReport {
     g.writeNumberField("available_processors", env.availableProcessors());
     g.writeNumberField("max_heap_bytes", env.maxHeapBytes());
     g.writeBooleanField("virtual_threads", env.virtualThreads());
+    g.writeEndObject();
+  }
+
+  private static void writeAvailability(JsonGenerator g, io.infermark.metrics.TargetAvailability a) throws IOException {
+    g.writeObjectFieldStart("availability");
+    g.writeNumberField("unreachable_s", a.unreachableNanos() / 1e9);
+    g.writeNumberField("outages", a.outages());
+    g.writeNumberField("connection_failures", a.connectionFailures());
+    g.writeNumberField("retry_after_answers", a.retryAfterAnswers());
+    g.writeArrayFieldStart("retry_after_values");
+    for (String v : a.retryAfterValues()) {
+      g.writeString(v);
+    }
+    g.writeEndArray();
     g.writeEndObject();
   }
 
@@ -669,6 +706,33 @@ public final class JsonReport {
   }
 
   /** One client − server distribution: its definition, count and percentiles, in ms. */
+  /** Warm and cold requests apart: counts, then TTFT and E2E of each (ms). */
+  private static void writeColdStarts(JsonGenerator g, io.infermark.metrics.ColdStartSummary c) throws IOException {
+    g.writeObjectFieldStart("cold_start");
+    g.writeStringField("rule", c.rule());
+    g.writeNumberField("cold", c.cold());
+    g.writeNumberField("warm", c.warm());
+    for (String[] part : new String[][] {{"ttft_ms", "cold"}, {"ttft_ms", "warm"}, {"e2e_ms", "cold"},
+        {"e2e_ms", "warm"}}) {
+      if (part[1].equals("cold")) {
+        g.writeObjectFieldStart(part[0]);
+      }
+      Distribution d = part[0].equals("ttft_ms") ? (part[1].equals("cold") ? c.ttftCold() : c.ttftWarm())
+          : (part[1].equals("cold") ? c.e2eCold() : c.e2eWarm());
+      g.writeObjectFieldStart(part[1]);
+      g.writeNumberField("count", d.count());
+      number(g, "mean", d.mean());
+      number(g, "p50", d.p50());
+      number(g, "p99", d.p99());
+      number(g, "max", d.max());
+      g.writeEndObject();
+      if (part[1].equals("warm")) {
+        g.writeEndObject();
+      }
+    }
+    g.writeEndObject();
+  }
+
   private static void writeGap(JsonGenerator g, io.infermark.metrics.ServerTimingGap gap, Distribution d)
       throws IOException {
     g.writeObjectFieldStart(gap.fieldName());

@@ -69,11 +69,14 @@ import java.util.stream.StreamSupport;
  *  "text": "Hello",                 // optional: present only when text was captured
  *  "retries": 1,                    // optional: sent once more after a stale keep-alive connection
  *  "redirects": 1, "final_url": "https://host/v1/chat/completions",  // optional: redirects followed
- *  "insecure_tls": true}            // optional: TLS verification was off
+ *  "insecure_tls": true,            // optional: TLS verification was off
+ *  "retry_after": "30"}             // optional: a 429 or 503 answer's raw Retry-After header
  * }</pre>
  *
- * <p>Readers skip fields they do not know, so later versions can add fields. Malformed input raises
- * an {@link IllegalArgumentException} naming the line; I/O failures an {@link UncheckedIOException}.
+ * <p>Readers skip fields they do not know, so later versions can add fields, and they skip the header
+ * and end lines of a {@link io.infermark.metrics.journal.RecordsJournal}, so a journal reads as its
+ * records. Malformed input raises an {@link IllegalArgumentException} naming the line; I/O failures an
+ * {@link UncheckedIOException}.
  */
 public final class RecordsJsonl {
 
@@ -257,6 +260,9 @@ public final class RecordsJsonl {
     if (r.insecureTls()) {
       g.writeBooleanField("insecure_tls", true);
     }
+    if (r.retryAfter().isPresent()) {
+      g.writeStringField("retry_after", r.retryAfter().get());
+    }
     g.writeEndObject();
   }
 
@@ -380,15 +386,20 @@ public final class RecordsJsonl {
     private RequestRecord parseNext() {
       int line = p.currentLocation().getLineNr();
       try {
-        JsonToken t = p.nextToken();
-        if (t == null) {
-          return null;
+        while (true) {
+          JsonToken t = p.nextToken();
+          if (t == null) {
+            return null;
+          }
+          line = p.currentTokenLocation().getLineNr();
+          if (t != JsonToken.START_OBJECT) {
+            throw new IllegalArgumentException("expected a record object but found " + t);
+          }
+          RequestRecord r = parseRecord();
+          if (r != null) {
+            return r;
+          }
         }
-        line = p.currentTokenLocation().getLineNr();
-        if (t != JsonToken.START_OBJECT) {
-          throw new IllegalArgumentException("expected a record object but found " + t);
-        }
-        return parseRecord();
       } catch (JsonProcessingException e) {
         throw new IllegalArgumentException("malformed records JSONL at line " + line + ": " + e.getOriginalMessage(),
             e);
@@ -400,11 +411,25 @@ public final class RecordsJsonl {
       }
     }
 
+    /** The record of the object just opened; null for a journal's header or end line, which it skips. */
     private RequestRecord parseRecord() throws IOException {
       RequestRecord.Builder b = RequestRecord.builder();
+      boolean first = true;
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String field = p.currentName();
         JsonToken value = p.nextToken();
+        if (first && isJournalMarker(field)) {
+          if (value.isStructStart()) {
+            p.skipChildren();
+          }
+          while (p.nextToken() == JsonToken.FIELD_NAME) {
+            if (p.nextToken().isStructStart()) {
+              p.skipChildren();
+            }
+          }
+          return null;
+        }
+        first = false;
         switch (field) {
           case "index" -> b.index(p.getLongValue());
           case "request_id" -> b.requestId(p.getText());
@@ -426,6 +451,7 @@ public final class RecordsJsonl {
           case "redirects" -> b.redirects(p.getIntValue());
           case "final_url" -> b.finalUrl(p.getText());
           case "insecure_tls" -> b.insecureTls(p.getBooleanValue());
+          case "retry_after" -> b.retryAfter(p.getText());
           default -> {
             if (value.isStructStart()) {
               p.skipChildren(); // a field from a later version
@@ -588,6 +614,34 @@ public final class RecordsJsonl {
       } catch (IOException e) {
         return "?";
       }
+    }
+  }
+
+  /** The first field of a records journal's header and end lines, which are not records. */
+  static final String JOURNAL_HEADER_FIELD = "infermark_journal";
+  static final String JOURNAL_END_FIELD = "infermark_journal_end";
+
+  private static boolean isJournalMarker(String field) {
+    return field.equals(JOURNAL_HEADER_FIELD) || field.equals(JOURNAL_END_FIELD);
+  }
+
+  /**
+   * Parses one line holding one record.
+   *
+   * @throws IllegalArgumentException if the line is not one valid record
+   */
+  public static RequestRecord parseLine(String line) {
+    try (RecordIterator it = new RecordIterator(parser(new java.io.StringReader(line)))) {
+      if (!it.hasNext()) {
+        throw new IllegalArgumentException("the line holds no record");
+      }
+      RequestRecord r = it.next();
+      if (it.p.nextToken() != null) {
+        throw new IllegalArgumentException("the line holds more than one record");
+      }
+      return r;
+    } catch (IOException e) {
+      throw new IllegalArgumentException("malformed record line: " + e.getMessage(), e);
     }
   }
 

@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One HTTP/1.1 request received by the {@link NioHttpServer} and its response: the request's
+ * One request received by the {@link NioHttpServer} (HTTP/1.1) or the {@link NettyH2Server} (h2c) and its response: the request's
  * method, path, headers and body, and the calls that write the response to the connection.
  *
  * <p>Writes never block: what the socket does not take at once is queued on the connection and
@@ -20,6 +20,27 @@ import java.util.List;
  */
 final class Exchange {
 
+  /** Where an exchange's response bytes go: an HTTP/1.1 connection, or one HTTP/2 stream. */
+  interface Wire {
+    /** Writes HTTP/1.1 bytes (a head, a framed chunk, a fixed-length body) without blocking. */
+    void write(ByteBuffer bytes) throws IOException;
+
+    /** The exchange's response has ended. */
+    void exchangeEnded(Exchange exchange, boolean keepAlive);
+
+    /** Cuts the response off: HTTP/1.1 closes the connection, HTTP/2 resets the stream. */
+    void close();
+  }
+
+  /** An HTTP/2 stream: the head and body go out as HEADERS and DATA frames rather than HTTP/1.1 bytes. */
+  interface H2Wire extends Wire {
+    /** Writes the response HEADERS; {@code endStream} when there is no body. */
+    void head(int status, List<String[]> headers, boolean endStream) throws IOException;
+
+    /** Writes {@code content} (its remaining bytes, copied before this returns) as DATA. */
+    void data(ByteBuffer content, boolean endStream) throws IOException;
+  }
+
   /** Told when the connection closes before the response ended (client gone, or server closing). */
   interface LostListener {
     void connectionLost();
@@ -27,7 +48,8 @@ final class Exchange {
 
   private enum Mode { NOT_SENT, EMPTY, FIXED, CHUNKED, ENDED }
 
-  private final NioHttpServer.Connection connection;
+  private final Wire connection;
+  private final H2Wire h2;
   private final String method;
   private final String path;
   private final String query; // raw, or null
@@ -45,9 +67,10 @@ final class Exchange {
    * An exchange whose request arrived at {@code arrivalNanos} ({@link System#nanoTime()}): when the
    * read that completed it returned, before it waited for a handler thread.
    */
-  Exchange(NioHttpServer.Connection connection, String method, String path, String query,
+  Exchange(Wire connection, String method, String path, String query,
       List<String[]> requestHeaders, byte[] requestBody, boolean keepAlive, long arrivalNanos) {
     this.connection = connection;
+    this.h2 = connection instanceof H2Wire w ? w : null;
     this.method = method;
     this.path = path;
     this.query = query;
@@ -123,6 +146,18 @@ final class Exchange {
     if (mode != Mode.NOT_SENT) {
       throw new IllegalStateException("response headers already sent");
     }
+    if (h2 != null) {
+      List<String[]> headers = new ArrayList<>(responseHeaders);
+      if (length > 0) {
+        headers.add(new String[] {"content-length", Long.toString(length)});
+        mode = Mode.FIXED;
+        remaining = length;
+      } else {
+        mode = length == 0 ? Mode.CHUNKED : Mode.EMPTY;
+      }
+      h2.head(status, headers, length < 0);
+      return;
+    }
     StringBuilder head = new StringBuilder(160).append("HTTP/1.1 ").append(status).append(' ')
         .append(NioHttpServer.reason(status)).append("\r\n");
     for (String[] h : responseHeaders) {
@@ -162,7 +197,11 @@ final class Exchange {
     if (last) {
       mode = Mode.ENDED;
     }
-    connection.write(content.chunk(last));
+    if (h2 != null) {
+      h2.data(content.raw(), last);
+    } else {
+      connection.write(content.chunk(last));
+    }
     if (last) {
       connection.exchangeEnded(this, keepAlive);
     }
@@ -177,7 +216,10 @@ final class Exchange {
       throw new IllegalStateException("close before sendResponseHeaders");
     }
     body.flush();
-    if (mode == Mode.CHUNKED) {
+    if (h2 != null && mode != Mode.EMPTY) {
+      mode = Mode.ENDED;
+      h2.data(ByteBuffer.allocate(0), true); // END_STREAM (an EMPTY response ended with its HEADERS)
+    } else if (mode == Mode.CHUNKED) {
       mode = Mode.ENDED;
       ChunkBuffer none = new ChunkBuffer(0);
       connection.write(none.chunk(true));
@@ -222,6 +264,16 @@ final class Exchange {
     @Override
     public void flush() throws IOException {
       if (pending.isEmpty()) {
+        return;
+      }
+      if (h2 != null && (mode == Mode.CHUNKED || mode == Mode.FIXED)) {
+        int size = pending.size();
+        if (mode == Mode.FIXED && size > remaining) {
+          pending.raw();
+          throw new IOException("response body longer than its Content-Length " + remaining);
+        }
+        remaining -= mode == Mode.FIXED ? size : 0;
+        h2.data(pending.raw(), false);
         return;
       }
       switch (mode) {

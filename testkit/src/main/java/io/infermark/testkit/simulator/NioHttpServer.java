@@ -223,7 +223,7 @@ final class NioHttpServer implements AutoCloseable {
    * One client connection: its unparsed input, the exchange being served (one at a time, in
    * order), and the response bytes still waiting for the socket. Guarded by its own monitor.
    */
-  final class Connection {
+  final class Connection implements Exchange.Wire {
 
     private final SocketChannel channel;
     SelectionKey key;
@@ -443,7 +443,8 @@ final class NioHttpServer implements AutoCloseable {
      *
      * @throws IOException if the connection is closed or the write fails
      */
-    void write(ByteBuffer bytes) throws IOException {
+    @Override
+    public void write(ByteBuffer bytes) throws IOException {
       IOException failed = null;
       synchronized (this) {
         if (closed) {
@@ -507,7 +508,8 @@ final class NioHttpServer implements AutoCloseable {
     }
 
     /** The exchange's response has ended: close, or serve the next request already received. */
-    void exchangeEnded(Exchange exchange, boolean keepAlive) {
+    @Override
+    public void exchangeEnded(Exchange exchange, boolean keepAlive) {
       Exchange next;
       try {
         synchronized (this) {
@@ -532,7 +534,8 @@ final class NioHttpServer implements AutoCloseable {
     }
 
     /** Closes the connection now, dropping unwritten bytes; the active exchange learns it lost it. */
-    void close() {
+    @Override
+    public void close() {
       Exchange lost;
       synchronized (this) {
         if (closed) {

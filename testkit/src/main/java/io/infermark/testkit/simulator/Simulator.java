@@ -53,7 +53,9 @@ public final class Simulator implements AutoCloseable {
   private static final int ACCEPT_BACKLOG = 4096;
 
   private final SimulatorConfig config;
-  private final NioHttpServer server;
+  private final AutoCloseable server;
+  private final SimulatorProtocol protocol;
+  private final InetSocketAddress bound;
   private final ExecutorService threads;
   private final GenerationHandler generation;
   private final TimelineStore timelines;
@@ -61,10 +63,12 @@ public final class Simulator implements AutoCloseable {
   private final String baseUrl;
   private volatile boolean closed;
 
-  private Simulator(SimulatorConfig config, NioHttpServer server, ExecutorService threads,
-      GenerationHandler generation, TimelineStore timelines, ServingModel model) {
+  private Simulator(SimulatorConfig config, AutoCloseable server, InetSocketAddress bound, SimulatorProtocol protocol,
+      ExecutorService threads, GenerationHandler generation, TimelineStore timelines, ServingModel model) {
     this.config = config;
     this.server = server;
+    this.protocol = protocol;
+    this.bound = bound;
     this.threads = threads;
     this.generation = generation;
     this.timelines = timelines;
@@ -72,7 +76,7 @@ public final class Simulator implements AutoCloseable {
     String host = config.host();
     boolean any = host.equals("0.0.0.0") || host.equals("::") || host.equals("0:0:0:0:0:0:0:0");
     String shown = any ? "127.0.0.1" : host.contains(":") ? "[" + host + "]" : host;
-    this.baseUrl = "http://" + shown + ":" + server.address().getPort();
+    this.baseUrl = "http://" + shown + ":" + bound.getPort();
   }
 
   /** Starts a simulator with the default configuration. */
@@ -86,7 +90,19 @@ public final class Simulator implements AutoCloseable {
    * @throws UncheckedIOException if the configured port cannot be bound
    */
   public static Simulator start(SimulatorConfig config) {
+    return start(config, SimulatorProtocol.HTTP_1_1);
+  }
+
+  /**
+   * Starts a simulator serving {@code config} over {@code protocol}: HTTP/1.1, or h2c (HTTP/2 with
+   * prior knowledge, for clients benchmarking gateways and gRPC-era front ends). The engine, the
+   * ground-truth timelines and the faults are the same on both.
+   *
+   * @throws UncheckedIOException if the configured port cannot be bound
+   */
+  public static Simulator start(SimulatorConfig config, SimulatorProtocol protocol) {
     Objects.requireNonNull(config, "config");
+    Objects.requireNonNull(protocol, "protocol");
     ObjectMapper mapper = new ObjectMapper();
     TimelineStore timelines = new TimelineStore(config.timelineRetention());
     ServerMetrics metrics = new ServerMetrics(config.model());
@@ -103,16 +119,25 @@ public final class Simulator implements AutoCloseable {
     ExecutorService threads = HandlerThreads.create();
     Router router = new Router(generation, mapper.getFactory(), config.model(), System.currentTimeMillis() / 1000,
         metrics, model, timelines);
-    NioHttpServer server;
+    AutoCloseable server;
+    InetSocketAddress bound;
     try {
-      server = NioHttpServer.start(address, ACCEPT_BACKLOG, router, threads);
+      if (protocol == SimulatorProtocol.H2C) {
+        NettyH2Server h2 = NettyH2Server.start(address, ACCEPT_BACKLOG, router, threads);
+        server = h2;
+        bound = h2.address();
+      } else {
+        NioHttpServer h1 = NioHttpServer.start(address, ACCEPT_BACKLOG, router, threads);
+        server = h1;
+        bound = h1.address();
+      }
     } catch (IOException e) {
       model.close();
       threads.shutdownNow();
       throw new UncheckedIOException("could not bind the simulator to " + config.host() + ":" + config.port()
           + "; choose another port or 0 for an ephemeral one", e);
     }
-    Simulator simulator = new Simulator(config, server, threads, generation, timelines, model);
+    Simulator simulator = new Simulator(config, server, bound, protocol, threads, generation, timelines, model);
     simulator.warmUpHttp();
     log.info("simulator started at {} ({})", simulator.baseUrl, config);
     return simulator;
@@ -123,6 +148,9 @@ public final class Simulator implements AutoCloseable {
    * request's TTFT does not include loading and initialising the server's classes.
    */
   private void warmUpHttp() {
+    if (protocol != SimulatorProtocol.HTTP_1_1) {
+      return; // an HTTP/1.1 request would only be a protocol error to the HTTP/2 server
+    }
     try (Socket socket = new Socket(connectAddress(), port())) {
       socket.setSoTimeout(5_000);
       socket.getOutputStream().write(("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -150,8 +178,8 @@ public final class Simulator implements AutoCloseable {
   }
 
   private InetAddress connectAddress() {
-    InetAddress bound = server.address().getAddress();
-    return bound.isAnyLocalAddress() ? loopback() : bound;
+    InetAddress local = bound.getAddress();
+    return local.isAnyLocalAddress() ? loopback() : local;
   }
 
   /** The configuration this simulator serves. */
@@ -161,7 +189,7 @@ public final class Simulator implements AutoCloseable {
 
   /** The port the simulator listens on. */
   public int port() {
-    return server.address().getPort();
+    return bound.getPort();
   }
 
   /** The URL to prefix paths with, like {@code http://127.0.0.1:43125} (no trailing slash). */
@@ -235,7 +263,11 @@ public final class Simulator implements AutoCloseable {
     }
     closed = true;
     generation.closing();
-    server.close();
+    try {
+      server.close();
+    } catch (Exception e) {
+      log.debug("closing the server failed", e);
+    }
     threads.shutdownNow();
     model.close();
     try {
@@ -250,7 +282,8 @@ public final class Simulator implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "Simulator{" + baseUrl + (closed ? " closed" : "") + ", model=" + config.model()
+    return "Simulator{" + baseUrl + (protocol == SimulatorProtocol.HTTP_1_1 ? "" : " " + protocol)
+        + (closed ? " closed" : "") + ", model=" + config.model()
         + ", requests=" + requestCount() + ", inFlight=" + inFlight() + '}';
   }
 }

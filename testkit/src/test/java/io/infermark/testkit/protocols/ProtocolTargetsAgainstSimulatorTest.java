@@ -21,11 +21,13 @@ import io.infermark.core.target.TgiTarget;
 import io.infermark.core.target.TritonTarget;
 import io.infermark.core.transport.OkHttpTransport;
 import io.infermark.core.transport.Transport;
+import io.infermark.core.transport.netty.HttpVersionPolicy;
 import io.infermark.core.transport.netty.NettyTransport;
 import io.infermark.testkit.simulator.Fault;
 import io.infermark.testkit.simulator.ServerTimeline;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
+import io.infermark.testkit.simulator.SimulatorProtocol;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +42,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every protocol's target against the simulator serving that protocol, over HTTP, on both
- * transports: what the client measured is checked against what the server really wrote (one JVM,
+ * transports and over h2c: what the client measured is checked against what the server really wrote (one JVM,
  * one clock), and every error shape must end as the right {@link ErrorCategory}.
  */
 @ParameterizedClass(name = "{0} over {1}")
@@ -75,7 +77,8 @@ class ProtocolTargetsAgainstSimulatorTest {
         Named.of("responses", new Protocol((u, m, t) -> OpenAiResponsesTarget.responses(u, m)
             .transport(t).build(), true, true, false)));
     List<Named<Supplier<Transport>>> transports = List.of(Named.of("netty", NettyTransport::create),
-        Named.of("okhttp", OkHttpTransport::create));
+        Named.of("okhttp", OkHttpTransport::create),
+        Named.of("netty-h2c", () -> NettyTransport.builder().httpVersion(HttpVersionPolicy.HTTP_2).build()));
     List<Arguments> all = new ArrayList<>();
     for (Named<Protocol> p : protocols) {
       for (Named<Supplier<Transport>> t : transports) {
@@ -90,6 +93,14 @@ class ProtocolTargetsAgainstSimulatorTest {
 
   @Parameter(1)
   Supplier<Transport> transport;
+
+  /** The simulator, speaking h2c when the transport under test speaks HTTP/2. */
+  private Simulator start(SimulatorConfig config) {
+    try (Transport t = transport.get()) {
+      boolean h2 = t instanceof NettyTransport n && n.httpVersion() == HttpVersionPolicy.HTTP_2;
+      return Simulator.start(config, h2 ? SimulatorProtocol.H2C : SimulatorProtocol.HTTP_1_1);
+    }
+  }
 
   private static final Prompt PROMPT = Prompt.user("Tell me about latency.");
 
@@ -106,7 +117,7 @@ class ProtocolTargetsAgainstSimulatorTest {
 
   @Test
   void streamedTokensArriveNoSoonerThanTheServerWroteThemWithTheServersUsage() {
-    try (Simulator sim = Simulator.start(config().reasoningTokens(0).build());
+    try (Simulator sim = start(config().reasoningTokens(0).build());
         HttpTarget target = protocol.target(sim, transport.get())) {
       RunResult run = run(target, GenerationParams.builder().maxTokens(10).build(), 4);
 
@@ -143,7 +154,7 @@ class ProtocolTargetsAgainstSimulatorTest {
 
   @Test
   void aRequestThatDoesNotStreamIsOneChunkWithTheServersCount() {
-    try (Simulator sim = Simulator.start(config().build());
+    try (Simulator sim = start(config().build());
         HttpTarget target = protocol.target(sim, transport.get())) {
       RunResult run = run(target, GenerationParams.builder().maxTokens(8).stream(false).build(), 1);
       RequestRecord r = run.records().get(0);
@@ -156,7 +167,7 @@ class ProtocolTargetsAgainstSimulatorTest {
   }
 
   private Failure failureOf(SimulatorConfig config, GenerationParams params, boolean wrongModel) {
-    try (Simulator sim = Simulator.start(config);
+    try (Simulator sim = start(config);
         HttpTarget target = wrongModel ? protocol.factory().make(sim.baseUrl(), "no-such-model", transport.get())
             : protocol.target(sim, transport.get())) {
       RequestRecord r = run(target, params, 1).records().get(0);

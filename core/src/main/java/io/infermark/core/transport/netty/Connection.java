@@ -36,6 +36,11 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
     }
   };
 
+  /** The calling I/O thread's scratch array, valid until the caller returns. */
+  static byte[] scratch() {
+    return SCRATCH.get();
+  }
+
   private final HostPool pool;
   private final ResponseParser parser = new ResponseParser();
   private volatile Channel channel;

@@ -61,6 +61,7 @@ final class Exchange implements Runnable {
   private final int connectMillis;
 
   // ---- confined to loop ----
+  private long sentAt = Long.MIN_VALUE;
   private boolean done;
   private long callDeadline;
   private boolean readArmed;
@@ -91,9 +92,9 @@ final class Exchange implements Runnable {
   }
 
   /** Reports a request that never reached an I/O thread; runs on the caller's thread. */
-  static void failUnstarted(ResponseHandler handler, HostPool pool, String why) {
+  static void failUnstarted(ResponseHandler handler, String authority, String why) {
     try {
-      handler.onFailure(Failure.of(ErrorCategory.CANCELLED, "request to " + pool.authority() + " not sent: " + why),
+      handler.onFailure(Failure.of(ErrorCategory.CANCELLED, "request to " + authority + " not sent: " + why),
           handler.clock().nanoTime());
     } catch (RuntimeException e) {
       LOG.warn("response handler threw {} in onFailure", NettyTransport.describe(e));
@@ -168,7 +169,18 @@ final class Exchange implements Runnable {
     return true;
   }
 
+  /** The send was reported at {@code sendNanos} by an HTTP/2 attempt that handed this request over. */
+  void alreadySent(long sendNanos) {
+    sentAt = sendNanos;
+  }
+
   private boolean send(long now) {
+    if (sentAt != Long.MIN_VALUE) {
+      callDeadline = sentAt + callNanos; // reported once, by the first attempt
+      sentAt = Long.MIN_VALUE;
+      armTimer();
+      return true;
+    }
     try {
       handler.onSend(now);
     } catch (Throwable t) {

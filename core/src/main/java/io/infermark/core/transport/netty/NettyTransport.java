@@ -21,6 +21,10 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.HttpRequestEncoder;
+import io.netty.handler.codec.http2.Http2SecurityUtil;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
@@ -125,6 +129,15 @@ public final class NettyTransport implements Transport {
   private final Bootstrap bootstrap;
   /** Built on the first https connection: setting up TLS loads hundreds of classes a plain-http run never needs. */
   private final java.util.function.Supplier<SslContext> sslContext;
+  /** TLS with ALPN for HTTP/2 connections, built on the first one; null when the transport speaks HTTP/1.1 only. */
+  private final java.util.function.Supplier<SslContext> h2SslContext;
+  private final HttpVersionPolicy httpVersion;
+  private final int streamsPerConnection;
+  private final ConcurrentHashMap<H2Key, H2Pool> h2Pools = new ConcurrentHashMap<>();
+  /** TLS servers that chose HTTP/1.1 by ALPN under {@link HttpVersionPolicy#AUTO}. */
+  private final Set<PoolKey> http1Hosts = ConcurrentHashMap.newKeySet();
+  private final Set<Channel> h2Channels = ConcurrentHashMap.newKeySet();
+  private final ConcurrentHashMap<String, Http2Settings> serverSettings = new ConcurrentHashMap<>();
   private final AtomicInteger maxIdlePerHost;
   private final ConcurrentHashMap<PoolKey, HostPool> pools = new ConcurrentHashMap<>();
   private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
@@ -142,21 +155,17 @@ public final class NettyTransport implements Transport {
       LOG.warn("TLS verification is OFF for this Netty transport (insecureTls): any certificate and host name "
           + "are accepted; every record and report of its runs is marked insecure");
     }
+    boolean insecure = b.insecureTls;
     java.util.Optional<javax.net.ssl.TrustManagerFactory> trust = b.trustManagerFactory;
-    this.sslContext = memoized(() -> {
-      try {
-        SslContextBuilder ssl = SslContextBuilder.forClient();
-        if (insecureTls) {
-          ssl.trustManager(InsecureTrustManagerFactory.INSTANCE).endpointIdentificationAlgorithm(null);
-        } else {
-          ssl.endpointIdentificationAlgorithm("HTTPS");
-          trust.ifPresent(ssl::trustManager);
-        }
-        return ssl.build();
-      } catch (SSLException e) {
-        throw new IllegalStateException("cannot set up TLS for the Netty transport: " + e.getMessage(), e);
-      }
-    });
+    this.sslContext = memoized(() -> sslContext(insecure, trust, List.of()));
+    this.httpVersion = b.httpVersion;
+    this.streamsPerConnection = b.streamsPerConnection;
+    this.h2SslContext = switch (b.httpVersion) {
+      case HTTP_1_1 -> null;
+      case HTTP_2 -> memoized(() -> sslContext(insecure, trust, List.of(ApplicationProtocolNames.HTTP_2)));
+      case AUTO -> memoized(() -> sslContext(insecure, trust, List.of(ApplicationProtocolNames.HTTP_2,
+          ApplicationProtocolNames.HTTP_1_1)));
+    };
     ThreadFactory threads = r -> {
       Thread t = new FastThreadLocalThread(r, "infermark-io-" + THREAD_IDS.incrementAndGet());
       t.setDaemon(true);
@@ -170,6 +179,29 @@ public final class NettyTransport implements Transport {
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.SO_KEEPALIVE, true)
         .disableResolver();
+  }
+
+  private static SslContext sslContext(boolean insecure, java.util.Optional<javax.net.ssl.TrustManagerFactory> trust,
+      List<String> alpn) {
+    try {
+      SslContextBuilder ssl = SslContextBuilder.forClient();
+      if (insecure) {
+        ssl.trustManager(InsecureTrustManagerFactory.INSTANCE).endpointIdentificationAlgorithm(null);
+      } else {
+        ssl.endpointIdentificationAlgorithm("HTTPS");
+        trust.ifPresent(ssl::trustManager);
+      }
+      if (!alpn.isEmpty()) {
+        // HTTP/2 forbids the TLS 1.2 cipher suites on RFC 9113's block list
+        ssl.ciphers(Http2SecurityUtil.CIPHERS, SupportedCipherSuiteFilter.INSTANCE)
+            .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+                ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, alpn));
+      }
+      return ssl.build();
+    } catch (SSLException e) {
+      throw new IllegalStateException("cannot set up TLS for the Netty transport: " + e.getMessage(), e);
+    }
   }
 
   /** A transport with the defaults: one I/O thread, 4 s keep-alive, TLS verified against the JDK's trust store. */
@@ -194,15 +226,67 @@ public final class NettyTransport implements Transport {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(handler, "handler");
     Objects.requireNonNull(cancellation, "cancellation");
+    if (speaksHttp2(request)) {
+      startHttp2(request, handler, cancellation);
+      return;
+    }
+    startHttp1(request, handler, cancellation);
+  }
+
+  private boolean speaksHttp2(OutboundRequest request) {
+    return switch (httpVersion) {
+      case HTTP_1_1 -> false;
+      case HTTP_2 -> true;
+      case AUTO -> request.secure() && (http1Hosts.isEmpty() || !http1Hosts.contains(PoolKey.of(request)));
+    };
+  }
+
+  private void startHttp2(OutboundRequest request, ResponseHandler handler, Cancellation cancellation) {
+    EventLoop loop = group.next();
+    PoolKey key = PoolKey.of(request);
+    H2Pool pool = h2Pools.computeIfAbsent(new H2Key(key, loop), k -> new H2Pool(this, key, loop));
+    H2Stream stream = new H2Stream(this, pool, request, handler, cancellation);
+    if (closed.get()) {
+      Exchange.failUnstarted(handler, key.authority(), "the transport is closed");
+      return;
+    }
+    try {
+      loop.execute(() -> stream.guarded(() -> pool.dispatch(stream)));
+    } catch (RejectedExecutionException e) {
+      Exchange.failUnstarted(handler, key.authority(), "the transport is closed");
+      return;
+    }
+    cancellation.onCancel(stream::cancelFromAnyThread);
+  }
+
+  /**
+   * Sends on HTTP/1.1 a request an HTTP/2 attempt handed over: under {@link HttpVersionPolicy#AUTO} the
+   * TLS server chose HTTP/1.1. Its send was already reported and is not reported again.
+   */
+  void handOverToHttp1(PoolKey key, OutboundRequest request, ResponseHandler handler, Cancellation cancellation,
+      long sendNanos) {
+    http1Hosts.add(key);
+    startHttp1(request, handler, cancellation, sendNanos);
+  }
+
+  private void startHttp1(OutboundRequest request, ResponseHandler handler, Cancellation cancellation) {
+    startHttp1(request, handler, cancellation, Long.MIN_VALUE);
+  }
+
+  /** {@code sentAt}: the send already reported by an HTTP/2 attempt, or {@code Long.MIN_VALUE}. */
+  private void startHttp1(OutboundRequest request, ResponseHandler handler, Cancellation cancellation, long sentAt) {
     HostPool pool = pools.computeIfAbsent(PoolKey.of(request), k -> new HostPool(this, k));
     if (closed.get()) {
-      Exchange.failUnstarted(handler, pool, "the transport is closed");
+      Exchange.failUnstarted(handler, pool.authority(), "the transport is closed");
       return;
     }
     Connection pooled = pool.acquire();
     EventLoop draining = pooled == null ? pool.drainingLoop() : null;
     EventLoop loop = pooled != null ? pooled.channel().eventLoop() : draining != null ? draining : group.next();
     Exchange exchange = new Exchange(this, pool, loop, request, handler, cancellation);
+    if (sentAt != Long.MIN_VALUE) {
+      exchange.alreadySent(sentAt);
+    }
     Runnable run;
     if (pooled != null) {
       run = () -> exchange.runPooled(pooled);
@@ -231,7 +315,7 @@ public final class NettyTransport implements Transport {
       if (pooled != null) {
         pooled.close();
       }
-      Exchange.failUnstarted(handler, pool, "the transport is closed");
+      Exchange.failUnstarted(handler, pool.authority(), "the transport is closed");
       return;
     }
     cancellation.onCancel(exchange::cancelFromAnyThread);
@@ -281,6 +365,9 @@ public final class NettyTransport implements Transport {
     for (Connection c : connections) {
       c.close();
     }
+    for (Channel ch : h2Channels) {
+      ch.close();
+    }
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
     boolean onIoThread = false;
     for (var executor : group) {
@@ -295,7 +382,8 @@ public final class NettyTransport implements Transport {
   public String toString() {
     return "NettyTransport[" + name() + ", ioThreads=" + ioThreads + ", keepAlive=" + keepAlive
         + ", maxIdlePerHost=" + maxIdlePerHost.get() + (customTrust ? ", custom trust" : "")
-        + (insecureTls ? ", INSECURE TLS" : "") + "]";
+        + (httpVersion == HttpVersionPolicy.HTTP_1_1 ? "" : ", " + httpVersion + " (" + streamsPerConnection
+        + " streams per connection)") + (insecureTls ? ", INSECURE TLS" : "") + "]";
   }
 
   // ---- package-private: used by the exchange and connection, and by tests ----
@@ -306,6 +394,80 @@ public final class NettyTransport implements Transport {
 
   long keepAliveNanos() {
     return keepAliveNanos;
+  }
+
+  /** Most streams one HTTP/2 connection carries at once (the server may allow fewer). */
+  int streamsPerConnection() {
+    return streamsPerConnection;
+  }
+
+  /** Each HTTP/2 stream's receive window: 1 MiB, far above what a token stream has unread at any moment. */
+  static final int H2_STREAM_WINDOW = 1 << 20;
+  /** Largest response head accepted, as on HTTP/1.1. */
+  static final int H2_MAX_HEADER_LIST = 64 * 1024;
+
+  /** The connection's receive window: every stream's window at once, so no stream waits for another. */
+  int h2ConnectionWindow() {
+    return (int) Math.min(Integer.MAX_VALUE, (long) H2_STREAM_WINDOW * streamsPerConnection);
+  }
+
+  /** The SETTINGS this client sends: its windows, its head limit, no server push. */
+  io.netty.handler.codec.http2.Http2Settings h2LocalSettings() {
+    return new io.netty.handler.codec.http2.Http2Settings()
+        .initialWindowSize(H2_STREAM_WINDOW)
+        .maxHeaderListSize(H2_MAX_HEADER_LIST)
+        .pushEnabled(false)
+        .maxConcurrentStreams(0);
+  }
+
+  /** Remembers what an HTTP/2 server announced, for {@link #http2Settings()}. */
+  void serverSettings(Http2Settings settings) {
+    if (!settings.equals(serverSettings.put(settings.authority(), settings))) {
+      LOG.debug("HTTP/2 server settings: {}", settings);
+    }
+  }
+
+  /** The HTTP version this transport speaks. */
+  public HttpVersionPolicy httpVersion() {
+    return httpVersion;
+  }
+
+  /**
+   * What each HTTP/2 server this transport connected to announced in the SETTINGS of its latest
+   * connection (maximum concurrent streams, initial window...), by {@code host:port}; empty before
+   * the first HTTP/2 connection or when the transport speaks HTTP/1.1.
+   */
+  public List<Http2Settings> http2Settings() {
+    return List.copyOf(serverSettings.values());
+  }
+
+  /** Opens an HTTP/2 channel on {@code loop} for {@code connection}; the caller connects it. */
+  Bootstrap h2Bootstrap(EventLoop loop, int connectTimeoutMillis, H2Connection connection) {
+    PoolKey key = connection.key();
+    return bootstrap.clone(loop)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
+        .handler(new ChannelInitializer<Channel>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            SslHandler ssl = null;
+            if (key.secure()) {
+              ssl = h2SslContext.get().newHandler(ch.alloc(), key.host(), key.port());
+              ssl.setHandshakeTimeoutMillis(connectTimeoutMillis);
+            }
+            connection.initChannel(ch, ssl);
+          }
+        });
+  }
+
+  /** Tracks an open HTTP/2 channel so {@link #close()} can end it; false when already closed. */
+  boolean register(Channel ch) {
+    h2Channels.add(ch);
+    ch.closeFuture().addListener(f -> h2Channels.remove(ch));
+    if (closed.get()) {
+      h2Channels.remove(ch);
+      return false;
+    }
+    return true;
   }
 
   int maxIdlePerHost() {
@@ -369,6 +531,11 @@ public final class NettyTransport implements Transport {
     connections.remove(c);
   }
 
+  /** How many HTTP/2 connections are open, for tests. */
+  int openHttp2Connections() {
+    return h2Channels.size();
+  }
+
   /** The channels currently open, for tests. */
   List<Channel> openChannels() {
     return connections.stream().map(Connection::channel).filter(Objects::nonNull).toList();
@@ -407,6 +574,9 @@ public final class NettyTransport implements Transport {
     }
   }
 
+  /** One I/O thread's HTTP/2 connections to one host. */
+  record H2Key(PoolKey key, EventLoop loop) {}
+
   /** Where a pool's connections go: scheme, lower-case host (without IPv6 brackets) and port. */
   record PoolKey(String host, int port, boolean secure) {
     static PoolKey of(OutboundRequest r) {
@@ -434,8 +604,34 @@ public final class NettyTransport implements Transport {
     private boolean nativeTransport = true;
     private Optional<TrustManagerFactory> trustManagerFactory = Optional.empty();
     private boolean insecureTls;
+    private HttpVersionPolicy httpVersion = HttpVersionPolicy.HTTP_1_1;
+    private int streamsPerConnection = 100;
 
     private Builder() {}
+
+    /**
+     * Which HTTP version to speak (default {@link HttpVersionPolicy#HTTP_1_1}). With HTTP/2, requests to
+     * one host share connections as streams, up to {@link #streamsPerConnection} on each (fewer when the
+     * server's SETTINGS allow fewer); a request that finds every stream taken opens another connection,
+     * so the transport still never queues a request behind another.
+     */
+    public Builder httpVersion(HttpVersionPolicy policy) {
+      this.httpVersion = Objects.requireNonNull(policy, "httpVersion");
+      return this;
+    }
+
+    /**
+     * Most HTTP/2 streams one connection carries at once (default 100, the limit most servers
+     * announce; 1 to 10,000). Lower it to spread a load over more connections, as a client pool
+     * behind a load balancer would; the server's own SETTINGS_MAX_CONCURRENT_STREAMS caps it.
+     */
+    public Builder streamsPerConnection(int n) {
+      if (n < 1 || n > 10_000) {
+        throw new IllegalArgumentException("streamsPerConnection must be 1..10000, was " + n);
+      }
+      this.streamsPerConnection = n;
+      return this;
+    }
 
     /**
      * How many I/O threads read and write all connections (default 1). One thread reads hundreds of
