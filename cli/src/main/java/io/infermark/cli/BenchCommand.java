@@ -425,7 +425,8 @@ final class BenchCommand implements Callable<Integer> {
         + ReportPages.runPage(result, outcome.gates(), page, stem) + " (HTML report)"));
     if (vllm.plotTimeline) {
       out.println("Wrote " + ReportPages.write(dir.resolve(stem + ".timeline.html"),
-          io.infermark.metrics.report.TimelineReport.of(result, stem + " timeline").html()) + " (request timeline)");
+          io.infermark.metrics.report.TimelineReport.of(result, stem + " timeline", vllm.itlThresholds()).html())
+          + " (request timeline)");
     }
   }
 }

@@ -234,14 +234,19 @@ class VllmFlagsTest {
   @Test
   void withoutATokenizerOnlyE2elGetsStatisticsAndTheTimelineIsWritten() throws IOException {
     try (WireCapture server = new WireCapture()) {
-      Outcome o = run(bench(server, "--skip-tokenizer-init", "--percentile-metrics", "ttft,e2el", "--plot-timeline"));
+      Outcome o = run(bench(server, "--skip-tokenizer-init", "--percentile-metrics", "ttft,e2el", "--plot-timeline",
+          "--timeline-itl-thresholds", "0,1000"));
 
       assertThat(o.code()).as(o.out() + o.err()).isZero();
       JsonNode json = result("r.json");
       assertThat(json.get("tokenizer_id").isNull()).isTrue();
       assertThat(json.has("mean_e2el_ms")).isTrue();
       assertThat(json.has("mean_ttft_ms")).isFalse();
-      assertThat(Files.readString(dir.resolve("r.timeline.html"))).contains("Request timeline", "\"type\":\"timeline\"");
+      String timeline = Files.readString(dir.resolve("r.timeline.html"));
+      assertThat(timeline).contains("Request timeline", "\"type\":\"timeline\"", "\"itlThresholds\":[0.0,1000.0]",
+          "green below 0 ms, orange up to 1000 ms");
+      // every gap of this local server is below 1 s and not below 0 ms: one orange segment (class 1) per request
+      assertThat(timeline).containsPattern("\\[\\[[0-9.E-]+,[0-9.E-]+,1\\]\\]");
     }
   }
 
