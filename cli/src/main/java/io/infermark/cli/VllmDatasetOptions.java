@@ -22,8 +22,8 @@ final class VllmDatasetOptions {
       + "Accepted; infermark never renders one (the server does).")
   boolean skipChatTemplate;
 
-  @Option(names = "--disable-shuffle", description = "Keep the dataset's order (custom, hf, spec_bench, burstgpt, "
-      + "prefix_repetition are shuffled by --seed otherwise, as in vLLM).")
+  @Option(names = "--disable-shuffle", description = "Keep the dataset's order (sharegpt, custom, hf, spec_bench, "
+      + "burstgpt, prefix_repetition are shuffled by --seed otherwise, as in vLLM).")
   boolean disableShuffle;
 
   @Option(names = "--custom-output-len", defaultValue = "256", description = "Output tokens per custom prompt "

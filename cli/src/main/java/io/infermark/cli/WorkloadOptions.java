@@ -124,9 +124,10 @@ final class WorkloadOptions {
       case "random" -> random(prompts);
       case "sharegpt" -> {
         Dataset d = Dataset.shareGpt(requirePath(), counter());
-        yield sharegptOutputLen == null ? d.entries() : d.entries().stream()
+        List<DatasetEntry> conversations = sharegptOutputLen == null ? d.entries() : d.entries().stream()
             .map(e -> new DatasetEntry(e.prompt(), OptionalInt.of(positive("--sharegpt-output-len", sharegptOutputLen))))
             .toList();
+        yield VllmDatasets.shuffled(conversations, this); // as vLLM's client, unless --disable-shuffle
       }
       case "jsonl" -> Dataset.jsonl(requirePath()).entries();
       default -> VllmDatasets.load(datasetName, this, prompts);

@@ -341,6 +341,35 @@ class VllmFlagsTest {
     }
   }
 
+  @Test
+  void shareGptIsShuffledBySeedUnlessDisabledAsInVllm() throws IOException {
+    StringBuilder file = new StringBuilder("[");
+    for (int i = 0; i < 6; i++) {
+      file.append(i == 0 ? "" : ",").append("{\"conversations\": [{\"from\": \"human\", \"value\": \"question ")
+          .append(i).append("\"}, {\"from\": \"gpt\", \"value\": \"an answer of some words\"}]}");
+    }
+    Path sharegpt = Files.writeString(dir.resolve("sharegpt.json"), file.append("]").toString());
+    List<List<String>> orders = new ArrayList<>();
+    try (WireCapture server = new WireCapture()) {
+      for (String shuffle : new String[] {"--disable-shuffle", "--seed", "--seed"}) {
+        int before = server.received().size();
+        List<String> args = bench(server, "--dataset-name", "sharegpt", "--dataset-path", sharegpt.toString(),
+            "--num-prompts", "6", "--max-concurrency", "1");
+        args.add(shuffle);
+        if (shuffle.equals("--seed")) {
+          args.add("3");
+        }
+        assertThat(run(args).code()).isZero();
+        orders.add(server.received().subList(before + 1, before + 7).stream().map(r -> content(r.body())).toList());
+      }
+    }
+    List<String> fileOrder = List.of("question 0", "question 1", "question 2", "question 3", "question 4",
+        "question 5");
+    assertThat(orders.get(0)).isEqualTo(fileOrder);
+    assertThat(orders.get(1)).containsExactlyInAnyOrderElementsOf(fileOrder).isNotEqualTo(fileOrder);
+    assertThat(orders.get(2)).as("the same seed, the same order").isEqualTo(orders.get(1));
+  }
+
   private static String content(JsonNode body) {
     return Optional.ofNullable(body.get("messages")).map(m -> m.get(0).get("content").asText())
         .orElseGet(() -> body.get("prompt").asText());
