@@ -177,6 +177,12 @@ final class BenchCommand implements Callable<Integer> {
           + "--no-records");
     }
     PromptWorkload prompts = workload.workload(Math.min(numPrompts, 100_000));
+    if (workload.vllmData.noOversample && prompts.distinctPrompts() < numPrompts) {
+      // vLLM's --no-oversample: a smaller dataset sends each of its prompts once, not --num-prompts requests
+      out.println("--no-oversample: the dataset has " + prompts.distinctPrompts() + " prompts; sending each once");
+      numPrompts = prompts.distinctPrompts();
+      load = shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
+    }
     out.printf(Locale.ROOT, "infermark bench: %s, model %s, %d requests, %s%s%n", target.describe(), target.requestModel(),
         numPrompts, loadText(rate), shard.sharded() ? ", shard " + shard.index() + " of " + shard.count() : "");
     out.flush();

@@ -15,7 +15,7 @@ final class VllmDatasetOptions {
   boolean noStream;
 
   @Option(names = "--no-oversample", description = "Do not repeat rows when the dataset has fewer than "
-      + "--num-prompts: the run sends each row once.")
+      + "--num-prompts: the run sends each row once (fewer requests), as vLLM.")
   boolean noOversample;
 
   @Option(names = "--skip-chat-template", description = "vLLM: do not render the chat template client-side. "

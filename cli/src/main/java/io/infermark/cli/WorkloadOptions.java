@@ -132,10 +132,6 @@ final class WorkloadOptions {
       case "jsonl" -> Dataset.jsonl(requirePath()).entries();
       default -> VllmDatasets.load(datasetName, this, prompts);
     };
-    if (vllmData.noOversample && rows.size() < prompts) {
-      throw new IllegalArgumentException("--no-oversample: the dataset has " + rows.size() + " prompts, fewer than "
-          + "--num-prompts " + prompts + "; lower --num-prompts to " + rows.size() + " or drop --no-oversample");
-    }
     return new PromptWorkload(rows, maxTokens != null);
   }
 

@@ -363,6 +363,15 @@ class VllmFlagsTest {
         orders.add(server.received().subList(before + 1, before + 7).stream().map(r -> content(r.body())).toList());
       }
     }
+    try (WireCapture server = new WireCapture()) {
+      List<String> args = bench(server, "--dataset-name", "sharegpt", "--dataset-path", sharegpt.toString(),
+          "--num-prompts", "10", "--no-oversample");
+      Outcome o = run(args);
+      assertThat(o.code()).as(o.out() + o.err()).isZero();
+      assertThat(o.out()).contains("--no-oversample: the dataset has 6 prompts; sending each once");
+      assertThat(result("r.json").get("completed").asInt()).isEqualTo(6);
+      assertThat(result("r.json").get("num_prompts").asInt()).isEqualTo(6);
+    }
     List<String> fileOrder = List.of("question 0", "question 1", "question 2", "question 3", "question 4",
         "question 5");
     assertThat(orders.get(0)).isEqualTo(fileOrder);
