@@ -191,6 +191,12 @@ final class BenchCommand implements Callable<Integer> {
     }
     PromptWorkload prompts = workload.workload(Math.min(numPrompts, 100_000));
     workload.tokenizerWarning(target.model).ifPresent(w -> err.println("warning: " + w));
+    if (workload.vllmData.noOversample && prompts.distinctPrompts() < numPrompts) {
+      // vLLM's --no-oversample: a smaller dataset sends each of its prompts once, not --num-prompts requests
+      out.println("--no-oversample: the dataset has " + prompts.distinctPrompts() + " prompts; sending each once");
+      numPrompts = prompts.distinctPrompts();
+      load = shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
+    }
     out.printf(Locale.ROOT, "infermark bench: %s, model %s, %d requests, %s%s%n", target.describe(), target.requestModel(),
         numPrompts, loadText(rate), shard.sharded() ? ", shard " + shard.index() + " of " + shard.count() : "");
     out.flush();
@@ -252,7 +258,7 @@ final class BenchCommand implements Callable<Integer> {
     } finally {
       journal.ifPresent(RecordsJournal::close);
     }
-    vllmOptions = vllmOptions(rate, Optional.empty(), extras);
+    vllmOptions = vllmOptions(rate, Optional.of(vllmOptions.date()), extras);
     if (shard.sharded()) {
       return finishShard(out, err, result, files, journal, outputs, signals);
     }
@@ -639,6 +645,9 @@ final class BenchCommand implements Callable<Integer> {
           : f.toString().endsWith(".timeline.html") ? f + " (request timeline)"
           : f.toString().endsWith(".html") ? f + " (HTML report)" : f.toString())
           .collect(java.util.stream.Collectors.joining(", ")));
+      out.println("Wrote " + ReportPages.write(dir.resolve(stem + ".timeline.html"),
+          io.infermark.metrics.report.TimelineReport.of(result, stem + " timeline", vllm.itlThresholds()).html())
+          + " (request timeline)");
     }
   }
 }

@@ -15,15 +15,15 @@ final class VllmDatasetOptions {
   boolean noStream;
 
   @Option(names = "--no-oversample", description = "Do not repeat rows when the dataset has fewer than "
-      + "--num-prompts: the run sends each row once.")
+      + "--num-prompts: the run sends each row once (fewer requests), as vLLM.")
   boolean noOversample;
 
   @Option(names = "--skip-chat-template", description = "vLLM: do not render the chat template client-side. "
       + "Accepted; infermark never renders one (the server does).")
   boolean skipChatTemplate;
 
-  @Option(names = "--disable-shuffle", description = "Keep the dataset's order (custom, hf, spec_bench, burstgpt, "
-      + "prefix_repetition are shuffled by --seed otherwise, as in vLLM).")
+  @Option(names = "--disable-shuffle", description = "Keep the dataset's order (sharegpt, custom, hf, spec_bench, "
+      + "burstgpt, prefix_repetition are shuffled by --seed otherwise, as in vLLM).")
   boolean disableShuffle;
 
   @Option(names = "--custom-output-len", defaultValue = "256", description = "Output tokens per custom prompt "

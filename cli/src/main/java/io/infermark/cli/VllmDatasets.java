@@ -70,7 +70,8 @@ final class VllmDatasets {
     };
   }
 
-  private static List<DatasetEntry> shuffled(List<DatasetEntry> rows, WorkloadOptions w) {
+  /** The rows in an order drawn from {@code --seed}, as vLLM's client shuffles them; unchanged with --disable-shuffle. */
+  static List<DatasetEntry> shuffled(List<DatasetEntry> rows, WorkloadOptions w) {
     if (w.vllmData.disableShuffle) {
       return rows;
     }

@@ -164,17 +164,14 @@ final class WorkloadOptions {
         // input counted by the client too: a server that reports no usage still gets its input tokens counted
         TokenCounter counter = counter();
         Dataset d = Dataset.shareGpt(requirePath(), counter).withInputCounts(counter);
-        yield sharegptOutputLen == null ? d.entries() : d.entries().stream()
+        List<DatasetEntry> conversations = sharegptOutputLen == null ? d.entries() : d.entries().stream()
             .map(e -> new DatasetEntry(e.prompt(), OptionalInt.of(positive("--sharegpt-output-len", sharegptOutputLen))))
             .toList();
+        yield VllmDatasets.shuffled(conversations, this); // as vLLM's client, unless --disable-shuffle
       }
       case "jsonl" -> Dataset.jsonl(requirePath()).withInputCounts(counter()).entries();
       default -> VllmDatasets.load(datasetName, this, prompts);
     };
-    if (vllmData.noOversample && rows.size() < prompts) {
-      throw new IllegalArgumentException("--no-oversample: the dataset has " + rows.size() + " prompts, fewer than "
-          + "--num-prompts " + prompts + "; lower --num-prompts to " + rows.size() + " or drop --no-oversample");
-    }
     return new PromptWorkload(rows, maxTokens != null);
   }
 

@@ -234,14 +234,19 @@ class VllmFlagsTest {
   @Test
   void withoutATokenizerOnlyE2elGetsStatisticsAndTheTimelineIsWritten() throws IOException {
     try (WireCapture server = new WireCapture()) {
-      Outcome o = run(bench(server, "--skip-tokenizer-init", "--percentile-metrics", "ttft,e2el", "--plot-timeline"));
+      Outcome o = run(bench(server, "--skip-tokenizer-init", "--percentile-metrics", "ttft,e2el", "--plot-timeline",
+          "--timeline-itl-thresholds", "0,1000"));
 
       assertThat(o.code()).as(o.out() + o.err()).isZero();
       JsonNode json = result("r.json");
       assertThat(json.get("tokenizer_id").isNull()).isTrue();
       assertThat(json.has("mean_e2el_ms")).isTrue();
       assertThat(json.has("mean_ttft_ms")).isFalse();
-      assertThat(Files.readString(dir.resolve("r.timeline.html"))).contains("Request timeline", "\"type\":\"timeline\"");
+      String timeline = Files.readString(dir.resolve("r.timeline.html"));
+      assertThat(timeline).contains("Request timeline", "\"type\":\"timeline\"", "\"itlThresholds\":[0.0,1000.0]",
+          "green below 0 ms, orange up to 1000 ms");
+      // every gap of this local server is below 1 s and not below 0 ms: one orange segment (class 1) per request
+      assertThat(timeline).containsPattern("\\[\\[[0-9.E-]+,[0-9.E-]+,1\\]\\]");
     }
   }
 
@@ -334,6 +339,44 @@ class VllmFlagsTest {
         }
       }
     }
+  }
+
+  @Test
+  void shareGptIsShuffledBySeedUnlessDisabledAsInVllm() throws IOException {
+    StringBuilder file = new StringBuilder("[");
+    for (int i = 0; i < 6; i++) {
+      file.append(i == 0 ? "" : ",").append("{\"conversations\": [{\"from\": \"human\", \"value\": \"question ")
+          .append(i).append("\"}, {\"from\": \"gpt\", \"value\": \"an answer of some words\"}]}");
+    }
+    Path sharegpt = Files.writeString(dir.resolve("sharegpt.json"), file.append("]").toString());
+    List<List<String>> orders = new ArrayList<>();
+    try (WireCapture server = new WireCapture()) {
+      for (String shuffle : new String[] {"--disable-shuffle", "--seed", "--seed"}) {
+        int before = server.received().size();
+        List<String> args = bench(server, "--dataset-name", "sharegpt", "--dataset-path", sharegpt.toString(),
+            "--num-prompts", "6", "--max-concurrency", "1");
+        args.add(shuffle);
+        if (shuffle.equals("--seed")) {
+          args.add("3");
+        }
+        assertThat(run(args).code()).isZero();
+        orders.add(server.received().subList(before + 1, before + 7).stream().map(r -> content(r.body())).toList());
+      }
+    }
+    try (WireCapture server = new WireCapture()) {
+      List<String> args = bench(server, "--dataset-name", "sharegpt", "--dataset-path", sharegpt.toString(),
+          "--num-prompts", "10", "--no-oversample");
+      Outcome o = run(args);
+      assertThat(o.code()).as(o.out() + o.err()).isZero();
+      assertThat(o.out()).contains("--no-oversample: the dataset has 6 prompts; sending each once");
+      assertThat(result("r.json").get("completed").asInt()).isEqualTo(6);
+      assertThat(result("r.json").get("num_prompts").asInt()).isEqualTo(6);
+    }
+    List<String> fileOrder = List.of("question 0", "question 1", "question 2", "question 3", "question 4",
+        "question 5");
+    assertThat(orders.get(0)).isEqualTo(fileOrder);
+    assertThat(orders.get(1)).containsExactlyInAnyOrderElementsOf(fileOrder).isNotEqualTo(fileOrder);
+    assertThat(orders.get(2)).as("the same seed, the same order").isEqualTo(orders.get(1));
   }
 
   private static String content(JsonNode body) {

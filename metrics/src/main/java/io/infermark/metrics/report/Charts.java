@@ -109,6 +109,15 @@ final class Charts {
    * {@link #TIMELINE_MAX_REQUESTS} requests, the earliest sent.
    */
   static String timeline(String title, List<RequestRecord> records) {
+    return timeline(title, records, new double[0]);
+  }
+
+  /**
+   * A request timeline whose decoding bars are coloured by each inter-token gap, as vLLM's
+   * {@code --timeline-itl-thresholds} colours them: green below the first threshold (ms), orange up to the
+   * second, red above; consecutive gaps of one colour are drawn as one segment. No thresholds: one colour.
+   */
+  static String timeline(String title, List<RequestRecord> records, double[] itlThresholdsMillis) {
     List<RequestRecord> sent = records.stream().filter(RequestRecord::wasSent)
         .sorted(Comparator.comparingLong(RequestRecord::sendNanos)).limit(TIMELINE_MAX_REQUESTS).toList();
     return figure(title, "timeline", g -> {
@@ -127,10 +136,61 @@ final class Charts {
         g.writeNumber(r.index());
         g.writeNumber(r.succeeded() ? 1 : 0);
         g.writeNumber(r.outputTokens());
+        if (itlThresholdsMillis.length == 2) {
+          itlSegments(g, r, send, itlThresholdsMillis);
+        }
         g.writeEndArray();
       }
       g.writeEndArray();
+      if (itlThresholdsMillis.length == 2) {
+        g.writeArrayFieldStart("itlThresholds");
+        g.writeNumber(itlThresholdsMillis[0]);
+        g.writeNumber(itlThresholdsMillis[1]);
+        g.writeEndArray();
+      }
     });
+  }
+
+  /** A request's gaps between token-bearing chunks as [start s, end s, class 0/1/2] runs of one class. */
+  private static void itlSegments(JsonGenerator g, RequestRecord r, double send, double[] thresholds)
+      throws IOException {
+    g.writeStartArray();
+    io.infermark.core.capture.ChunkTimeline.Cursor c = r.chunks().cursor();
+    double previous = Double.NaN;
+    double runStart = Double.NaN;
+    int runClass = -1;
+    double runEnd = Double.NaN;
+    while (c.next()) {
+      if (!c.kind().isTokenBearing()) {
+        continue;
+      }
+      double t = send + c.offsetNanos() / 1e9;
+      if (!Double.isNaN(previous)) {
+        double gapMs = (t - previous) * 1000;
+        int cls = gapMs < thresholds[0] ? 0 : gapMs < thresholds[1] ? 1 : 2;
+        if (cls != runClass) {
+          if (runClass >= 0) {
+            segment(g, runStart, runEnd, runClass);
+          }
+          runStart = previous;
+          runClass = cls;
+        }
+        runEnd = t;
+      }
+      previous = t;
+    }
+    if (runClass >= 0) {
+      segment(g, runStart, runEnd, runClass);
+    }
+    g.writeEndArray();
+  }
+
+  private static void segment(JsonGenerator g, double start, double end, int cls) throws IOException {
+    g.writeStartArray();
+    g.writeNumber(start);
+    g.writeNumber(end);
+    g.writeNumber(cls);
+    g.writeEndArray();
   }
 
   /** Writes the figure's fields after its type and title. */

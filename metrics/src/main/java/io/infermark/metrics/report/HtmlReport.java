@@ -456,12 +456,19 @@ public final class HtmlReport {
 
   /** The request timeline, as vLLM's {@code --plot-timeline} draws one. */
   static void timelineSection(StringBuilder b, RunResult run) {
+    timelineSection(b, run, new double[0]);
+  }
+
+  /** The request timeline, decoding coloured by inter-token gap when two ITL thresholds (ms) are given. */
+  static void timelineSection(StringBuilder b, RunResult run, double[] itlThresholdsMillis) {
     long sent = run.records().stream().filter(RequestRecord::wasSent).count();
     b.append("<h2>Request timeline</h2><p class='meta'>One bar per request by send time: light from its send to its "
-        + "first token, dark while it decoded, red when it failed. Drag to zoom, double-click to reset; hover for the "
-        + "request's times.").append(sent > Charts.TIMELINE_MAX_REQUESTS ? " The first " + Charts.TIMELINE_MAX_REQUESTS
+        + "first token, ").append(itlThresholdsMillis.length == 2 ? "then each inter-token gap green below "
+            + Charts.fmt(itlThresholdsMillis[0]) + " ms, orange up to " + Charts.fmt(itlThresholdsMillis[1])
+            + " ms, red above" : "dark while it decoded").append(", red when it failed. Drag to zoom, double-click "
+            + "to reset; hover for the request's times.").append(sent > Charts.TIMELINE_MAX_REQUESTS ? " The first " + Charts.TIMELINE_MAX_REQUESTS
             + " of " + sent + " requests sent." : "").append("</p>");
-    b.append(Charts.timeline("Requests over time", run.records()));
+    b.append(Charts.timeline("Requests over time", run.records(), itlThresholdsMillis));
   }
 
   /** A knee marked on the latency–load curve. */

@@ -27,6 +27,20 @@ public final class TimelineReport {
    * @throws IllegalStateException if the run did not retain its records
    */
   public static TimelineReport of(RunResult run, String title) {
+    return of(run, title, new double[0]);
+  }
+
+  /**
+   * The page with decoding coloured by each inter-token gap: green below {@code itlThresholdsMillis[0]}, orange up
+   * to {@code [1]}, red above (vLLM's {@code --timeline-itl-thresholds}, default 25 and 50 ms).
+   *
+   * @throws IllegalArgumentException unless two ascending thresholds are given
+   */
+  public static TimelineReport of(RunResult run, String title, double[] itlThresholdsMillis) {
+    if (itlThresholdsMillis.length != 0 && (itlThresholdsMillis.length != 2
+        || !(itlThresholdsMillis[0] <= itlThresholdsMillis[1]))) {
+      throw new IllegalArgumentException("ITL thresholds are two ascending values in ms, e.g. 25 and 50");
+    }
     Objects.requireNonNull(run, "run");
     Objects.requireNonNull(title, "title");
     StringBuilder b = new StringBuilder(64 * 1024);
@@ -34,7 +48,7 @@ public final class TimelineReport {
     b.append("<p class='meta'>").append(Html.escape(run.target())).append(" &middot; started ")
         .append(Html.escape(run.startedAt().toString())).append(" &middot; ").append(Html.escape(run.load().toString()))
         .append("</p>");
-    HtmlReport.timelineSection(b, run);
+    HtmlReport.timelineSection(b, run, itlThresholdsMillis.clone());
     HtmlPage.close(b);
     return new TimelineReport(b.toString());
   }

@@ -6,6 +6,7 @@
   "use strict";
   var COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
   var WIDTH = 620, HEIGHT = 300;
+  var ITL_COLORS = ["#16a34a", "#f59e0b", "#dc2626"];
 
   function fmt(v) {
     if (v == null || !isFinite(v)) return "\u2013";
@@ -201,7 +202,14 @@
               xe = u.valToPos(r[2], "x", true);
             ctx.fillStyle = r[4] ? "#9ecae1" : "#ef4444";
             ctx.fillRect(xs, y1, Math.max(1, xf - xs), h);
-            if (r[1] != null) {
+            if (r[1] != null && r[6]) {
+              // decoding coloured by each inter-token gap against the ITL thresholds, as vLLM's timeline
+              r[6].forEach(function (seg) {
+                var a = u.valToPos(seg[0], "x", true), z = u.valToPos(seg[1], "x", true);
+                ctx.fillStyle = ITL_COLORS[seg[2]];
+                ctx.fillRect(a, y1, Math.max(1, z - a), h);
+              });
+            } else if (r[1] != null) {
               ctx.fillStyle = "#08519c";
               ctx.fillRect(xf, y1, Math.max(1, xe - xf), h);
             }

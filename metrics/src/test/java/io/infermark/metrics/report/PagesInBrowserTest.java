@@ -49,4 +49,16 @@ class PagesInBrowserTest {
     assertThat(f.rendered()).isEqualTo(2);
     assertThat(f.hovers().get(0)).as(f.raw()).matches("[0-9.]+\\|[0-9.]+\\|[0-9.]+\\|[0-9.]+");
   }
+
+  @Test
+  void timelinePageColoursGapsByItlThresholdsAndShowsTheHoveredRequest() throws Exception {
+    String html = TimelineReport.of(ReportFixtures.run(300, 20, 4), "timeline", new double[] {25, 50}).html();
+
+    assertThat(html).contains("\"itlThresholds\":[25.0,50.0]", "green below 25 ms, orange up to 50 ms");
+    Chromium.Findings f = Chromium.open(html, OUT, "timeline");
+
+    assertThat(f.errors()).as(f.raw()).isEmpty();
+    assertThat(f.rendered()).isEqualTo(1);
+    assertThat(f.hovers().get(0)).as(f.raw()).contains("#request #", "sent at", "ended after");
+  }
 }
