@@ -306,13 +306,22 @@ final class NettyH2Server implements AutoCloseable {
         head(400);
         return;
       }
+      boolean grpc = GrpcInferenceService.isGrpc(requestHeaders);
       if (tooLarge) {
-        head(413);
+        if (grpc) {
+          trailersOnly(8, "request message larger than " + NioHttpServer.MAX_BODY_BYTES + " bytes"); // RESOURCE_EXHAUSTED
+        } else {
+          head(413);
+        }
         return;
       }
       byte[] bytes = body == null ? new byte[0] : body.toByteArray();
       body = null;
-      Exchange ex = new Exchange(this, method, path, query, headers, bytes, true, conn.readAt);
+      Exchange ex = grpc ? GrpcInferenceService.exchange(this, path, headers, bytes, conn.readAt)
+          : new Exchange(this, method, path, query, headers, bytes, true, conn.readAt);
+      if (ex == null) {
+        return; // a gRPC call answered at once
+      }
       exchange = ex;
       try {
         conn.server.executor.execute(() -> conn.server.serve(ex, this));
@@ -328,6 +337,48 @@ final class NettyH2Server implements AutoCloseable {
       conn.handler.encoder().writeHeaders(conn.ctx, id, h, 0, true, conn.ctx.newPromise());
       conn.ctx.flush();
       conn.streams.remove(id);
+    }
+
+    /** A gRPC response's HEADERS: status 200 and the gRPC content type, the body to follow. */
+    void grpcHeaders() throws IOException {
+      DefaultHttp2Headers h = new DefaultHttp2Headers();
+      h.status("200");
+      h.add(AsciiString.of("content-type"), "application/grpc");
+      run(() -> {
+        conn.handler.encoder().writeHeaders(conn.ctx, id, h, 0, false, conn.ctx.newPromise());
+        conn.ctx.flush();
+      });
+    }
+
+    /** A gRPC call's trailers (after its headers and messages), ending the stream. */
+    void trailers(int code, String message) throws IOException {
+      Http2Headers h = GrpcInferenceService.trailers(code, message);
+      run(() -> {
+        conn.handler.encoder().writeHeaders(conn.ctx, id, h, 0, true, conn.ctx.newPromise());
+        conn.ctx.flush();
+        conn.streams.remove(id);
+      });
+    }
+
+    /** A gRPC call answered by one HEADERS frame: status 200, the gRPC content type and the trailers' fields. */
+    void trailersOnly(int code, String message) {
+      Http2Headers h = GrpcInferenceService.trailers(code, message);
+      h.status("200");
+      h.add(AsciiString.of("content-type"), "application/grpc");
+      try {
+        run(() -> {
+          conn.handler.encoder().writeHeaders(conn.ctx, id, h, 0, true, conn.ctx.newPromise());
+          conn.ctx.flush();
+          conn.streams.remove(id);
+        });
+      } catch (IOException e) {
+        log.debug("stream {} already gone: {}", id, e.getMessage());
+      }
+    }
+
+    /** Runs {@code task} on the connection's I/O thread after {@code delayNanos}. */
+    void schedule(Runnable task, long delayNanos) {
+      conn.loop().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
     }
 
     void lost() {
