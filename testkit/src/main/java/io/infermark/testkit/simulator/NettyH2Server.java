@@ -43,14 +43,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The simulator's HTTP/2 front end: h2c with prior knowledge on Netty's HTTP/2 codec, serving the
- * same {@link NioHttpServer.Handler} (the router, the engine, the ground-truth timelines and the
+ * same {@link Exchange.Handler} (the router, the engine, the ground-truth timelines and the
  * faults) as the HTTP/1.1 server. One I/O thread reads every connection and assembles each stream's
  * request; the handler runs on the executor, and response frames are written on the I/O thread
  * from whichever thread produced them. A fault that drops a connection mid-response resets the
  * stream (RST_STREAM INTERNAL_ERROR), HTTP/2's way of cutting one response off.
  *
  * <p>Limits: 100 concurrent streams per connection (announced in SETTINGS), a request body of at most
- * {@link NioHttpServer#MAX_BODY_BYTES} (larger ones are answered 413), 64 KiB of request headers.
+ * {@link NettyHttp1Server#MAX_BODY_BYTES} (larger ones are answered 413), 64 KiB of request headers.
  */
 final class NettyH2Server implements AutoCloseable {
 
@@ -60,10 +60,10 @@ final class NettyH2Server implements AutoCloseable {
   private final MultiThreadIoEventLoopGroup group;
   private final Channel listener;
   private final InetSocketAddress address;
-  private final NioHttpServer.Handler handler;
+  private final Exchange.Handler handler;
   private final ExecutorService executor;
 
-  private NettyH2Server(MultiThreadIoEventLoopGroup group, Channel listener, NioHttpServer.Handler handler,
+  private NettyH2Server(MultiThreadIoEventLoopGroup group, Channel listener, Exchange.Handler handler,
       ExecutorService executor) {
     this.group = group;
     this.listener = listener;
@@ -77,7 +77,7 @@ final class NettyH2Server implements AutoCloseable {
    *
    * @throws IOException if the address cannot be bound
    */
-  static NettyH2Server start(InetSocketAddress address, int backlog, NioHttpServer.Handler handler,
+  static NettyH2Server start(InetSocketAddress address, int backlog, Exchange.Handler handler,
       ExecutorService executor) throws IOException {
     MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, r -> {
       Thread t = new FastThreadLocalThread(r, "infermark-sim-h2");
@@ -165,7 +165,7 @@ final class NettyH2Server implements AutoCloseable {
         server(true);
         frameListener(assembler);
         initialSettings(new Http2Settings().maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
-            .maxHeaderListSize(NioHttpServer.MAX_HEAD_BYTES));
+            .maxHeaderListSize(NettyHttp1Server.MAX_HEAD_BYTES));
       }
 
       @Override
@@ -272,7 +272,7 @@ final class NettyH2Server implements AutoCloseable {
       if (body == null) {
         body = new ByteArrayOutputStream(Math.max(256, data.readableBytes()));
       }
-      if (body.size() + data.readableBytes() > NioHttpServer.MAX_BODY_BYTES) {
+      if (body.size() + data.readableBytes() > NettyHttp1Server.MAX_BODY_BYTES) {
         tooLarge = true;
         body = null;
         return;
@@ -309,7 +309,7 @@ final class NettyH2Server implements AutoCloseable {
       boolean grpc = GrpcInferenceService.isGrpc(requestHeaders);
       if (tooLarge) {
         if (grpc) {
-          trailersOnly(8, "request message larger than " + NioHttpServer.MAX_BODY_BYTES + " bytes"); // RESOURCE_EXHAUSTED
+          trailersOnly(8, "request message larger than " + NettyHttp1Server.MAX_BODY_BYTES + " bytes"); // RESOURCE_EXHAUSTED
         } else {
           head(413);
         }

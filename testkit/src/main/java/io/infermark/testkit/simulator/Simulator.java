@@ -127,7 +127,7 @@ public final class Simulator implements AutoCloseable {
         server = h2;
         bound = h2.address();
       } else {
-        NioHttpServer h1 = NioHttpServer.start(address, ACCEPT_BACKLOG, router, threads);
+        NettyHttp1Server h1 = NettyHttp1Server.start(address, ACCEPT_BACKLOG, router, threads);
         server = h1;
         bound = h1.address();
       }
