@@ -182,7 +182,8 @@ final class H2Connection extends Http2FrameAdapter {
       return;
     }
     if (ssl == null) {
-      return; // the SETTINGS exchange is under way
+      opener.phase(Phase.CONNECT_END, clock.nanoTime()); // TCP is up: the preface is out, the SETTINGS exchange under way
+      return;
     }
     opener.phase(Phase.SECURE_CONNECT_START, clock.nanoTime());
     ssl.handshakeFuture().addListener((Future<Channel> hf) -> guarded(() -> handshaken(hf)));
@@ -221,6 +222,7 @@ final class H2Connection extends Http2FrameAdapter {
       channel.close();
       return;
     }
+    opener.phase(Phase.CONNECT_END, clock.nanoTime()); // TCP and TLS are up: the SETTINGS exchange starts
     channel.pipeline().addLast("h2", newHandler());
   }
 
@@ -300,7 +302,6 @@ final class H2Connection extends Http2FrameAdapter {
     scheduleKeepAlive(transport.pingIntervalNanos());
     if (!opener.isDone()) {
       opener.phase(Phase.SETTINGS_RECEIVED, now);
-      opener.phase(Phase.CONNECT_END, now);
     }
     List<H2Stream> ready = new ArrayList<>(waiting);
     waiting.clear();
