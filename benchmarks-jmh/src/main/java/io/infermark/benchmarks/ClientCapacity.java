@@ -111,7 +111,7 @@ public final class ClientCapacity {
   private static void level(SimulatorConfig config, double offered, int streams, int seconds, int tokens,
       int warmup) {
     ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-    try (Simulator sim = Simulator.start(config);
+    try (Simulator sim = Simulator.start(config, Transports.simulatorProtocol(Transports.chosen()));
         OpenAiTarget target = Transports.apply(OpenAiTarget.chat(sim.baseUrl() + "/v1", config.model()),
             Transports.chosen()).build()) {
       Benchmark bench = Benchmark.target(target).prompts(Prompt.user("How fast can the client read?"))
