@@ -6,10 +6,12 @@ import io.infermark.core.RunResult;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.load.ArrivalProcess;
 import io.infermark.core.load.LoadProfile;
+import io.infermark.core.request.GenerationParams;
 import io.infermark.core.shard.StartBarrier;
 import io.infermark.core.target.Target;
 import io.infermark.metrics.RunSummary;
 import io.infermark.metrics.journal.RecordsJournal;
+import io.infermark.metrics.report.HtmlReport;
 import io.infermark.metrics.report.JsonReport;
 import io.infermark.metrics.report.RecordsJsonl;
 import io.infermark.metrics.report.VllmResultJson;
@@ -23,6 +25,7 @@ import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -85,10 +88,22 @@ final class BenchCommand implements Callable<Integer> {
   boolean skipTestRequest;
 
   @Mixin
+  UserRampOptions userRamp = new UserRampOptions();
+
+  @Mixin
   ShardOptions shard = new ShardOptions();
 
   @Mixin
   SloOptions slo = new SloOptions();
+
+  @Mixin
+  MonitorOptions monitors = new MonitorOptions();
+
+  @Mixin
+  HtmlOptions html = new HtmlOptions();
+
+  @Mixin
+  VllmCompatOptions vllm = new VllmCompatOptions();
 
   @Option(names = "--percentile-metrics", defaultValue = "ttft,tpot,itl",
       description = "Metrics with percentiles in vLLM's summary and JSON: ttft,tpot,itl,e2el (default: ${DEFAULT-VALUE}).")
@@ -155,15 +170,26 @@ final class BenchCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--burstiness must be finite and > 0, was " + burstiness);
     }
     Duration drain = drainTimeout();
+    vllm.validate(rate, workload.datasetName);
+    workload.generalLengths(vllm.inputLen, vllm.outputLen);
+    if (vllm.hasSamplingParams() && !TargetOptions.OPENAI_BACKENDS.contains(target.backendName())) {
+      throw new IllegalArgumentException("sampling parameters (--top-p, --top-k, --min-p, penalties) are only "
+          + "supported by OpenAI-compatible backends, as in vLLM");
+    }
+    if ((workload.datasetName.equals("random") || workload.datasetName.equals("random-mm"))
+        && TargetOptions.OPENAI_BACKENDS.contains(target.backendName())) {
+      workload.ignoreEos = true; // vLLM's client: random prompts generate to the requested length
+    }
     VllmResultJson.Options vllmOptions = vllmOptions(rate, Optional.empty());
     slo.gates(); // fail on a malformed --slo before running
-    LoadProfile load = shard.apply(load(rate), rate);
+    LoadProfile load = shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
     Optional<Instant> startAt = shard.startInstant();
     if (shard.sharded() && (noSave || noRecords)) {
       throw new IllegalArgumentException("a shard must write its records for infermark merge: drop --no-save and "
           + "--no-records");
     }
     PromptWorkload prompts = workload.workload(Math.min(numPrompts, 100_000));
+    workload.tokenizerWarning(target.model).ifPresent(w -> err.println("warning: " + w));
     out.printf(Locale.ROOT, "infermark bench: %s, model %s, %d requests, %s%s%n", target.describe(), target.requestModel(),
         numPrompts, loadText(rate), shard.sharded() ? ", shard " + shard.index() + " of " + shard.count() : "");
     out.flush();
@@ -172,16 +198,19 @@ final class BenchCommand implements Callable<Integer> {
     StopSignals signals = StopSignals.current(err);
     RunResult result;
     Optional<RecordsJournal> journal = Optional.empty();
-    try (Target t = target.build()) {
+    Map<String, Object> extras = new LinkedHashMap<>();
+    try (Target t = target.build(vllm::customize)) {
       // The CLI's own test request (as vLLM's: any failure stops the run) replaces the library's pre-flight
       // check, which stops only on definite misconfigurations: one uncounted request, not two per run.
-      Benchmark b = Benchmark.target(t).preflight(false).workload(prompts).params(workload.params()).load(load)
-          .captureText(saveTexts);
+      GenerationParams params = vllm.apply(workload.params(), target.chat());
+      Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(vllm.shape(prompts, workload.seed,
+          numPrompts + warmupRequests)).params(params).load(load).captureText(saveTexts || saveDetailed));
       if (!skipTestRequest) {
-        testRequest(b);
+        vllm.readyCheck(b, out, target.describe());
         out.println("Initial test request completed. Starting the run...");
         out.flush();
       }
+      vllm.warmUp(b, prompts, maxConcurrency, out);
       if (startAt.isPresent()) {
         // After the test request, which must not wait for the barrier.
         b = b.startBarrier(StartBarrier.at(startAt.get()));
@@ -200,16 +229,29 @@ final class BenchCommand implements Callable<Integer> {
         throw new CliException(signals.exitCode(), "stopped by " + signals.signal().orElseThrow()
             + " before the run started");
       }
+      Optional<SpecDecodeMetrics> specBefore = SpecDecodeMetrics.scrape(target.root());
+      ProbeLoop probes = vllm.probeRequestRate > 0 ? new ProbeLoop(t, params, vllm.probeRequestRate) : null;
       BenchmarkRun run = b.start();
       signals.watch(run, drain);
       try {
         result = run.await();
       } finally {
         signals.unwatch(run);
+        if (probes != null) {
+          extras.putAll(probes.finish());
+        }
       }
+      if (specBefore.isPresent()) {
+        SpecDecodeMetrics.scrape(target.root()).ifPresent(after -> extras.putAll(
+            SpecDecodeMetrics.resultKeys(specBefore.get(), after)));
+      }
+      RunResult done = result;
+      vllm.rampUp(rate).ifPresent(r -> extras.putAll(VllmRunFacts.rpsChangeEvents(done,
+          new VllmRampArrivals(r.strategy(), r.startRps(), r.endRps(), numPrompts + warmupRequests, burstiness))));
     } finally {
       journal.ifPresent(RecordsJournal::close);
     }
+    vllmOptions = vllmOptions(rate, Optional.empty(), extras);
     if (shard.sharded()) {
       return finishShard(out, err, result, files, journal, outputs, signals);
     }
@@ -218,10 +260,15 @@ final class BenchCommand implements Callable<Integer> {
 
   /** The drain timeout, validated. */
   Duration drainTimeout() {
-    if (!(drainTimeoutSeconds >= 0) || Double.isInfinite(drainTimeoutSeconds)) {
-      throw new IllegalArgumentException("--drain-timeout must be a number of seconds >= 0, was " + drainTimeoutSeconds);
+    return drainTimeout(drainTimeoutSeconds);
+  }
+
+  /** A --drain-timeout in seconds, validated. */
+  static Duration drainTimeout(double seconds) {
+    if (!(seconds >= 0) || Double.isInfinite(seconds)) {
+      throw new IllegalArgumentException("--drain-timeout must be a number of seconds >= 0, was " + seconds);
     }
-    return Duration.ofNanos(Math.round(drainTimeoutSeconds * 1e9));
+    return Duration.ofNanos(Math.round(seconds * 1e9));
   }
 
   /** Where a run's outputs go: vLLM's result, infermark's report, the records journal. */
@@ -422,19 +469,6 @@ final class BenchCommand implements Callable<Integer> {
     return name.endsWith(".json") ? name.substring(0, name.length() - 5) : name;
   }
 
-  /**
-   * One request before the run, as vLLM's client sends: it fails fast, with the server's answer, when
-   * the URL, model or flags are wrong, and it warms the connection and the JIT up. It is not counted.
-   */
-  private static void testRequest(Benchmark b) {
-    RunResult test = b.load(LoadProfile.concurrency(1).requests(1)).run();
-    Optional<RequestRecord> failed = test.records().stream().filter(r -> !r.succeeded()).findFirst();
-    if (failed.isPresent()) {
-      throw new CliException(Infermark.FAILED, "the initial test request failed, check --base-url/--url, --endpoint "
-          + "and --model: " + failed.get().failure().map(Object::toString).orElse("no token received"));
-    }
-  }
-
   static double parseRate(String text) {
     String t = text.strip().toLowerCase(Locale.ROOT);
     if (t.equals("inf") || t.equals("infinity")) {
@@ -451,10 +485,39 @@ final class BenchCommand implements Callable<Integer> {
     }
   }
 
+  /** True when --num-prompts was given on the command line (not its default). */
+  private boolean numPromptsGiven() {
+    return spec != null && spec.commandLine().getParseResult() != null
+        && spec.commandLine().getParseResult().hasMatchedOption("--num-prompts");
+  }
+
+  /** vLLM's ramp-up as a load profile: the rate climbs over the requests; {@code --max-concurrency} still caps. */
+  LoadProfile rampLoad() {
+    var ramp = vllm.rampUp(Double.POSITIVE_INFINITY).orElseThrow();
+    LoadProfile p = LoadProfile.arrivals(new VllmRampArrivals(ramp.strategy(), ramp.startRps(), ramp.endRps(),
+        numPrompts + warmupRequests, burstiness));
+    if (maxConcurrency != null) {
+      p = p.maxInFlight(maxConcurrency);
+    }
+    p = p.requests(numPrompts).seed(workload.seed);
+    return warmupRequests > 0 ? p.warmupRequests(warmupRequests) : p;
+  }
+
   /** The whole schedule's load profile (unsharded). */
   LoadProfile load(double rate) {
     LoadProfile p;
     int total = numPrompts + warmupRequests;
+    if (userRamp.given()) {
+      if (!Double.isInfinite(rate) || maxConcurrency != null) {
+        throw new IllegalArgumentException("--users/--stage shape the load with users; drop --request-rate and "
+            + "--max-concurrency");
+      }
+      p = userRamp.load().seed(workload.seed);
+      if (numPromptsGiven()) {
+        p = p.requests(numPrompts); // otherwise the run time alone bounds it, as Locust's
+      }
+      return warmupRequests > 0 ? p.warmupRequests(warmupRequests) : p;
+    }
     if (Double.isInfinite(rate)) {
       p = LoadProfile.concurrency(maxConcurrency != null ? Math.min(maxConcurrency, total) : total);
     } else {
@@ -471,6 +534,9 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private String loadText(double rate) {
+    if (userRamp.given()) {
+      return "users: " + userRamp.ramp();
+    }
     if (Double.isInfinite(rate)) {
       return maxConcurrency != null ? "closed loop of " + maxConcurrency + " streams"
           : "all at once (request rate inf, no --max-concurrency)";
@@ -481,17 +547,34 @@ final class BenchCommand implements Callable<Integer> {
 
   /** vLLM's result options; {@code date} names the result file (now when empty). */
   VllmResultJson.Options vllmOptions(double rate, Optional<LocalDateTime> date) {
+    return vllmOptions(rate, date, Map.of());
+  }
+
+  /** vLLM's result options with the keys measured beside the run (probes, ramp events, speculative decoding). */
+  VllmResultJson.Options vllmOptions(double rate, Optional<LocalDateTime> date, Map<String, Object> extras) {
     VllmResultJson.Options.Builder b = VllmResultJson.Options.builder(target.backendName(), target.model)
-        .numPrompts(numPrompts).requestRate(rate).burstiness(burstiness).chat(target.chat())
+        .requestRate(rate).burstiness(burstiness).chat(target.chat())
         .metrics(Arrays.stream(percentileMetrics.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList())
         .percentiles(percentiles(metricPercentiles)).goodput(slo.goodputObjectives());
     date.ifPresent(b::date);
+    if (!userRamp.given() || numPromptsGiven()) {
+      b.numPrompts(numPrompts); // a Locust-style run is bounded by its run time: vLLM's num_prompts is what it sent
+    }
+    b.detailed(saveDetailed).skipTokenizer(vllm.skipTokenizerInit);
+    if (vllm.label != null) {
+      b.label(vllm.label);
+    }
+    vllm.rampUp(rate).ifPresent(b::rampUp);
+    extras.forEach(b::extra);
     if (workload.tokenizer != null) {
       b.tokenizerId(workload.tokenizer);
     }
+    // The tokenizer that counted the prompts, not the one asked for: a Hugging Face name falls back to cl100k_base.
+    b.tokenizerId(workload.counter().name());
     if (maxConcurrency != null) {
       b.maxConcurrency(maxConcurrency);
     }
+    userRamp.peakUsers().ifPresent(b::maxConcurrency);
     for (String pair : metadata) {
       int eq = pair.indexOf('=');
       if (eq <= 0) {
@@ -525,7 +608,7 @@ final class BenchCommand implements Callable<Integer> {
 
   private void save(PrintWriter out, RunResult result, RunSummary summary, VllmResultJson.Options options,
       SloOptions.Outcome outcome, OutputPaths files, Optional<RecordsJournal> journal, OutputFiles outputs) {
-    outputs.write(files.vllm(), p -> VllmResultJson.write(result, options, p));
+    outputs.write(files.vllm(), p -> vllm.writeResult(result, options, p, files.vllm()));
     JsonReport.Extras extras = JsonReport.Extras.NONE.withSeries(TimeSeries.of(result));
     if (outcome.gates().isPresent()) {
       extras = extras.withSlo(outcome.gates().get());
@@ -535,12 +618,25 @@ final class BenchCommand implements Callable<Integer> {
     if (!noRecords) {
       keepRecords(result, files.records(), journal, outputs, journalContext(options, false));
     }
+    String stem = stem(files.vllm().getFileName().toString());
+    Path dir = files.vllm().toAbsolutePath().getParent();
+    html.file(dir.resolve(stem + ".html")).ifPresent(page -> outputs.write(page, p -> {
+      HtmlReport.Builder b = HtmlReport.builder(result).title(stem);
+      outcome.gates().ifPresent(b::slo);
+      b.build().write(p);
+    }));
+    if (vllm.plotTimeline) {
+      outputs.write(dir.resolve(stem + ".timeline.html"), p -> java.nio.file.Files.writeString(p,
+          io.infermark.metrics.report.TimelineReport.of(result, stem + " timeline").html()));
+    }
     List<Path> written = new ArrayList<>(outputs.written());
     if (!noRecords && !outputs.failures().containsKey(files.records()) && !written.contains(files.records())) {
       written.add(files.records()); // the journal, written as the run went
     }
     if (!written.isEmpty()) {
-      out.println("Wrote " + written.stream().map(f -> f.equals(files.vllm()) ? f + " (vLLM format)" : f.toString())
+      out.println("Wrote " + written.stream().map(f -> f.equals(files.vllm()) ? f + " (vLLM format)"
+          : f.toString().endsWith(".timeline.html") ? f + " (request timeline)"
+          : f.toString().endsWith(".html") ? f + " (HTML report)" : f.toString())
           .collect(java.util.stream.Collectors.joining(", ")));
     }
   }

@@ -8,6 +8,8 @@ import io.infermark.core.target.Target;
 import io.infermark.metrics.RunSummary;
 import io.infermark.metrics.slo.LatencySlo;
 import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -21,9 +23,13 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "capacity", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Find the highest request rate (Poisson) whose run meets a latency objective, in few runs: "
-        + "bracketing by doubling, then interpolation. A run whose client was CLIENT_BOUND never counts as passing.",
+        + "bracketing by doubling, then interpolation. Each probe's row is printed as soon as it ends.",
+        "A probe whose client was CLIENT_BOUND never counts as passing, and ends the search: its figures are the "
+            + "client's. Probes at low rates last at most --probe-duration; --max-duration bounds the whole search; "
+            + "SIGINT/SIGTERM stop it with the capacity found so far (exit 130/143).",
         "Target and dataset flags are bench's."},
-    footer = {"", "Exit codes: 0 a capacity was found (and is at least --min-capacity), 1 none was, 2 bad flags, 3 failure."})
+    footer = {"", "Exit codes: 0 a capacity was found (and is at least --min-capacity), 1 none was, 2 bad flags, 3 failure, "
+        + "130/143 interrupted by SIGINT/SIGTERM."})
 final class CapacityCommand implements Callable<Integer> {
 
   @Spec
@@ -63,39 +69,95 @@ final class CapacityCommand implements Callable<Integer> {
   @Option(names = "--min-capacity", paramLabel = "RPS", description = "A gate: exit 1 unless the capacity is at least this.")
   Double minCapacity;
 
+  @Option(names = "--probe-duration", paramLabel = "DURATION", converter = DurationText.class, defaultValue = "60s",
+      description = "How long a probe lasts at most: a probe sends --num-prompts requests, or fewer at low rates, "
+          + "as many as arrive in this time (at least 10), so probes at low rates do not run for hours "
+          + "(default: ${DEFAULT-VALUE}).")
+  Duration probeDuration;
+
+  @Option(names = "--max-duration", paramLabel = "DURATION", converter = DurationText.class,
+      description = "Bound on the whole search (90s, 30m, 2h): a probe still running then is stopped, and the "
+          + "capacity is the best found so far.")
+  Duration maxDuration;
+
+  @Option(names = "--drain-timeout", paramLabel = "SECONDS", defaultValue = "15",
+      description = "When a probe is stopped (signal, --max-duration), how long its requests in flight get to "
+          + "finish (default: ${DEFAULT-VALUE}).")
+  double drainTimeoutSeconds;
+
+  /** The smallest probe at a low rate, unless --num-prompts is smaller. */
+  static final int MIN_PROBE_REQUESTS = 10;
+
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
     LatencySlo slo = (LatencySlo) SloOptions.parseSlo(objective);
     CapacitySearch search = CapacitySearch.atMost(run -> percentile(run, slo), slo.thresholdMillis())
         .startRate(startRate).minRate(minRate).maxRate(maxRate).tolerance(tolerance).maxRuns(maxRuns);
+    Duration drain = BenchCommand.drainTimeout(drainTimeoutSeconds);
+    LevelRunner.Deadline deadline = LevelRunner.Deadline.after(Optional.ofNullable(maxDuration));
+    StopSignals signals = StopSignals.current(err);
+    OutputFiles outputs = new OutputFiles();
     CapacityResult result;
     try (Target t = target.build()) {
-      LevelRunner runner = new LevelRunner(t, workload, numPrompts, burstiness, spec.commandLine().getErr());
-      result = search.run(runner::atRate);
-    }
-    out.printf(Locale.ROOT, "%12s | %14s | %-6s | %s%n", "rate req/s", slo.metric() + " p" + SweepCommand.trim(slo.p() * 100) + " ms",
-        "result", "client");
-    for (CapacityProbe p : result.probes()) {
-      out.printf(Locale.ROOT, "%12.3f | %14.1f | %-6s | %s%n", p.rate(), p.value(), p.passed() ? "pass" : "FAIL",
-          p.clientHealth().verdict());
+      LevelRunner runner = new LevelRunner(t, workload, numPrompts, burstiness, err, signals, drain, deadline,
+          level -> Optional.empty(), outputs);
+      out.printf(Locale.ROOT, "%12s | %8s | %14s | %-6s | %s%n", "rate req/s", "requests",
+          slo.metric() + " p" + SweepCommand.trim(slo.p() * 100) + " ms", "result", "client");
+      out.flush();
+      result = search.run(rate -> runner.atRate(rate, probeRequests(rate)), p -> {
+        out.printf(Locale.ROOT, "%12.4g | %8d | %14.1f | %-6s | %s%s%n", p.rate(), p.result().schedule().sent(),
+            p.value(), p.passed() ? "pass" : p.refusedAsClientBound() ? "REFUSED" : "FAIL",
+            p.clientHealth().verdict(), p.result().interruption().map(i -> "  (interrupted: " + i.reason() + ")")
+                .orElse(""));
+        out.flush();
+      }, () -> signals.received() || deadline.passed());
     }
     result.warnings().forEach(w -> out.println("WARNING " + w));
+    result.stoppedEarly().ifPresent(why -> out.println("Search stopped early: " + why));
+    if (result.stoppedEarly().isPresent() && deadline.passed() && !signals.received()) {
+      out.println("  (--max-duration " + maxDuration + " reached after " + result.runs() + " probes)");
+    }
+    if (signals.received()) {
+      out.println(result.capacity().isPresent()
+          ? String.format(Locale.ROOT, "Capacity so far: at least %.3f req/s meet %s (%d runs)",
+              result.capacity().getAsDouble(), slo.name(), result.runs())
+          : "No rate met " + slo.name() + " before the search was interrupted");
+      out.flush();
+      err.println("infermark: capacity search interrupted by " + signals.signal().orElseThrow() + ": exit code "
+          + signals.exitCode());
+      err.flush();
+      return signals.exitCode();
+    }
     if (result.capacity().isEmpty()) {
-      out.println("No rate met " + slo.name() + " (lowest tried " + minRate + " req/s)");
+      out.println("No rate met " + slo.name() + (result.stoppedEarly().isPresent() ? " before the search stopped"
+          : " (lowest tried " + minRate + " req/s)"));
       out.println("GATE FAILED: exit code " + Infermark.GATE_FAILED);
+      out.flush();
       return Infermark.GATE_FAILED;
     }
     double capacity = result.capacity().getAsDouble();
-    out.printf(Locale.ROOT, "Capacity: %.3f req/s meet %s%s (%d runs)%n", capacity, slo.name(),
+    out.printf(Locale.ROOT, "Capacity: %s%.3f req/s meet %s%s (%d runs)%n",
+        result.stoppedEarly().isPresent() ? "at least " : "", capacity, slo.name(),
         result.limitedByMaxRate() ? " (limited by --max-rate)" : "", result.runs());
     if (minCapacity != null && capacity < minCapacity) {
       out.printf(Locale.ROOT, "GATE FAILED: capacity %.3f < --min-capacity %s: exit code %d%n", capacity, minCapacity,
           Infermark.GATE_FAILED);
+      out.flush();
       return Infermark.GATE_FAILED;
     }
     out.flush();
     return Infermark.OK;
+  }
+
+  /**
+   * Requests in a probe at {@code rate}: --num-prompts, or as many as arrive in --probe-duration when that is
+   * fewer, but at least {@value #MIN_PROBE_REQUESTS}.
+   */
+  int probeRequests(double rate) {
+    long inDuration = (long) Math.ceil(rate * probeDuration.toNanos() / 1e9);
+    return (int) Math.max(Math.min(numPrompts, MIN_PROBE_REQUESTS), Math.min(numPrompts, inDuration));
   }
 
   private static double percentile(RunResult run, LatencySlo slo) {

@@ -53,8 +53,8 @@ final class ExplainCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--percentile must be in (0, 100), was " + percentile);
     }
     PrintWriter out = spec.commandLine().getOut();
-    RunResult runA = RecordFiles.read(a);
-    RunResult runB = RecordFiles.read(b);
+    RunResult runA = RunFacts.attach(a, RecordFiles.read(a));
+    RunResult runB = RunFacts.attach(b, RecordFiles.read(b));
     List<RequestRecord> recordsA = runA.records();
     List<RequestRecord> recordsB = runB.records();
     ComponentTable tableA;

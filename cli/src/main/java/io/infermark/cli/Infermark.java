@@ -70,20 +70,20 @@ public final class Infermark implements Runnable {
     cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
       Throwable cause = e;
       if (cause instanceof CliException ce) {
-        commandLine.getErr().println("infermark " + commandLine.getCommandName() + ": " + ce.getMessage());
+        commandLine.getErr().println(prefix(commandLine) + ce.getMessage());
         return ce.exitCode();
       }
       if (cause instanceof IllegalArgumentException || cause instanceof java.io.UncheckedIOException
           || cause instanceof IllegalStateException) {
-        commandLine.getErr().println("infermark " + commandLine.getCommandName() + ": " + cause.getMessage());
+        commandLine.getErr().println(prefix(commandLine) + cause.getMessage());
         return cause instanceof IllegalArgumentException ? USAGE : FAILED;
       }
-      commandLine.getErr().println("infermark " + commandLine.getCommandName() + " failed: " + cause);
+      commandLine.getErr().println(prefix(commandLine) + "failed: " + cause);
       return FAILED;
     });
     cl.setParameterExceptionHandler((ex, args) -> {
       CommandLine c = ex.getCommandLine();
-      c.getErr().println("infermark " + c.getCommandName() + ": " + ex.getMessage());
+      c.getErr().println(prefix(c) + ex.getMessage());
       if (!CommandLine.UnmatchedArgumentException.printSuggestions(ex, c.getErr())) {
         c.getErr().println("Try 'infermark " + (c.getCommandName().equals("infermark") ? "" : c.getCommandName() + " ")
             + "--help' for the options.");
@@ -91,6 +91,11 @@ public final class Infermark implements Runnable {
       return USAGE;
     });
     return cl;
+  }
+
+  /** "infermark: " for the top-level command, "infermark bench: " for a subcommand. */
+  static String prefix(CommandLine c) {
+    return c.getParent() == null ? "infermark: " : "infermark " + c.getCommandName() + ": ";
   }
 
   @Override

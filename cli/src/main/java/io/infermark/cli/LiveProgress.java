@@ -19,6 +19,8 @@ import org.HdrHistogram.Histogram;
  * P50/P99 so far, ETA and a live client-health hint from the send lag. On a terminal the line is
  * rewritten in place ({@code \r}) every 250 ms; otherwise a plain log line is printed every 10 s.
  * Updates are driven by records arriving and timed on the run's clock; a final line follows the run.
+ * On a terminal the line fits its width ({@link TerminalWidth}): the least useful parts are dropped
+ * first, so a narrow terminal keeps one row instead of leaving wrapped rows behind.
  *
  * <p>The client hint judges the send lag (actual minus intended send) P99 against the default health
  * thresholds (1 ms degraded, 10 ms behind); the run's full verdict (hiccups, CPU, GC) is printed with
@@ -34,6 +36,7 @@ final class LiveProgress implements RunListener {
   private final AtomicLong sent = new AtomicLong();
   private final long degradedLag;
   private final long behindLag;
+  private final int width;
   private Clock clock;
   private long origin;
   private OptionalLong planned = OptionalLong.empty();
@@ -44,6 +47,15 @@ final class LiveProgress implements RunListener {
   private int lastLength;
 
   LiveProgress(PrintWriter out, boolean terminal, Duration refresh) {
+    this(out, terminal, refresh, terminal ? TerminalWidth.detect() : Integer.MAX_VALUE);
+  }
+
+  /** With the terminal's width in columns (lines longer than it are shortened on a terminal). */
+  LiveProgress(PrintWriter out, boolean terminal, Duration refresh, int width) {
+    if (width < 1) {
+      throw new IllegalArgumentException("width must be >= 1 column, was " + width);
+    }
+    this.width = width;
     this.out = out;
     this.terminal = terminal;
     this.refreshNanos = refresh.toNanos();
@@ -86,45 +98,75 @@ final class LiveProgress implements RunListener {
     long now = clock.nanoTime();
     if (now - lastPrint >= refreshNanos) {
       lastPrint = now;
-      print(line(now), false);
+      print(line(now, fit()), false);
     }
   }
 
   @Override
   public synchronized void onRunFinished(RunResult result) {
     if (clock != null) {
-      print(line(clock.nanoTime()), true);
+      print(line(clock.nanoTime(), fit()), true);
     }
   }
 
-  /** The current line. */
+  /** The current line, as long as it needs to be. */
   synchronized String line(long now) {
+    return line(now, Integer.MAX_VALUE);
+  }
+
+  /**
+   * The current line in at most {@code max} characters: the parts a reader needs least go first (send lag,
+   * in flight, rate, TTFT, elapsed, ETA, errors), the counter stays; a counter wider than {@code max} is cut.
+   */
+  synchronized String line(long now, int max) {
     double elapsed = Math.max(0, now - origin) / 1e9;
     double rate = elapsed > 0 ? done / elapsed : 0;
-    StringBuilder s = new StringBuilder("[");
+    String[] parts = new String[8];
+    StringBuilder counter = new StringBuilder("[");
     if (planned.isPresent()) {
       long total = planned.getAsLong();
-      int width = Long.toString(total).length();
-      s.append(String.format(Locale.ROOT, "%" + width + "d/%d %5.1f%%", done, total, total == 0 ? 100.0 : 100.0 * done / total));
+      int w = Long.toString(total).length();
+      counter.append(String.format(Locale.ROOT, "%" + w + "d/%d %5.1f%%", done, total,
+          total == 0 ? 100.0 : 100.0 * done / total));
     } else {
-      s.append(done).append(" done");
+      counter.append(done).append(" done");
     }
-    s.append("] ").append(clockText(elapsed)).append(" elapsed");
+    parts[0] = counter.append(']').toString();
+    parts[1] = " " + clockText(elapsed) + " elapsed";
     if (planned.isPresent() && done < planned.getAsLong() && rate > 0) {
-      s.append(", ETA ").append(clockText((planned.getAsLong() - done) / rate));
+      parts[2] = ", ETA " + clockText((planned.getAsLong() - done) / rate);
     }
-    s.append(String.format(Locale.ROOT, ", %.1f req/s, %d in flight", rate, Math.max(0, sent.get() - doneSent)));
+    parts[3] = String.format(Locale.ROOT, ", %.1f req/s", rate);
+    parts[4] = String.format(Locale.ROOT, ", %d in flight", Math.max(0, sent.get() - doneSent));
     if (ttft.getTotalCount() > 0) {
-      s.append(", TTFT p50 ").append(ms(ttft.getValueAtPercentile(50))).append(" p99 ")
-          .append(ms(ttft.getValueAtPercentile(99)));
+      parts[5] = ", TTFT p50 " + ms(ttft.getValueAtPercentile(50)) + " p99 " + ms(ttft.getValueAtPercentile(99));
     }
-    s.append(", ").append(errors).append(errors == 1 ? " error" : " errors");
+    parts[6] = ", " + errors + (errors == 1 ? " error" : " errors");
     if (lag.getTotalCount() > 0) {
       long p99 = lag.getValueAtPercentile(99);
-      s.append(", client ").append(p99 >= behindLag ? "behind" : p99 >= degradedLag ? "degraded" : "ok")
-          .append(" (send lag p99 ").append(ms(p99)).append(')');
+      parts[7] = ", client " + (p99 >= behindLag ? "behind" : p99 >= degradedLag ? "degraded" : "ok")
+          + " (send lag p99 " + ms(p99) + ")";
     }
-    return s.toString();
+    // Dropped first to last when the line is too long; the counter (0) is never dropped.
+    int[] dropOrder = {7, 4, 3, 5, 1, 2, 6};
+    for (int i = 0; length(parts) > max && i < dropOrder.length; i++) {
+      parts[dropOrder[i]] = null;
+    }
+    StringBuilder line = new StringBuilder();
+    for (String p : parts) {
+      if (p != null) {
+        line.append(p);
+      }
+    }
+    return line.length() > max ? line.substring(0, max) : line.toString();
+  }
+
+  private static int length(String[] parts) {
+    int n = 0;
+    for (String p : parts) {
+      n += p == null ? 0 : p.length();
+    }
+    return n;
   }
 
   private static String clockText(double seconds) {
@@ -135,6 +177,11 @@ final class LiveProgress implements RunListener {
   private static String ms(long nanos) {
     double v = nanos / 1e6;
     return String.format(Locale.ROOT, v >= 100 ? "%.0f ms" : v >= 1 ? "%.1f ms" : "%.2f ms", v);
+  }
+
+  /** The longest line that will not wrap: a line filling the last column wraps on some terminals. */
+  private int fit() {
+    return terminal ? Math.max(1, width - 1) : Integer.MAX_VALUE;
   }
 
   private void print(String line, boolean last) {

@@ -58,6 +58,10 @@ final class ReportCommand implements Callable<Integer> {
   @Option(names = "--title", description = "The report's title (default: the run's name).")
   String title;
 
+  @Option(names = "--compare-output", paramLabel = "FILE.html",
+      description = "The comparison page with --compare (default: RUN's name + -vs- + BASELINE's name + .html).")
+  Path compareOutput;
+
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
@@ -65,7 +69,8 @@ final class ReportCommand implements Callable<Integer> {
     RecordFiles.Read read = RecordFiles.readAll(run);
     read.journal().warnings().forEach(w -> err.println("WARNING " + w));
     err.flush();
-    RunResult result = read.run();
+    // A journal bench wrote knows its run exactly; other records take the facts of the report beside them.
+    RunResult result = read.bench().isPresent() ? read.run() : RunFacts.attach(run, read.run());
     RunSummary summary = RunSummary.of(result);
     out.println(ConsoleTable.render(summary));
     Path records = read.journal().file();
@@ -95,7 +100,7 @@ final class ReportCommand implements Callable<Integer> {
       out.println("Wrote " + html);
     }
     if (baseline != null) {
-      compare(out, summary);
+      compare(out, summary, outputs);
     }
     out.flush();
     if (outputs.anyFailed()) {
@@ -117,9 +122,11 @@ final class ReportCommand implements Callable<Integer> {
     }
   }
 
-  private void compare(PrintWriter out, RunSummary summary) {
-    RunSummary base = RunSummary.of(RecordFiles.read(baseline));
-    RunComparison c = RunComparison.of(RecordFiles.label(baseline), base, RecordFiles.label(run), summary);
+  private void compare(PrintWriter out, RunSummary summary, OutputFiles outputs) {
+    RecordFiles.Read base = RecordFiles.readAll(baseline);
+    RunSummary baseSummary = RunSummary.of(base.bench().isPresent() ? base.run() : RunFacts.attach(baseline,
+        base.run()));
+    RunComparison c = RunComparison.of(RecordFiles.label(baseline), baseSummary, RecordFiles.label(run), summary);
     out.printf(Locale.ROOT, "%nCompared with %s (%.0f%% intervals; '*' = the difference is outside them):%n",
         RecordFiles.label(baseline), c.confidence() * 100);
     out.printf(Locale.ROOT, "  %-20s %12s %12s %12s%n", "metric", "baseline ms", "run ms", "delta ms");
@@ -129,6 +136,13 @@ final class ReportCommand implements Callable<Integer> {
           d.deltaMillis().orElse(Double.NaN), d.significant() ? "*" : "");
     }
     c.warnings().forEach(w -> out.println("  WARNING " + w));
+    out.println("Verdict: " + c.verdict());
+    Path page = compareOutput != null ? compareOutput : run.resolveSibling(RecordFiles.label(run) + "-vs-"
+        + RecordFiles.label(baseline) + ".html");
+    if (outputs.write(page, p -> java.nio.file.Files.writeString(p,
+        io.infermark.metrics.report.ComparisonReport.of(c, baseSummary, summary).html()))) {
+      out.println("Wrote " + page + " (comparison page)");
+    }
   }
 
   private static Optional<LocalDateTime> parseDate(String text) {

@@ -6,6 +6,7 @@ import io.infermark.core.health.ClientHealth;
 import io.infermark.metrics.Distribution;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.RunSummary;
+import io.infermark.metrics.ServerNotices;
 import io.infermark.metrics.report.VllmResultJson;
 import java.io.PrintWriter;
 import java.util.Locale;
@@ -26,8 +27,8 @@ final class Summaries {
     row(out, "Total input tokens:", Long.toString((Long) r.get("total_input_tokens")));
     row(out, "Total generated tokens:", Long.toString((Long) r.get("total_output_tokens")));
     row(out, "Request throughput (req/s):", r.get("request_throughput"));
-    if (r.get("request_goodput:") != null) {
-      row(out, "Request goodput (req/s):", r.get("request_goodput:"));
+    if (r.get("request_goodput") != null) {
+      row(out, "Request goodput (req/s):", r.get("request_goodput"));
     }
     row(out, "Output token throughput (tok/s):", r.get("output_throughput"));
     row(out, "Peak output token throughput (tok/s):", r.get("max_output_tokens_per_s"));
@@ -64,11 +65,23 @@ final class Summaries {
       row(out, "  completed / cancelled / never sent:", i.completed() + " / " + i.cancelled() + " / " + i.notSent()
           + (i.unknown() > 0 ? " (" + i.unknown() + " without a record)" : ""));
     });
+    if (s.availability().connectionFailures() > 0) {
+      row(out, "Target unreachable (s):", String.format(Locale.ROOT, "%.1f in %d outage%s (%d failed connections)",
+          s.availability().unreachableNanos() / 1e9, s.availability().outages(),
+          s.availability().outages() == 1 ? "" : "s", s.availability().connectionFailures()));
+    }
+    if (s.availability().retryAfterAnswers() > 0) {
+      row(out, "Answers with Retry-After:", s.availability().retryAfterAnswers() + " (values "
+          + String.join(", ", s.availability().retryAfterValues()) + ")");
+    }
     if (!s.failuresByCategory().isEmpty()) {
       StringBuilder f = new StringBuilder();
       s.failuresByCategory().forEach((k, v) -> f.append(f.length() == 0 ? "" : ", ").append(k.name().toLowerCase(Locale.ROOT))
           .append(' ').append(v));
       row(out, "Failures by category:", f.toString());
+    }
+    for (String notice : ServerNotices.of(s)) {
+      out.println("WARNING: " + notice);
     }
     for (LatencyMetric m : new LatencyMetric[] {LatencyMetric.TTFT, LatencyMetric.ITL, LatencyMetric.TPOT,
         LatencyMetric.E2E, LatencyMetric.TTFT_FROM_INTENDED}) {
@@ -85,12 +98,20 @@ final class Summaries {
             : ""));
     row(out, "Send lag p99 (ms):", String.format(Locale.ROOT, "%.3f", sched.lagP99Nanos() / 1e6));
     ClientHealth h = run.clientHealth();
-    row(out, "Client health:", h.verdict().name() + String.format(Locale.ROOT, " (floor %.2f ms)", h.floorMillis()));
+    String monitors = h.measurements().map(m -> m.monitoring() == io.infermark.core.health.ClientMonitoring.REDUCED
+        ? "; monitors reduced: 10 ms hiccup meter, no probes" : "").orElse("");
+    row(out, "Client health:", h.verdict().name() + String.format(Locale.ROOT, " (floor %.2f ms%s)", h.floorMillis(),
+        monitors));
     for (String reason : h.reasons()) {
       out.println("  " + reason);
     }
-    if (h.isWarning()) {
+    for (io.infermark.core.health.MetricBound b : h.bounds()) {
+      out.println("  error bound, " + b);
+    }
+    if (h.isClientBound()) {
       out.println("  WARNING: the client did not keep up; latencies include its own delays");
+    } else if (h.isWarning()) {
+      out.println("  NOTE: the client was disturbed; differences below the floor are its own");
     }
     if (outcome.goodputFraction().isPresent()) {
       row(out, "Goodput ratio:", String.format(Locale.ROOT, "%.4f", outcome.goodputFraction().getAsDouble()));

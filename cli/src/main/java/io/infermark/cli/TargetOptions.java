@@ -44,7 +44,7 @@ final class TargetOptions {
 
   @Option(names = "--url", paramLabel = "URL",
       description = "Base URL with /v1 (http://host:8000/v1, chat by default) or a full "
-          + ".../chat/completions or .../completions URL; instead of --base-url/--endpoint.")
+          + ".../chat/completions or .../completions URL, used exactly as given; instead of --base-url/--endpoint.")
   String url;
 
   @Option(names = "--host", defaultValue = "127.0.0.1", description = "Server host without --base-url (default: ${DEFAULT-VALUE}).")
@@ -54,7 +54,8 @@ final class TargetOptions {
   int port;
 
   @Option(names = "--endpoint", paramLabel = "PATH",
-      description = "API path: /v1/completions (default) or /v1/chat/completions; /v1/chat/completions by default for openai-chat.")
+      description = "API path, sent exactly as given: /v1/completions (default), /v1/chat/completions (default for "
+          + "openai-chat), /chat/completions for a server mounted at its root, or any prefix.")
   String endpoint;
 
   @Option(names = "--backend", defaultValue = "vllm",
@@ -119,15 +120,20 @@ final class TargetOptions {
     return resolved().backend;
   }
 
-  /** The base URL the target was built from and the endpoint, for messages (never credentials). */
+  /** The URL requests go to (never credentials), for messages: exactly the URL the target posts to. */
   String describe() {
     Resolved r = resolved();
+    String base = r.base.replaceAll("//[^/@]*@", "//***@");
     if (NATIVE_BACKENDS.contains(r.backend)) {
-      return r.base.replaceAll("//[^/@]*@", "//***@") + " (" + r.backend + ")";
+      return base + " (" + r.backend + ")";
     }
-    return r.base.replaceAll("//[^/@]*@", "//***@") + "/" + (r.chat ? "chat/completions" : "completions");
+    return base + (r.chat ? "/chat/completions" : "/completions");
   }
 
+  /**
+   * What the options say: for the OpenAI backends {@code base} is everything before {@code /chat/completions} or
+   * {@code /completions}, kept exactly as given (an empty path is a server mounted at the root, not {@code /v1}).
+   */
   private record Resolved(String base, boolean chat, String backend) {}
 
   private Resolved resolved() {
@@ -205,6 +211,17 @@ final class TargetOptions {
 
   /** Builds the target; its owner closes it. */
   Target build() {
+    return build(b -> { });
+  }
+
+  /** The server's root ({@code scheme://host:port}), where {@code /metrics} is. */
+  String root() {
+    java.net.URI u = java.net.URI.create(resolved().base);
+    return u.getScheme() + "://" + u.getRawAuthority().replaceAll("^[^@]*@", "");
+  }
+
+  /** Builds the target with further builder settings applied last; its owner closes it. */
+  Target build(java.util.function.Consumer<HttpTarget.Builder<?, ?>> customize) {
     Resolved r = resolved();
     if (r.backend.startsWith("triton-grpc")) {
       return grpc(r.base);
@@ -217,7 +234,8 @@ final class TargetOptions {
       case "ollama-generate" -> OllamaTarget.generate(r.base, requestModel());
       case "llama.cpp" -> LlamaCppTarget.completion(r.base);
       case "openai-responses" -> OpenAiResponsesTarget.responses(r.base, requestModel());
-      default -> r.chat ? OpenAiTarget.chat(r.base, requestModel()) : OpenAiTarget.completions(r.base, requestModel());
+      // the endpoint's whole URL: the path is sent exactly as given, a root-mounted server included
+      default -> OpenAiTarget.at(r.base + (r.chat ? "/chat/completions" : "/completions"), requestModel());
     };
     Optional.ofNullable(System.getenv(apiKeyEnv)).filter(k -> !k.isBlank()).ifPresent(b::apiKey);
     switch (transport.toLowerCase(Locale.ROOT)) {
@@ -230,6 +248,7 @@ final class TargetOptions {
       }
       default -> throw new IllegalArgumentException("--transport must be netty or okhttp, was " + transport);
     }
+    customize.accept(b);
     // An HTTP/2 transport is built here, insecure itself when asked; the builder makes the others.
     return (http2 == null ? b.insecureTls(insecureTls) : b).build();
   }

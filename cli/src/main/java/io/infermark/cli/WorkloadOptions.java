@@ -23,7 +23,8 @@ final class WorkloadOptions {
 
   @Option(names = "--dataset-name", defaultValue = "random",
       description = "random (synthetic prompts of exact token lengths, the default), sharegpt (a ShareGPT JSON "
-          + "file) or jsonl (one {\"prompt\"} or {\"messages\"} object per line, optional \"output_tokens\").")
+          + "file), jsonl (one {\"prompt\"} or {\"messages\"} object per line, optional \"output_tokens\"), or vLLM's "
+          + "custom, prefix_repetition, sonnet, burstgpt, spec_bench, txt-slices, random-mm, hf (a local file).")
   String datasetName;
 
   @Option(names = "--dataset-path", paramLabel = "FILE", description = "The sharegpt or jsonl file.")
@@ -62,6 +63,65 @@ final class WorkloadOptions {
   @Option(names = "--seed", defaultValue = "0", description = "Seed of prompts and arrivals (default: ${DEFAULT-VALUE}).")
   long seed;
 
+  /**
+   * Why the tokenizer that counts the prompts ({@link #counter()}) is not the model's own, or empty when
+   * it is: {@code --tokenizer} named an OpenAI encoding or model JTokkit knows (the user chose it), or,
+   * without {@code --tokenizer}, the model is an OpenAI model JTokkit knows. Otherwise the prompts'
+   * token lengths are cl100k_base counts of text the model tokenizes its own way.
+   */
+  java.util.Optional<String> tokenizerWarning(String model) {
+    TokenCounter counting = counter();
+    if (tokenizer != null) {
+      if (resolves(tokenizer)) {
+        return java.util.Optional.empty();
+      }
+      return java.util.Optional.of("prompt token lengths are counted with " + counting.name() + ", not with "
+          + tokenizer + " (JTokkit has only OpenAI vocabularies): input lengths are approximate for this model; "
+          + "the result's tokenizer_id says " + counting.name());
+    }
+    if (resolves(model) && TokenCounter.openAiModel(model).name().equals(counting.name())) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of("prompt token lengths are counted with " + counting.name() + ", not with "
+        + model + "'s own tokenizer: input lengths are approximate for this model (name an OpenAI encoding or "
+        + "model with --tokenizer if one matches); the result's tokenizer_id says " + counting.name());
+  }
+
+  private static boolean resolves(String name) {
+    try {
+      TokenCounter.openAi(name);
+      return true;
+    } catch (RuntimeException notAnEncoding) {
+      try {
+        TokenCounter.openAiModel(name);
+        return true;
+      } catch (RuntimeException notAModel) {
+        return false;
+      }
+    }
+  }
+
+  @picocli.CommandLine.Mixin
+  VllmDatasetOptions vllmData = new VllmDatasetOptions();
+
+  /**
+   * vLLM's {@code --input-len} and {@code --output-len}: the general lengths, copied to every dataset's own flag as
+   * vLLM's client copies them.
+   */
+  void generalLengths(Integer inputLen, Integer outputLen) {
+    if (inputLen != null) {
+      randomInputLen = inputLen;
+    }
+    if (outputLen != null) {
+      randomOutputLen = outputLen;
+      sharegptOutputLen = outputLen;
+      vllmData.customOutputLen = outputLen;
+      vllmData.hfOutputLen = outputLen;
+      vllmData.specBenchOutputLen = outputLen;
+      vllmData.prefixRepetitionOutputLen = outputLen;
+    }
+  }
+
   /** The counter prompts are built and measured with. */
   TokenCounter counter() {
     if (tokenizer != null) {
@@ -90,27 +150,41 @@ final class WorkloadOptions {
 
   /** The rows: {@code prompts} synthetic ones, or the dataset file's. */
   PromptWorkload workload(int prompts) {
+    if (vllmData.randomBatchSize != 1) {
+      throw new IllegalArgumentException("--random-batch-size applies to vLLM's embeddings benchmarks; infermark "
+          + "benchmarks generation, one input per request");
+    }
+    if (datasetPath != null && List.of("random", "random-mm", "random-rerank", "prefix_repetition").contains(datasetName)) {
+      throw new IllegalArgumentException("--dataset-name " + datasetName + " takes no --dataset-path (as in vLLM): "
+          + "name the file's format instead (sharegpt, custom, hf, ...)");
+    }
     List<DatasetEntry> rows = switch (datasetName) {
       case "random" -> random(prompts);
       case "sharegpt" -> {
-        Dataset d = Dataset.shareGpt(requirePath(), counter());
+        // input counted by the client too: a server that reports no usage still gets its input tokens counted
+        TokenCounter counter = counter();
+        Dataset d = Dataset.shareGpt(requirePath(), counter).withInputCounts(counter);
         yield sharegptOutputLen == null ? d.entries() : d.entries().stream()
             .map(e -> new DatasetEntry(e.prompt(), OptionalInt.of(positive("--sharegpt-output-len", sharegptOutputLen))))
             .toList();
       }
-      case "jsonl" -> Dataset.jsonl(requirePath()).entries();
-      default -> throw new IllegalArgumentException("--dataset-name must be random, sharegpt or jsonl, was '"
-          + datasetName + "' (sonnet, burstgpt and hf are vLLM's and not supported)");
+      case "jsonl" -> Dataset.jsonl(requirePath()).withInputCounts(counter()).entries();
+      default -> VllmDatasets.load(datasetName, this, prompts);
     };
+    if (vllmData.noOversample && rows.size() < prompts) {
+      throw new IllegalArgumentException("--no-oversample: the dataset has " + rows.size() + " prompts, fewer than "
+          + "--num-prompts " + prompts + "; lower --num-prompts to " + rows.size() + " or drop --no-oversample");
+    }
     return new PromptWorkload(rows, maxTokens != null);
   }
 
-  private Path requirePath() {
+  Path requirePath() {
     if (datasetPath == null) {
+      // a flag missing from the command line: a usage error (exit 2), unlike a file that cannot be read (exit 3)
       throw new IllegalArgumentException("--dataset-name " + datasetName + " needs --dataset-path FILE");
     }
     if (!Files.isReadable(datasetPath)) {
-      throw new IllegalArgumentException("--dataset-path " + datasetPath + " is not a readable file");
+      throw new CliException(Infermark.FAILED, "--dataset-path " + datasetPath + " is not a readable file");
     }
     return datasetPath;
   }

@@ -150,8 +150,9 @@ class InfermarkCliTest {
 
   @Test
   void benchPrintsVllmsSummaryAndWritesVllmsKeysAtTopLevel() throws IOException {
-    Outcome o = run(bench("--percentile-metrics", "ttft,tpot,itl,e2el", "--metric-percentiles", "50,90,99",
-        "--goodput", "ttft:200", "tpot:50", "--save-result", "--result-filename", "r.json", "--progress", "lines").toArray(String[]::new));
+    Outcome o = run(bench("--percentile-metrics", "ttft,tpot,itl,e2el,client_queue_time", "--metric-percentiles",
+        "50,90,99", "--goodput", "ttft:200", "tpot:50", "--save-result", "--save-detailed", "--result-filename",
+        "r.json", "--progress", "lines").toArray(String[]::new));
 
     assertThat(o.code()).as(o.err()).isZero();
     assertThat(o.out()).contains("Serving Benchmark Result", "Successful requests:                     12",
@@ -160,9 +161,14 @@ class InfermarkCliTest {
     JsonNode json = new ObjectMapper().readTree(dir.resolve("r.json").toFile());
     Set<String> keys = new HashSet<>();
     json.fieldNames().forEachRemaining(keys::add);
-    Set<String> expected = new HashSet<>(vllmKeys());
-    expected.addAll(VllmResultJson.NEWER_VLLM_KEYS);
-    assertThat(keys).isEqualTo(expected);
+    assertThat(keys).isEqualTo(new HashSet<>(vllmKeys()));
+    List<String> order = new ArrayList<>();
+    json.fieldNames().forEachRemaining(order::add);
+    assertThat(order).as("vLLM's key order").isEqualTo(vllmKeys());
+    // --save-detailed writes the texts, as vLLM's client does
+    assertThat(json.get("generated_texts")).allSatisfy(t -> assertThat(t.asText()).isNotEmpty());
+    assertThat(json.get("start_times")).hasSize(12);
+    assertThat(json.get("queue_times")).allSatisfy(t -> assertThat(t.asDouble()).isGreaterThanOrEqualTo(0));
     assertThat(json.get("completed").asInt()).isEqualTo(12);
     assertThat(json.get("max_concurrency").asInt()).isEqualTo(4);
     assertThat(json.get("request_rate").asText()).isEqualTo("inf");
@@ -174,6 +180,32 @@ class InfermarkCliTest {
     assertThat(RecordsJsonl.read(dir.resolve("r.records.jsonl"))).hasSize(12);
     assertThat(new ObjectMapper().readTree(dir.resolve("r.infermark.json").toFile()).get("schema_version").asInt())
         .isEqualTo(2);
+  }
+
+  @Test
+  void tokenizerIdNamesTheTokenizerThatCountedAndAWarningSaysWhenItIsNotTheModels() throws IOException {
+    // A Hugging Face name JTokkit does not know: the prompts are counted with cl100k_base, and the file says so.
+    Outcome hf = run(bench("--progress", "none", "--save-result", "--result-filename", "hf.json", "--tokenizer",
+        "meta-llama/Meta-Llama-3-8B-Instruct").toArray(String[]::new));
+    assertThat(hf.code()).as(hf.err()).isZero();
+    assertThat(new ObjectMapper().readTree(dir.resolve("hf.json").toFile()).get("tokenizer_id").asText())
+        .isEqualTo("cl100k_base");
+    assertThat(hf.err()).contains("warning: prompt token lengths are counted with cl100k_base, not with "
+        + "meta-llama/Meta-Llama-3-8B-Instruct");
+
+    // No --tokenizer and a model JTokkit does not know: the same, naming the model.
+    Outcome none = run(bench("--progress", "none", "--save-result", "--result-filename", "none.json")
+        .toArray(String[]::new));
+    assertThat(new ObjectMapper().readTree(dir.resolve("none.json").toFile()).get("tokenizer_id").asText())
+        .isEqualTo("cl100k_base");
+    assertThat(none.err()).contains("not with " + sim.config().model() + "'s own tokenizer");
+
+    // An OpenAI model name JTokkit knows is that model's vocabulary: no warning.
+    Outcome gpt = run(bench("--progress", "none", "--save-result", "--result-filename", "gpt.json", "--tokenizer",
+        "gpt-4o").toArray(String[]::new));
+    assertThat(new ObjectMapper().readTree(dir.resolve("gpt.json").toFile()).get("tokenizer_id").asText())
+        .isEqualTo("o200k_base");
+    assertThat(gpt.err()).doesNotContain("warning");
   }
 
   private static List<String> vllmKeys() throws IOException {
@@ -194,7 +226,7 @@ class InfermarkCliTest {
   @Test
   void passedGatesExitWithZero() {
     Outcome o = run(bench("--no-save", "--progress", "none", "--slo", "e2e:p99:60000", "--max-error-rate", "0",
-        "--goodput", "e2el:60000", "--min-goodput-ratio", "1").toArray(String[]::new));
+        "--goodput", "e2el:60000", "--min-goodput-ratio", "1", "--tokenizer", "cl100k_base").toArray(String[]::new));
 
     assertThat(o.code()).as(o.err()).isZero();
     assertThat(o.out()).contains("Gate PASS E2E p99 <= 60000 ms", "PASS goodput ratio >= 1.0 (measured 1.0000)");
@@ -213,7 +245,15 @@ class InfermarkCliTest {
 
     Outcome noPath = run("bench", "--model", "m", "--dataset-name", "sharegpt");
     assertThat(noPath.code()).isEqualTo(Infermark.USAGE);
-    assertThat(noPath.err()).contains("needs --dataset-path");
+    assertThat(noPath.err()).contains("infermark bench: --dataset-name sharegpt needs --dataset-path FILE");
+
+    Outcome topLevel = run("--bogus");
+    assertThat(topLevel.code()).isEqualTo(Infermark.USAGE);
+    assertThat(topLevel.err()).startsWith("infermark: Unknown option: '--bogus'").doesNotContain("infermark infermark");
+
+    Outcome simBogus = run("sim", "--bogus");
+    assertThat(simBogus.code()).isEqualTo(Infermark.USAGE);
+    assertThat(simBogus.err()).contains("infermark sim: unknown option --bogus").doesNotContain("needs a value");
 
     Outcome badSlo = run("bench", "--model", "m", "--slo", "ttft:p99");
     assertThat(badSlo.code()).isEqualTo(Infermark.USAGE);
@@ -222,6 +262,15 @@ class InfermarkCliTest {
     Outcome noModel = run("bench", "--base-url", "http://127.0.0.1:1");
     assertThat(noModel.code()).isEqualTo(Infermark.USAGE);
     assertThat(noModel.err()).contains("Missing required option: '--model=<model>'");
+  }
+
+  @Test
+  void unreadableDatasetFileExitsThreeAsDocumented() {
+    Outcome o = run("bench", "--model", "m", "--dataset-name", "sharegpt", "--dataset-path",
+        dir.resolve("absent.json").toString());
+
+    assertThat(o.code()).isEqualTo(Infermark.FAILED);
+    assertThat(o.err()).contains("--dataset-path", "absent.json is not a readable file");
   }
 
   @Test
@@ -234,7 +283,7 @@ class InfermarkCliTest {
         "--no-save");
 
     assertThat(o.code()).isEqualTo(Infermark.FAILED);
-    assertThat(o.err()).contains("initial test request failed");
+    assertThat(o.err()).contains("the initial test request to http://127.0.0.1:" + closedPort + "/v1/completions failed");
   }
 
   @Test
@@ -273,10 +322,56 @@ class InfermarkCliTest {
   }
 
   @Test
+  void reportTellsTheRunsOwnFactsAndComparesOnAPage() throws IOException {
+    Outcome bench = run(bench("--result-filename", "p.json", "--progress", "none", "--request-rate", "40")
+        .toArray(String[]::new));
+    assertThat(bench.code()).as(bench.err()).isZero();
+    // bench writes the HTML report beside the JSON by default
+    assertThat(bench.out()).contains(dir.resolve("p.html") + " (HTML report)");
+    String benchHtml = Files.readString(dir.resolve("p.html"));
+    assertThat(benchHtml).startsWith("<!DOCTYPE html>").contains("poisson(40.0/s)");
+    JsonNode facts = new ObjectMapper().readTree(dir.resolve("p.infermark.json").toFile());
+    String startedAt = facts.path("run").path("started_at").asText();
+    String verdict = facts.path("client_health").path("verdict").asText().replace('_', ' ');
+
+    Outcome report = run("report", dir.resolve("p.json").toString(), "-o", dir.resolve("again.html").toString());
+    assertThat(report.code()).as(report.err()).isZero();
+    String html = Files.readString(dir.resolve("again.html"));
+    assertThat(html).contains("started " + startedAt, "poisson(40.0/s)", "client</div><div class='value'>" + verdict)
+        .doesNotContain("1970-01-01", "closed loop");
+    assertThat(report.out()).doesNotContain("1970-01-01");
+
+    Outcome noHtml = run(bench("--result-filename", "q.json", "--progress", "none", "--no-html").toArray(String[]::new));
+    assertThat(noHtml.code()).as(noHtml.err()).isZero();
+    assertThat(dir.resolve("q.html")).doesNotExist();
+
+    Outcome compare = run("report", dir.resolve("p.json").toString(), "--compare", dir.resolve("q.json").toString(),
+        "-o", dir.resolve("p2.html").toString());
+    assertThat(compare.code()).as(compare.err()).isZero();
+    assertThat(compare.out()).contains("Verdict: ", "Wrote " + dir.resolve("p-vs-q.html") + " (comparison page)");
+    String page = Files.readString(dir.resolve("p-vs-q.html"));
+    assertThat(page).startsWith("<!DOCTYPE html>").contains("p compared with q", "Verdict:", "TTFT CDF",
+        "TTFT histogram", "interval of Δ (ms)", "TTFT p99");
+  }
+
+  @Test
+  void sweepWritesItsCurveWithTheKnee() throws IOException {
+    Path page = dir.resolve("sweep.html");
+    Outcome o = run("sweep", "--base-url", "http://127.0.0.1:" + sim.port(), "--model", sim.config().model(),
+        "--random-input-len", "16", "--random-output-len", "4", "--num-prompts", "6", "--concurrencies", "1,2,4",
+        "--html", page.toString());
+
+    assertThat(o.code()).as(o.err()).isZero();
+    assertThat(o.out()).contains("Wrote " + page + " (latency-load curve)");
+    assertThat(Files.readString(page)).contains("Latency vs offered load", "concurrent streams")
+        .containsPattern("Kneedle knee at concurrency [124]|Kneedle: no knee in this curve");
+  }
+
+  @Test
   void sweepOverConcurrenciesPrintsEveryLevelAndTheKnee() {
     Outcome o = run("sweep", "--base-url", "http://127.0.0.1:" + sim.port(), "--model", sim.config().model(),
         "--random-input-len", "16", "--random-output-len", "4", "--num-prompts", "6", "--concurrencies", "1,2",
-        "--slo", "e2e:p50:60000");
+        "--slo", "e2e:p50:60000", "--no-html");
 
     assertThat(o.code()).as(o.err()).isZero();
     assertThat(o.out()).contains("Knee of the P99 TTFT curve", "Last level meeting every gate: 2");

@@ -18,16 +18,19 @@ import jdk.jshell.SourceCodeAnalysis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** {@code infermark.jsh} loads in JShell and its documented snippet runs against the embedded simulator. */
+/** {@code infermark.jsh} loads in JShell and the snippets of docs/jshell.md run, in order, against the simulator. */
 class JShellScriptTest {
 
-  /** The snippet the script's header and docs/jshell.md show. */
-  static final String SNIPPET = String.join("\n",
-      "var sim = simulator();",
-      "var run = bench(sim.baseUrl(), sim.config().model(), 12, 4);",
-      "show(run);",
-      "sim.close();",
-      "\"measured=\" + summary(run).requests().measured() + \" ttftP99>0=\" + (p99(run, LatencyMetric.TTFT) > 0)");
+  /** The Java blocks of docs/jshell.md, in the order a reader pastes them. */
+  static List<String> documentedSnippets() throws java.io.IOException {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?s)```java\\n(.*?)```")
+        .matcher(Files.readString(Path.of("..", "docs", "jshell.md")));
+    List<String> blocks = new ArrayList<>();
+    while (m.find()) {
+      blocks.add(m.group(1));
+    }
+    return blocks;
+  }
 
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
@@ -47,10 +50,15 @@ class JShellScriptTest {
       evalAll(shell, Files.readString(script), problems, new ArrayList<>());
       assertThat(problems).as("infermark.jsh").isEmpty();
       List<String> values = new ArrayList<>();
-      evalAll(shell, SNIPPET, problems, values);
-      assertThat(problems).as("the documented snippet").isEmpty();
+      List<String> snippets = documentedSnippets();
+      assertThat(snippets).hasSize(2);
+      for (String snippet : snippets) {
+        evalAll(shell, snippet, problems, values);
+        assertThat(problems).as("the documented snippet %s", snippet).isEmpty();
+      }
       assertThat(values).contains("\"measured=12 ttftP99>0=true\"");
       assertThat(printed.toString(StandardCharsets.UTF_8)).as("show(run) printed the summary table").contains("TTFT");
+      assertThat(printed.toString(StandardCharsets.UTF_8)).as("the second snippet's run").contains("40 measured");
     }
   }
 

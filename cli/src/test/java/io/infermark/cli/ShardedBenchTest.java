@@ -162,8 +162,38 @@ class ShardedBenchTest {
     args.set(args.indexOf("--base-url") + 1, "http://user:s3cret@127.0.0.1:" + sim.port());
     assertThat(run(args).code()).isZero();
 
+    assertThat(Files.readString(dir.resolve("run.shard-0-of-1.records.jsonl"))).doesNotContain("s3cret");
     String facts = Files.readString(dir.resolve("run.shard-0-of-1.json"));
     assertThat(facts).doesNotContain("s3cret").contains("\"--base-url\" : [ \"http://127.0.0.1:" + sim.port() + "\" ]");
     assertThat(InfermarkCliTest.run("merge", dir.toString()).code()).isZero();
+  }
+
+  @Test
+  void aShardThatLeftOnlyItsJournalIsRefusedByDefaultAndMergedMarkedPartialOnRequest() throws IOException {
+    assertThat(run(shard(0, 2, dir, "--skip-test-request")).code()).isZero();
+    assertThat(run(shard(1, 2, dir, "--skip-test-request")).code()).isZero();
+    // Shard 1 evicted before its end: no facts file, and a journal without its end line.
+    Files.delete(dir.resolve("run.shard-1-of-2.json"));
+    Path journal = dir.resolve("run.shard-1-of-2.records.jsonl");
+    List<String> lines = Files.readAllLines(journal);
+    Files.write(journal, lines.subList(0, 1 + 4)); // the header and four records
+
+    InfermarkCliTest.Outcome refused = InfermarkCliTest.run("merge", dir.toString());
+
+    assertThat(refused.code()).isEqualTo(Infermark.USAGE);
+    assertThat(refused.err()).contains("shard 1 of 2 never ended", "4 of its 10 records exist in "
+        + "run.shard-1-of-2.records.jsonl", "--allow-partial");
+
+    InfermarkCliTest.Outcome partial = InfermarkCliTest.run("merge", "--allow-partial", dir.toString());
+
+    assertThat(partial.code()).as(partial.out() + partial.err()).isZero();
+    assertThat(partial.out()).contains("PARTIAL (shard 1 of 2)", "INTERRUPTED");
+    assertThat(partial.err()).contains("WARNING shard 1 of 2: the run never ended");
+    JsonNode how = new ObjectMapper().readTree(dir.resolve("run.infermark.json").toFile()).get("run")
+        .get("interruption");
+    assertThat(how.get("reason").asText()).contains("shard 1 of 2: the process died");
+    assertThat(how.get("completed").asLong()).isEqualTo(10 + 4);
+    assertThat(how.get("unknown").asLong()).isEqualTo(6);
+    assertThat(new ObjectMapper().readTree(dir.resolve("run.json").toFile()).get("interrupted").asBoolean()).isTrue();
   }
 }

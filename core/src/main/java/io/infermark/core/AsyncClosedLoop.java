@@ -54,7 +54,7 @@ final class AsyncClosedLoop implements LoadMode {
     private final long issueDeadline = core.lifecycle.issueDeadline();
     private final ConnectBackoff backoff = new ConnectBackoff();
     private StreamSource source;
-    private long due = Long.MIN_VALUE;
+    private long due = activity.firstDue(Long.MIN_VALUE);
     private boolean finished;
 
     Stream(int stream, AtomicLong next, long total, CountDownLatch ended) {

@@ -1,5 +1,6 @@
 package io.infermark.core;
 
+import io.infermark.core.health.ClientMonitoring;
 import io.infermark.core.health.HealthThresholds;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
@@ -42,6 +43,7 @@ public final class Benchmark {
   private boolean virtualThreads = true;
   private HealthThresholds healthThresholds = HealthThresholds.defaults();
   private boolean preflight = true;
+  private ClientMonitoring monitoring = ClientMonitoring.FULL;
 
   private Benchmark(Target target) {
     this.target = target;
@@ -61,6 +63,7 @@ public final class Benchmark {
     b.virtualThreads = virtualThreads;
     b.healthThresholds = healthThresholds;
     b.preflight = preflight;
+    b.monitoring = monitoring;
     return b;
   }
 
@@ -191,6 +194,18 @@ public final class Benchmark {
   }
 
   /**
+   * Which of the client's monitors the run keeps (default {@link ClientMonitoring#FULL}, whose hiccup meter already
+   * wakes less often at light load): {@link ClientMonitoring#REDUCED} (a 10 ms hiccup meter, no probes) or
+   * {@link ClientMonitoring#OFF} (none; the run's health is unmeasured and says so), for a client that shares a
+   * machine with a CPU-bound server and must take as little of it as it can.
+   */
+  public Benchmark clientMonitoring(ClientMonitoring level) {
+    Benchmark b = copy();
+    b.monitoring = Objects.requireNonNull(level, "level");
+    return b;
+  }
+
+  /**
    * Whether {@link #run()} first sends one test request to an HTTP target
    * ({@link io.infermark.core.target.HttpTarget}), with the run's parameters and one output token
    * (default true). A 401, 403 or 404 answer, or a host that cannot be reached, then fails the run
@@ -241,13 +256,14 @@ public final class Benchmark {
     }
     return new RunEngine(new RunEngine.Settings(target, workload, params, load, captureText || workload.needsText(),
         clock, new RunListeners(listeners), retainRecords, Optional.ofNullable(barrier), virtualThreads,
-        healthThresholds), lifecycle);
+        healthThresholds, monitoring), lifecycle);
   }
 
   @Override
   public String toString() {
     return "Benchmark[" + target + ", " + (workload == null ? "no prompts" : workload) + ", " + params + ", " + load
         + (captureText ? ", capturing text" : "") + (listeners.isEmpty() ? "" : ", " + listeners.size() + " listeners")
-        + (retainRecords ? "" : ", records not retained") + (preflight ? "" : ", no pre-flight") + (barrier == null ? "" : ", " + barrier) + "]";
+        + (retainRecords ? "" : ", records not retained") + (preflight ? "" : ", no pre-flight")
+        + (monitoring == ClientMonitoring.FULL ? "" : ", client monitors " + monitoring) + (barrier == null ? "" : ", " + barrier) + "]";
   }
 }

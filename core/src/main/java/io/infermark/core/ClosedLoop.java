@@ -51,7 +51,7 @@ final class ClosedLoop implements LoadMode {
     long issueDeadline = core.lifecycle.issueDeadline();
     long hardDeadline = core.lifecycle.hardDeadline();
     ConnectBackoff backoff = new ConnectBackoff();
-    long due = core.clock.nanoTime();
+    long due = activity.firstDue(core.clock.nanoTime());
     while (true) {
       long at = activity.activeAt(stream, due);
       if (at == Long.MAX_VALUE || at >= issueDeadline || !core.waitUntil(at, issueDeadline)) {

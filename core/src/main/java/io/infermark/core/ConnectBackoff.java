@@ -1,6 +1,5 @@
 package io.infermark.core;
 
-import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.RequestRecord;
 import java.util.concurrent.TimeUnit;
 
@@ -34,13 +33,8 @@ final class ConnectBackoff {
     return 0;
   }
 
-  /** True for a request that never reached a server: connection refused or failed, or reset before any response byte. */
+  /** True for a request that never reached a server ({@link RequestRecord#targetUnreachable()}). */
   static boolean unreachable(RequestRecord r) {
-    if (r.failure().isEmpty()) {
-      return false;
-    }
-    ErrorCategory c = r.failure().get().category();
-    return c == ErrorCategory.CONNECT
-        || c == ErrorCategory.RESET && r.httpStatus() == 0 && r.chunks().size() == 0;
+    return r.targetUnreachable();
   }
 }

@@ -478,6 +478,7 @@ final class IssuingCore {
       completed++;
     }
     lastEndNanos = Math.max(lastEndNanos, record.sendNanos() + record.endOffsetNanos());
+    health.observe(record); // the scale the client's error bound is weighed against
     if (control != null) {
       control.onRecord(record);
     }

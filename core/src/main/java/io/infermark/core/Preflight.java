@@ -46,9 +46,19 @@ final class Preflight {
     }
     Failure f = failure.get();
     if (aborts(f)) {
-      throw new PreflightFailedException(target.toString(), f);
+      throw new PreflightFailedException(target.toString(), f, hint(f));
     }
     log.warn("pre-flight request to {} failed ({}); the run goes ahead", target, f);
+  }
+
+  /** What to check, for the failures whose cause is known. */
+  static String hint(Failure f) {
+    if (f.category() == ErrorCategory.HTTP_STATUS && f.httpStatus() == 404) {
+      return "the server does not serve that path or model: the URL is sent as built (OpenAiTarget.chat adds /v1 to "
+          + "a base URL without a path; OpenAiTarget.at posts to an endpoint URL exactly as given, e.g. a server "
+          + "mounted at its root)";
+    }
+    return "";
   }
 
   /** 401, 403 and 404 answers and failures to connect are misconfigurations no run can measure past. */

@@ -14,9 +14,9 @@ public final class PreflightFailedException extends IllegalStateException {
 
   private final transient Failure failure;
 
-  PreflightFailedException(String target, Failure failure) {
+  PreflightFailedException(String target, Failure failure, String hint) {
     super("the pre-flight request to " + target + " failed, so the run was not started: " + failure
-        + " (turn the check off with Benchmark.preflight(false))");
+        + (hint.isEmpty() ? "" : "; " + hint) + " (turn the check off with Benchmark.preflight(false))");
     this.failure = failure;
   }
 

@@ -3,11 +3,13 @@ package io.infermark.core;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.control.ControlStep;
 import io.infermark.core.health.ClientHealthMonitor;
+import io.infermark.core.health.ClientMonitoring;
 import io.infermark.core.health.HealthThresholds;
 import io.infermark.core.load.ArrivalProcess;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.shard.StartBarrier;
+import io.infermark.core.target.HttpTarget;
 import io.infermark.core.target.Target;
 import io.infermark.core.workload.Workload;
 import java.time.Instant;
@@ -39,7 +41,7 @@ final class RunEngine {
   /** What a run is made of, as the {@link Benchmark} configured it. */
   record Settings(Target target, Workload workload, GenerationParams params, LoadProfile load, boolean captureText,
       Clock clock, RunListeners listeners, boolean retainRecords, Optional<StartBarrier> barrier,
-      boolean virtualThreads, HealthThresholds healthThresholds) {}
+      boolean virtualThreads, HealthThresholds healthThresholds, ClientMonitoring monitoring) {}
 
   private final Settings settings;
   private final RunLifecycle lifecycle;
@@ -62,7 +64,9 @@ final class RunEngine {
     ScheduledExecutorService sender = asyncClosedLoop ? RequestThreads.newSender() : null;
     Instant startedAt = settings.barrier().map(StartBarrier::await).orElseGet(Instant::now);
     // hiccups, CPU, GC, I/O backlog: can the run be trusted?
-    RunHealth health = new RunHealth(() -> ClientHealthMonitor.builder().probes(target.healthProbes()).start(), load);
+    String serverUrl = target instanceof HttpTarget h ? h.url() : "";
+    RunHealth health = new RunHealth(() -> ClientHealthMonitor.builder().probes(target.healthProbes())
+        .monitoring(settings.monitoring()).serverUrl(serverUrl).start(), load);
     long origin = clock.nanoTime();
     long issueDeadline = load.duration().map(d -> origin + d.toNanos()).orElse(Long.MAX_VALUE);
     long hardDeadline = Math.min(load.timeout().map(d -> origin + d.toNanos()).orElse(Long.MAX_VALUE),

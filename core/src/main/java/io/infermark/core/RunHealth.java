@@ -52,6 +52,15 @@ final class RunHealth {
     return !hasWarmup || measuredBegun.get();
   }
 
+  /** A record ended: the monitor weighs its error bound against the latencies the run measures. */
+  void observe(io.infermark.core.capture.RequestRecord record) {
+    ClientHealthMonitor m;
+    synchronized (this) {
+      m = monitor;
+    }
+    m.observe(record);
+  }
+
   /** Stops the monitor for good: no later request swaps in a fresh one. */
   void stop() {
     ClientHealthMonitor m;

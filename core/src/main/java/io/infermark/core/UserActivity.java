@@ -24,6 +24,14 @@ final class UserActivity {
   }
 
   /**
+   * When a stream's first request is due: under a ramp, the run's origin (so a user that joins at 2 s is due at
+   * 2 s, however late its stream's thread got to it); otherwise {@code now}, when the stream starts.
+   */
+  long firstDue(long now) {
+    return ramp == null ? now : origin;
+  }
+
+  /**
    * The first clock reading at or after {@code due} at which the stream may send; MAX_VALUE if its
    * user is never active again.
    */

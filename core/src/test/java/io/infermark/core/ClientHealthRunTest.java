@@ -42,6 +42,12 @@ class ClientHealthRunTest {
     assertThat(h.reevaluate(HealthThresholds.defaults())).isEqualTo(h);
     assertThat(h.verdict()).isIn(HealthVerdict.OK, HealthVerdict.DEGRADED, HealthVerdict.CLIENT_BOUND);
     assertThat(h.reasons().isEmpty()).isEqualTo(h.verdict() == HealthVerdict.OK);
+    // The error bound is set beside what the run measured: TTFT and E2E of its 200 one-token requests.
+    assertThat(h.bounds()).extracting(io.infermark.core.health.MetricBound::metric).containsExactly("TTFT", "E2E");
+    assertThat(h.bounds()).allSatisfy(b -> {
+      assertThat(b.samples()).isEqualTo(200);
+      assertThat(b.boundNanos()).isEqualTo(h.floorNanos());
+    });
   }
 
   @Test
@@ -76,9 +82,10 @@ class ClientHealthRunTest {
       OneTokenTarget.INSTANCE.execute(request, observer, cancellation);
     };
     Benchmark base = Benchmark.target(working).prompts(PROMPT).load(LoadProfile.concurrency(1).requests(1));
-    // No sleep ends within a nanosecond of its time: any hiccup sample makes a run client-bound by these.
+    // No sleep ends within a nanosecond of its time: any hiccup sample makes a run client-bound by these, with an
+    // error bound counted as material however small a share of the latencies it is.
     HealthThresholds impossible = HealthThresholds.builder().hiccupP99(Duration.ofNanos(1), Duration.ofNanos(1))
-        .build();
+        .materialErrorShare(Double.MIN_VALUE).build();
     HealthThresholds anything = HealthThresholds.builder().hiccupP99(Duration.ofHours(1), Duration.ofHours(1))
         .cpuShare(1, 1).runQueueWait(1e9).gcShare(1, 1).gcMaxPause(Duration.ofHours(1)).build();
 

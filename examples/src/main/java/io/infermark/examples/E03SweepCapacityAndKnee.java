@@ -93,23 +93,24 @@ public final class E03SweepCapacityAndKnee {
       //    (after a few warmup requests, so class loading and JIT compilation do not land in the first level).
       List<SweepPoint<Double>> sweep = Sweep.rates(RATES).run(rate -> base.load(LoadProfile.poisson(rate)
           .requests((int) Math.round(rate * SECONDS_PER_LEVEL)).warmupRequests(WARMUP).seed(7)).run());
-      out.println("  rate req/s | requests | throughput req/s | P99 TTFT ms | client");
+      out.println("  offered req/s | requests | achieved req/s | P99 TTFT ms | client");
       for (SweepPoint<Double> p : sweep) {
         RunSummary s = RunSummary.of(p.result());
-        out.printf(Locale.ROOT, "  %10.0f | %8d | %16.1f | %11.1f | %s%n", p.level(), s.requests().measured(),
+        out.printf(Locale.ROOT, "  %13.0f | %8d | %14.1f | %11.1f | %s%n", p.level(), s.requests().measured(),
             s.requestThroughputRps().orElse(Double.NaN), s.distribution(LatencyMetric.TTFT).p99().orElse(Double.NaN),
             s.clientHealth().verdict());
       }
 
-      // 2. The knee of P99 TTFT against the offered rate. Kneedle finds the point of maximum curvature (with six
-      //    levels kneed's default sensitivity 1 often finds none; 0.5 does); the slope rule marks the first
-      //    segment steeper than 2 ms of P99 TTFT per extra req/s.
+      // 2. The knee of P99 TTFT against the achieved throughput (seed 002 §3.2: Δlatency / Δ measured QPS).
+      //    Kneedle finds the point of maximum curvature (with six levels kneed's default sensitivity 1 often
+      //    finds none; 0.5 does); the slope rule marks the first segment steeper than 2 ms of P99 TTFT per extra
+      //    completed req/s, or where latency rose and throughput did not (past the server's capacity).
       SweepKnees knees = SweepKnees.ofSweep(sweep, LatencyMetric.TTFT, 0.99, Kneedle.latencyCurve().sensitivity(0.5),
           SlopeThreshold.of(2));
       out.println();
-      out.println("Knee of the P99 TTFT curve:");
+      out.println("Knee of the P99 TTFT curve against achieved req/s:");
       out.println("  Kneedle: " + knees.kneedleLabel().orElse("none found"));
-      out.println("  Slope above 2 ms per req/s: " + knees.slopeLabel()
+      out.println("  Slope above 2 ms per achieved req/s: " + knees.slopeLabel()
           .map(l -> "reached at " + l + ", last acceptable level " + knees.lastAcceptableLabel().orElse("none"))
           .orElse("never"));
       knees.clientWarnings().forEach(w -> out.println("  WARNING client not trustworthy at " + w));

@@ -261,27 +261,28 @@ public final class ExplainTail {
     List<SweepPoint<Double>> sweep = Sweep.rates(SWEEP_RATES).run(rate -> run(config, workload, params,
         LoadProfile.poisson(rate).requests(sizes.sweepRequests(rate)).seed(sizes.seed())));
     List<ParetoPoint<String>> points = new ArrayList<>();
-    out.println("  rate req/s | requests | throughput req/s | P99 TTFT ms | P99 E2E ms | client");
+    out.println("  rate req/s | requests | achieved req/s | P99 TTFT ms | P99 E2E ms | client");
     for (SweepPoint<Double> p : sweep) {
       RunSummary s = RunSummary.of(p.result());
       String label = String.format(Locale.ROOT, "%.0f req/s", p.level());
       ParetoPoint.of(label, s, LatencyMetric.E2E, 0.99).ifPresent(points::add);
-      out.printf(Locale.ROOT, "  %10.0f | %8d | %16.1f | %11.1f | %10.1f | %s%n", p.level(), s.requests().measured(),
+      out.printf(Locale.ROOT, "  %10.0f | %8d | %14.1f | %11.1f | %10.1f | %s%n", p.level(), s.requests().measured(),
           orNaN(s.requestThroughputRps()), orNaN(s.distribution(LatencyMetric.TTFT).p99()),
           orNaN(s.distribution(LatencyMetric.E2E).p99()), s.clientHealth().verdict());
     }
-    // Kneedle's threshold drops S × the mean step of the normalized curve (1/4 with five levels) below each
-    // candidate: kneed's default S = 1 often finds no knee on a curve this short, S = 0.5 does.
+    // The knee is on the achieved throughput (seed 002 §3.2: Δlatency/ΔQPS over the measured QPS). Kneedle's
+    // threshold drops S × the mean step of the normalized curve (1/4 with five levels) below each candidate:
+    // kneed's default S = 1 often finds no knee on a curve this short, S = 0.5 does.
     SweepKnees knees = SweepKnees.ofSweep(sweep, LatencyMetric.TTFT, 0.99, Kneedle.latencyCurve().sensitivity(0.5),
         SlopeThreshold.of(KNEE_SLOPE_MS_PER_RPS));
     out.println();
-    out.println("Knee of the P99 TTFT curve:");
+    out.println("Knee of the P99 TTFT curve against achieved req/s:");
     for (String warning : knees.clientWarnings()) {
       out.println("  WARNING client not trustworthy at " + warning);
     }
     out.println("  Kneedle: " + knees.kneedleLabel().map(l -> String.format(Locale.ROOT, "%s (P99 TTFT %.1f ms)", l,
         knees.kneedle().kneeY().orElse(Double.NaN))).orElse("none found"));
-    out.println("  Slope above " + KNEE_SLOPE_MS_PER_RPS + " ms per req/s: " + knees.slopeLabel()
+    out.println("  Slope above " + KNEE_SLOPE_MS_PER_RPS + " ms per achieved req/s: " + knees.slopeLabel()
         .map(l -> "reached at " + l + ", last acceptable level " + knees.lastAcceptableLabel().orElse("none"))
         .orElse("never"));
     ParetoFront<String> pareto = ParetoFront.of(points);

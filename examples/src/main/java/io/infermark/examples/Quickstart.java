@@ -26,15 +26,51 @@ import java.util.List;
  * requests), prints the summary table and the chat SLO verdicts, and writes
  * {@code target/infermark-report.json} and {@code target/infermark-report.html} beside it.
  *
- * <p>Run it with {@code java -jar examples/target/infermark-quickstart.jar [report path]}.
+ * <p>Run it with {@code java -jar examples/target/infermark-quickstart.jar [report path]}; {@code --help}
+ * prints the usage.
  */
 public final class Quickstart {
+
+  /** What {@code --help} prints. */
+  static final String USAGE = String.join("\n",
+      "usage: java -jar infermark-quickstart.jar [REPORT.json]",
+      "Starts the embedded LLM serving simulator, sends 200 streamed chat requests at concurrency 16 (after 16",
+      "warmup requests), prints the summary and the chat SLO verdicts, and writes REPORT.json and REPORT.html",
+      "(default: target/infermark-report.json and .html).",
+      "The numbered examples: java -cp infermark-quickstart.jar io.infermark.examples.E01BenchmarkAnEndpoint (see",
+      "docs/examples.md); the command: java -cp infermark-quickstart.jar io.infermark.cli.Infermark --help");
 
   private Quickstart() {}
 
   /** Runs the demo; the optional argument is where to write the JSON report (the HTML goes beside it). */
   public static void main(String[] args) throws Exception {
-    Path report = Path.of(args.length > 0 ? args[0] : "target/infermark-report.json");
+    int code = usage(args, System.out, System.err);
+    if (code >= 0) {
+      System.exit(code);
+      return;
+    }
+    run(Path.of(args.length > 0 ? args[0] : "target/infermark-report.json"));
+  }
+
+  /**
+   * Handles the arguments that are not a report path: {@code -h}/{@code --help} prints the usage (0), any
+   * other option or more than one argument is an error (2); -1 when the demo should run.
+   */
+  static int usage(String[] args, java.io.PrintStream out, java.io.PrintStream err) {
+    if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+      out.println(USAGE);
+      return 0;
+    }
+    if (args.length > 1 || (args.length == 1 && args[0].startsWith("-"))) {
+      err.println("infermark-quickstart: unexpected " + String.join(" ", args) + "; the only argument is the "
+          + "report path");
+      err.println(USAGE);
+      return 2;
+    }
+    return -1;
+  }
+
+  private static void run(Path report) throws Exception {
     SimulatorConfig config = SimulatorConfig.builder().engine(EngineProfile.llama8bH200()).seed(42).build();
     List<Prompt> prompts = List.of(
         Prompt.user("Explain continuous batching in two sentences.").withTag("scenario", "explain"),

@@ -2,7 +2,6 @@ package io.infermark.examples;
 
 import static io.infermark.testkit.assertj.InfermarkAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.infermark.core.Benchmark;
 import io.infermark.core.RunResult;
@@ -24,9 +23,11 @@ import org.junit.jupiter.api.Test;
  * the same test, unchanged. Run it here with
  * {@code mvn -B -ntp -pl examples -am -Dtest=E02LatencyBudgetTest -Dsurefire.failIfNoSpecifiedTests=false verify}.
  *
- * <p>The budget is a product decision, not a measurement: choose it for what your users tolerate, and keep it
- * well above what a loaded CI machine adds (a client that could not keep up is refused by the assertions,
- * with its reasons, instead of failing the budget).
+ * <p>The budget is a product decision, not a measurement: choose it for what your users tolerate. On a busy CI
+ * runner the client may be CLIENT_BOUND; the assertions then weigh its error bound (its measurement floor):
+ * a client's delays only add to what it measures, so a run within the budget passes, a run past it by more than
+ * the error bound fails, and only a miss the error bound could explain is refused with the client's reasons.
+ * Nothing is skipped (docs/testing-with-junit.md, "On a busy runner").
  */
 @WithSimulator(timeToFirstTokenMillis = 20, interTokenIntervalMillis = 5, seed = 2)
 class E02LatencyBudgetTest {
@@ -49,12 +50,10 @@ class E02LatencyBudgetTest {
     assertThat(run).hasNoFailures();
     assertThat(run).hasSucceeded(120);
     assertThat(run).errorRate().isLessThan(0.01);
-    // A machine too busy to measure is not a slow service: the latency assertions refuse such a run with the
-    // client's reasons. Here the test is skipped instead, so a saturated CI host does not fail the build.
-    assumeFalse(run.clientHealth().isClientBound(), () -> "the client could not keep up: " + run.clientHealth());
     assertThat(run).ttft().p99().isLessThan(TTFT_BUDGET);
-    // The server cannot answer sooner than it is configured to: the measured TTFT includes its 20 ms.
-    assertThat(run).ttft().p50().isGreaterThanOrEqualTo(Duration.ofMillis(20));
+    // The server cannot answer sooner than it is configured to, and a client's delays only add to what it
+    // measures, so no run, however busy its machine, may show less than the server's 20 ms: judged as measured.
+    assertThat(run).ignoringClientHealth().ttft().p50().isGreaterThanOrEqualTo(Duration.ofMillis(20));
   }
 
   @Test

@@ -33,12 +33,29 @@ class E03SweepCapacityAndKneeTest {
       double fastest = requests / (Math.ceil(requests / (double) E03SweepCapacityAndKnee.SERVER_SLOTS) * serviceSeconds);
       assertThat(s.requestThroughputRps().orElseThrow()).isLessThanOrEqualTo(fastest);
     }
-    result.knees().kneedleLabel().ifPresent(label -> assertThat(label).endsWith("req/s"));
+    // The knee is found on the achieved throughput (seed 002 §3.2: Δlatency / Δ measured QPS): the curve's x is each
+    // level's successful requests per second, and the levels offered above the server's capacity
+    // (8 / 95 ms = 84.2 req/s) cannot deliver what was offered.
+    double capacity = E03SweepCapacityAndKnee.SERVER_SLOTS / serviceSeconds;
+    assertThat(result.knees().axis()).isEqualTo(io.infermark.attribution.knee.KneeAxis.ACHIEVED_THROUGHPUT);
+    assertThat(result.knees().loads()).containsExactly(result.sweep().stream()
+        .mapToDouble(p -> RunSummary.of(p.result()).requestThroughputRps().orElseThrow()).toArray());
+    for (SweepPoint<Double> p : result.sweep()) {
+      if (p.level() > capacity) {
+        assertThat(RunSummary.of(p.result()).requestThroughputRps().orElseThrow()).isLessThan(p.level());
+      }
+    }
+    // Past the capacity the offered rate keeps rising and the achieved throughput cannot follow, while the queue
+    // (and P99 TTFT) grows: the slope rule finds a knee at or before the top level.
+    assertThat(result.knees().slopeLabel()).isPresent();
+    assertThat(result.knees().labels()).contains(result.knees().slopeLabel().orElseThrow());
+    result.knees().kneedleLabel().ifPresent(label -> assertThat(result.knees().kneedleLabels()).contains(label));
     assertThat(result.capacity().runs()).isBetween(1, E03SweepCapacityAndKnee.MAX_RUNS);
     assertThat(result.capacity().probes()).allSatisfy(p ->
         assertThat(RunSummary.of(p.result()).requests().failed()).isZero());
     result.capacity().capacity().ifPresent(rate ->
         assertThat(rate).isBetween(E03SweepCapacityAndKnee.MIN_RATE, E03SweepCapacityAndKnee.MAX_RATE));
-    assertThat(console.toString(StandardCharsets.UTF_8)).contains("Knee of the P99 TTFT curve", "Capacity at P99 TTFT");
+    assertThat(console.toString(StandardCharsets.UTF_8)).contains("offered req/s", "achieved req/s",
+        "Knee of the P99 TTFT curve against achieved req/s", "Capacity at P99 TTFT");
   }
 }

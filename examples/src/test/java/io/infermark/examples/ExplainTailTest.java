@@ -156,8 +156,10 @@ class ExplainTailTest {
     }
     assertThat(result.knees().labels()).hasSize(ExplainTail.SWEEP_RATES.length);
     assertThat(result.knees().kneedleLabel()).get().isIn(result.knees().labels());
+    // Kneedle's x is a level's achieved throughput (the seed's axis), one of the levels it saw.
     assertThat(result.knees().kneedle().knee().getAsDouble()).isIn(
-        Arrays.stream(ExplainTail.SWEEP_RATES).boxed().toArray());
+        Arrays.stream(result.knees().loads()).boxed().toArray());
+    assertThat(result.knees().kneedleLabels()).contains(result.knees().kneedleLabel().orElseThrow());
     assertThat(result.pareto().points()).hasSize(ExplainTail.SWEEP_RATES.length);
     assertThat(result.pareto().front()).isNotEmpty();
     assertThat(result.pareto().hypervolume()).isPositive();

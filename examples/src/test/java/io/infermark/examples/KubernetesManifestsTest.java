@@ -41,7 +41,8 @@ class KubernetesManifestsTest {
   private static final Set<String> JOB_SPEC = Set.of("completionMode", "completions", "parallelism", "backoffLimit",
       "template", "ttlSecondsAfterFinished", "activeDeadlineSeconds", "podFailurePolicy", "suspend");
   private static final Set<String> POD_SPEC = Set.of("restartPolicy", "securityContext", "containers", "volumes",
-      "nodeSelector", "affinity", "tolerations", "serviceAccountName", "topologySpreadConstraints");
+      "nodeSelector", "affinity", "tolerations", "serviceAccountName", "topologySpreadConstraints",
+      "terminationGracePeriodSeconds");
   private static final Set<String> CONTAINER = Set.of("name", "image", "imagePullPolicy", "command", "args", "env",
       "resources", "securityContext", "volumeMounts", "workingDir");
 

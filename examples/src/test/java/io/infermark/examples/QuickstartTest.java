@@ -31,6 +31,24 @@ class QuickstartTest {
     assertThat(json.path("latency").path("ttft_ms").path("min").asDouble()).isGreaterThanOrEqualTo(prefillStep);
     assertThat(json.path("slo").path("name").asText()).isEqualTo("chat");
     String html = Files.readString(dir.resolve("reports/infermark-report.html"));
-    assertThat(html).startsWith("<!DOCTYPE html>").contains("infermark quickstart", "<svg").doesNotContain("<script");
+    assertThat(html).startsWith("<!DOCTYPE html>").contains("infermark quickstart", "<figure class='chart ")
+        .doesNotContain("<script src");
+  }
+
+  @Test
+  void helpPrintsUsageInsteadOfRunningTheDemo() {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream o = new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8);
+    java.io.PrintStream e = new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8);
+
+    assertThat(Quickstart.usage(new String[] {"--help"}, o, e)).isZero();
+    assertThat(out.toString(java.nio.charset.StandardCharsets.UTF_8)).startsWith("usage: java -jar infermark-quickstart.jar");
+    assertThat(Quickstart.usage(new String[] {"-h"}, o, e)).isZero();
+    assertThat(Quickstart.usage(new String[] {"--bogus"}, o, e)).isEqualTo(2);
+    assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("unexpected --bogus");
+    assertThat(Quickstart.usage(new String[] {"a.json", "b.json"}, o, e)).isEqualTo(2);
+    assertThat(Quickstart.usage(new String[] {"out/report.json"}, o, e)).isEqualTo(-1);
+    assertThat(Quickstart.usage(new String[0], o, e)).isEqualTo(-1);
   }
 }

@@ -4,6 +4,7 @@ import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.capture.TokenCountSource;
+import io.infermark.core.workload.WorkloadTags;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
@@ -27,7 +28,13 @@ public final class RecordTally {
   private long outputTokens;
   private long inputTokens;
   private int withInput;
+  private int clientInput;
   private int disagreements;
+  private int askedExact;
+  private int shortOutputs;
+  private long shortExampleIndex = Long.MAX_VALUE;
+  private int shortExampleTokens;
+  private int shortExampleAsked;
   private long windowStart = Long.MAX_VALUE;
   private long windowEnd = Long.MIN_VALUE;
 
@@ -64,10 +71,29 @@ public final class RecordTally {
     if (prompt.isPresent()) {
       inputTokens += prompt.getAsInt();
       withInput++;
+    } else {
+      int counted = intTag(r, WorkloadTags.INPUT_TOKENS_ACHIEVED);
+      if (counted >= 0) {
+        inputTokens += counted; // the client's count, as outputs fall back to the stream's own
+        withInput++;
+        clientInput++;
+      }
     }
     sources[r.outputTokensSource().ordinal()]++;
     if (r.tokenCountsDisagree()) {
       disagreements++;
+    }
+    int asked = Math.max(0, intTag(r, WorkloadTags.OUTPUT_TOKENS_REQUESTED));
+    if (asked > 0) {
+      askedExact++;
+      if (ShortOutputs.isShort(r.outputTokens(), asked)) {
+        shortOutputs++;
+        if (r.index() < shortExampleIndex) {
+          shortExampleIndex = r.index();
+          shortExampleTokens = r.outputTokens();
+          shortExampleAsked = asked;
+        }
+      }
     }
     return true;
   }
@@ -102,7 +128,23 @@ public final class RecordTally {
     for (TokenCountSource s : TokenCountSource.values()) {
       bySource.put(s, sources[s.ordinal()]);
     }
-    return new TokenSummary(succeeded, outputTokens, inputTokens, withInput, bySource, disagreements);
+    return new TokenSummary(succeeded, outputTokens, inputTokens, withInput, bySource, disagreements,
+        askedExact == 0 ? ShortOutputs.NONE
+            : new ShortOutputs(shortOutputs, askedExact, shortExampleTokens, shortExampleAsked), clientInput);
+  }
+
+  /** A tag's non-negative integer value, or -1 when absent or not such a number. */
+  private static int intTag(RequestRecord r, String name) {
+    String v = r.tags().get(name);
+    if (v == null) {
+      return -1;
+    }
+    try {
+      int n = Integer.parseInt(v.strip());
+      return n >= 0 ? n : -1;
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   @Override

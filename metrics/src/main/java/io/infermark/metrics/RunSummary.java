@@ -27,15 +27,16 @@ import java.util.OptionalDouble;
  *       {@link RequestCounts#cooldownExcluded()};
  *   <li>failed measured records count only in {@link #failuresByCategory()}, in the window's end and
  *       in {@link RequestCounts#failed()}: never in latency, token or throughput numbers;
- *   <li>successful measured records feed every metric that is defined for them; one without a
- *       token-bearing chunk has no TTFT, E2E or TPOT but still has a stream-close time and counts
- *       in {@link RequestCounts#succeededWithoutTokens()}.
+ *   <li>successful measured records feed every metric that is defined for them. A reply without a
+ *       token-bearing chunk is captured as an {@link ErrorCategory#EMPTY_RESPONSE} failure; a successful record
+ *       without one (built by hand, or read from an older records file) has no TTFT, E2E or TPOT but still has a
+ *       stream-close time and counts in {@link RequestCounts#succeededWithoutTokens()}.
  * </ul>
  *
  * <p>Throughput divides by the {@link MeasurementWindow}: request throughput is successful measured
  * requests per second; output token throughput is the sum of their N per second; total token
- * throughput adds the prompt tokens their servers reported (see {@link TokenSummary} for requests
- * without a reported prompt count, which add none).
+ * throughput adds their prompt tokens, as the server reported them or else as the client counted them (see
+ * {@link TokenSummary}; a request with neither adds none).
  */
 public final class RunSummary {
 
@@ -50,11 +51,14 @@ public final class RunSummary {
   private final MeasurementWindow window;
   private final TokenSummary tokens;
   private final Map<ServerTimingGap, Distribution> clientMinusServer;
+  private final TargetAvailability availability;
+  private final ColdStartSummary coldStarts;
 
   private RunSummary(RunInfo run, ScheduleStats schedule, QuantileMethod quantileMethod,
       Map<LatencyMetric, Distribution> distributions, RequestCounts requests,
       Map<ErrorCategory, Integer> failuresByCategory, MeasurementWindow window, TokenSummary tokens,
-      Map<ServerTimingGap, Distribution> clientMinusServer) {
+      Map<ServerTimingGap, Distribution> clientMinusServer, TargetAvailability availability,
+      ColdStartSummary coldStarts) {
     this.run = run;
     this.schedule = schedule;
     this.quantileMethod = quantileMethod;
@@ -64,6 +68,8 @@ public final class RunSummary {
     this.window = window;
     this.tokens = tokens;
     this.clientMinusServer = clientMinusServer;
+    this.availability = availability;
+    this.coldStarts = coldStarts;
   }
 
   /** Summarises a run with linear (numpy-compatible) percentiles. */
@@ -71,9 +77,18 @@ public final class RunSummary {
     return of(result, QuantileMethod.LINEAR);
   }
 
-  /** Summarises a run with the given percentile method. */
+  /** Summarises a run with the given percentile method; cold requests are those the server reported. */
   public static RunSummary of(RunResult result, QuantileMethod method) {
+    return of(result, method, ColdStarts.serverReported());
+  }
+
+  /**
+   * Summarises a run with the given percentile method, judging cold starts by {@code coldStarts} (e.g.
+   * {@code ColdStarts.serverReported().afterIdle(Duration.ofSeconds(5))}); see {@link #coldStarts()}.
+   */
+  public static RunSummary of(RunResult result, QuantileMethod method, ColdStarts coldStarts) {
     Objects.requireNonNull(result, "result");
+    Objects.requireNonNull(coldStarts, "coldStarts");
     Objects.requireNonNull(method, "method");
     List<RequestRecord> records = result.records();
     // Size the arrays up front: the pooled ones can reach 10^8 values, and growing them by copying
@@ -138,9 +153,15 @@ public final class RunSummary {
     distributions.put(LatencyMetric.ITL_PER_TOKEN, pooled.mirrorsItl
         ? distributions.get(LatencyMetric.ITL)
         : Distribution.ofOwned(pooled.perToken.release(), method));
+    ColdStarts.Split split = coldStarts.split(records);
+    ColdStartSummary cold = split.cold().isEmpty()
+        ? new ColdStartSummary(coldStarts.toString(), 0, split.warm().size(), Distribution.empty(method),
+            distributions.get(LatencyMetric.TTFT), Distribution.empty(method), distributions.get(LatencyMetric.E2E))
+        : ColdStartSummary.of(coldStarts, split);
     return new RunSummary(RunInfo.of(result), result.schedule(), method,
         Collections.unmodifiableMap(distributions), tally.requests(), tally.failuresByCategory(),
-        tally.window().orElse(null), tally.tokens(), Collections.unmodifiableMap(clientMinusServer));
+        tally.window().orElse(null), tally.tokens(), Collections.unmodifiableMap(clientMinusServer),
+        TargetAvailability.of(records), cold);
   }
 
   /**
@@ -216,6 +237,15 @@ public final class RunSummary {
     return clientMinusServer;
   }
 
+  /**
+   * Warm and cold requests apart (seed 003 §3.3), as the {@link ColdStarts} rule given to {@link #of} judged
+   * them (by default: the server reported a load, or the record was tagged cold). The run's own
+   * distributions mix both.
+   */
+  public ColdStartSummary coldStarts() {
+    return coldStarts;
+  }
+
   /** The run's metadata. */
   public RunInfo run() {
     return run;
@@ -228,7 +258,7 @@ public final class RunSummary {
 
   /**
    * Whether the run's client could be trusted ({@link RunInfo#clientHealth()}): reports show it, and
-   * assertions refuse to judge latencies of a CLIENT_BOUND run.
+   * assertions weigh a CLIENT_BOUND run's error bound (its measurement floor) when judging its latencies.
    */
   public ClientHealth clientHealth() {
     return run.clientHealth();
@@ -252,6 +282,11 @@ public final class RunSummary {
   /** How the scheduled requests divide up. */
   public RequestCounts requests() {
     return requests;
+  }
+
+  /** How long the target was unreachable during the measured requests, and how often it asked to retry later. */
+  public TargetAvailability availability() {
+    return availability;
   }
 
   /** Failed measured requests by category, in {@link ErrorCategory} order; categories without failures are absent. */
@@ -280,8 +315,8 @@ public final class RunSummary {
   }
 
   /**
-   * Input plus output tokens per second of the window; input counts only the prompt tokens servers
-   * reported ({@link TokenSummary#requestsWithoutInputTokens()} says how many requests lacked them).
+   * Input plus output tokens per second of the window; input counts the prompt tokens servers reported, else the
+   * client's count ({@link TokenSummary#requestsWithoutInputTokens()} says how many requests had neither).
    */
   public OptionalDouble totalTokenThroughputTps() {
     return perSecond(tokens.inputTokens() + tokens.outputTokens());

@@ -1,6 +1,5 @@
 package io.infermark.attribution.intervention;
 
-import io.infermark.core.stats.QuantileMethod;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.util.Arrays;
@@ -13,10 +12,29 @@ import org.apache.commons.statistics.distribution.NormalDistribution;
  *
  * <p>The draws are reproducible across languages: a SplitMix64 generator seeded with {@code seed}
  * ({@code state += 0x9E3779B97F4A7C15}, then the standard mix), and unit index
- * {@code (next >>> 1) % n}, resample by resample, draw by draw. Tests replay the same stream in
- * numpy to check the interval. Every mean (the estimate, each resample's, the jackknife's) is the
- * correctly rounded sum over the count, so equal sums give equal means whatever the order of the
- * units: resamples that tie with the estimate are seen as ties.
+ * {@code (next >>> 1) % n}, resample by resample, draw by draw. Everything after the draws is
+ * {@code scipy.stats.bootstrap((units,), np.mean, method=...)} (scipy 1.17) step by step, so that
+ * scipy given the same resamples returns the same interval to the last bit or two:
+ *
+ * <ul>
+ *   <li>every mean (the estimate, each resample's, each jackknife value, the jackknife's own mean) is
+ *       {@code np.mean}: numpy's pairwise sum (below 8 values a plain left-to-right sum from 0; up
+ *       to 128, eight running sums combined as {@code ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7))} plus the
+ *       rest; beyond, the two halves split at a multiple of 8) divided by the count. Two resamples
+ *       holding the same units in another order can differ in the last bit, and then they do not
+ *       tie with the estimate, in scipy as here;
+ *   <li>BCa's bias correction {@code z0 = Φ⁻¹((#below + #at-or-below) / 2B)} and acceleration
+ *       {@code a = (1/6) (ΣU³/n³) / (ΣU²/n²)^{3/2}}, {@code U_i = (n − 1)(θ̄_(·) − θ_(i))} over the
+ *       jackknife means, as {@code scipy.stats._resampling._bca_interval};
+ *   <li>the values at the (adjusted) levels {@code p} come from {@code scipy.stats.quantile}'s
+ *       {@code linear} method: {@code jg = p·B + (1 − p)}, {@code j = ⌊jg⌋ − 1},
+ *       {@code g = jg mod 1}, value {@code (1 − g)·y[j] + g·y[j + 1]} on the sorted means (indices
+ *       clipped to the ends). The same quantile as numpy's {@code (B − 1)p} interpolation in exact
+ *       arithmetic, but computed as scipy does, so that a level landing on a knot gives scipy's knot.
+ * </ul>
+ *
+ * <p>Where the sum of the units leaves the double range (numpy would give inf or nan), a mean is
+ * summed exactly in decimal instead.
  */
 final class MeanBootstrap {
 
@@ -61,15 +79,9 @@ final class MeanBootstrap {
     return new Interval(quantile(means, alpha), quantile(means, 1 - alpha), IntervalMethod.PERCENTILE);
   }
 
-  /**
-   * The mean of {@code values}: their exact sum, rounded once to a double (Shewchuk's algorithm, as
-   * Python's {@code math.fsum}), divided by their count. It does not depend on the order of the
-   * values, so a resample holding the data's own units (in any order) has exactly the estimate's
-   * value and counts as a tie, as it does in scipy; a left-to-right sum can round the same units
-   * two ways (10.000000000000002 for units whose mean is 1.25).
-   */
+  /** {@code np.mean(values)}: numpy's pairwise sum divided by the count (exact decimal if it overflows). */
   static double mean(double[] values) {
-    return mean(values, values.length, new double[values.length + 1]);
+    return mean(values, 0, values.length);
   }
 
   /** The means of {@code resamples} resamples, in draw order. */
@@ -77,7 +89,6 @@ final class MeanBootstrap {
     int n = units.length;
     double[] means = new double[resamples];
     double[] drawn = new double[n];
-    double[] partials = new double[n + 1];
     long state = seed;
     for (int b = 0; b < resamples; b++) {
       for (int i = 0; i < n; i++) {
@@ -85,79 +96,71 @@ final class MeanBootstrap {
         int index = (int) ((mix(state) >>> 1) % n);
         drawn[i] = units[index];
       }
-      means[b] = mean(drawn, n, partials);
+      means[b] = mean(drawn, 0, n);
     }
     return means;
   }
 
-  /** The mean of the first {@code length} values, {@code partials} scratch space of at least length + 1. */
-  private static double mean(double[] values, int length, double[] partials) {
-    double sum = exactSum(values, length, partials);
+  /** The mean of {@code values[from, from + length)} as {@code np.mean} computes it. */
+  private static double mean(double[] values, int from, int length) {
+    double sum = pairwiseSum(values, from, length);
     if (Double.isFinite(sum)) {
       return sum / length;
     }
     // The sum left the double range (the mean may not have): sum exactly in decimal instead.
     BigDecimal exact = BigDecimal.ZERO;
-    for (int i = 0; i < length; i++) {
+    for (int i = from; i < from + length; i++) {
       exact = exact.add(new BigDecimal(values[i]));
     }
     return exact.divide(BigDecimal.valueOf(length), MathContext.DECIMAL128).doubleValue();
   }
 
   /**
-   * The sum of the first {@code length} values rounded once, half to even: Shewchuk's non-overlapping
-   * partials (Python's {@code math.fsum}); not finite if an intermediate sum overflowed.
+   * {@code np.add.reduce}: the reduction's initial 0.0 plus numpy's {@code pairwise_sum} for doubles
+   * (numpy/_core/src/umath/loops_utils.h.src), the same additions in the same order, so the same
+   * rounding.
    */
-  private static double exactSum(double[] values, int length, double[] partials) {
-    int count = 0;
-    for (int k = 0; k < length; k++) {
-      double x = values[k];
-      int kept = 0;
-      for (int j = 0; j < count; j++) {
-        double y = partials[j];
-        if (Math.abs(x) < Math.abs(y)) {
-          double t = x;
-          x = y;
-          y = t;
-        }
-        double hi = x + y;
-        double lo = y - (hi - x);
-        if (lo != 0) {
-          partials[kept++] = lo;
-        }
-        x = hi;
+  static double pairwiseSum(double[] a, int from, int n) {
+    return 0.0 + pairwise(a, from, n);
+  }
+
+  private static double pairwise(double[] a, int from, int n) {
+    if (n < 8) {
+      double res = 0.0;
+      for (int i = 0; i < n; i++) {
+        res += a[from + i];
       }
-      if (!Double.isFinite(x)) {
-        return x;
+      return res;
+    }
+    if (n <= 128) {
+      double r0 = a[from];
+      double r1 = a[from + 1];
+      double r2 = a[from + 2];
+      double r3 = a[from + 3];
+      double r4 = a[from + 4];
+      double r5 = a[from + 5];
+      double r6 = a[from + 6];
+      double r7 = a[from + 7];
+      int i = 8;
+      for (; i < n - (n % 8); i += 8) {
+        r0 += a[from + i];
+        r1 += a[from + i + 1];
+        r2 += a[from + i + 2];
+        r3 += a[from + i + 3];
+        r4 += a[from + i + 4];
+        r5 += a[from + i + 5];
+        r6 += a[from + i + 6];
+        r7 += a[from + i + 7];
       }
-      partials[kept] = x;
-      count = kept + 1;
-    }
-    if (count == 0) {
-      return 0;
-    }
-    // Add the partials from the largest down, stopping at the first inexact step; then correct a
-    // half-way case the way math.fsum does (the rest of the partials decides the rounding).
-    int i = count - 1;
-    double hi = partials[i];
-    double lo = 0;
-    while (i > 0) {
-      double x = hi;
-      double y = partials[--i];
-      hi = x + y;
-      lo = y - (hi - x);
-      if (lo != 0) {
-        break;
+      double res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7));
+      for (; i < n; i++) {
+        res += a[from + i];
       }
+      return res;
     }
-    if (i > 0 && ((lo < 0 && partials[i - 1] < 0) || (lo > 0 && partials[i - 1] > 0))) {
-      double y = lo * 2;
-      double x = hi + y;
-      if (y == x - hi) {
-        hi = x;
-      }
-    }
-    return hi;
+    int n2 = n / 2;
+    n2 -= n2 % 8;
+    return pairwise(a, from, n2) + pairwise(a, from + n2, n - n2);
   }
 
   private static long mix(long z) {
@@ -166,11 +169,10 @@ final class MeanBootstrap {
     return z ^ (z >>> 31);
   }
 
-  /** The BCa quantile levels, or null when they are undefined. */
+  /** The BCa quantile levels, or null when they are undefined (scipy's interval would be nan). */
   private static double[] bcaLevels(double[] units, double[] sortedMeans, double alpha) {
     int n = units.length;
-    double[] partials = new double[n + 1];
-    double estimate = mean(units, n, partials);
+    double estimate = mean(units);
     // z0 from the share of resamples below the estimate, ties counted half (scipy's
     // _percentile_of_score, the mean of percentileofscore's "strict" and "weak").
     int below = 0;
@@ -184,42 +186,60 @@ final class MeanBootstrap {
       }
     }
     double z0 = NORMAL.inverseCumulativeProbability((below + atOrBelow) / (2.0 * sortedMeans.length));
-    // Jackknife: the mean without unit i (computed as every other mean is), and the acceleration from
-    // their skewness.
+    // Jackknife: the mean without unit i, their mean, and the acceleration from their skewness, in
+    // scipy's order of operations.
     double[] jack = new double[n];
     double[] others = new double[n - 1];
-    double jackMean = 0;
     for (int i = 0; i < n; i++) {
       for (int j = 0, k = 0; j < n; j++) {
         if (j != i) {
           others[k++] = units[j];
         }
       }
-      jack[i] = mean(others, n - 1, partials);
-      jackMean += jack[i];
+      jack[i] = mean(others);
     }
-    jackMean /= n;
-    double num = 0;
-    double den = 0;
-    for (double j : jack) {
-      double d = jackMean - j;
-      num += d * d * d;
-      den += d * d;
+    double jackMean = mean(jack);
+    double[] cubes = new double[n];
+    double[] squares = new double[n];
+    double nd = n;
+    for (int i = 0; i < n; i++) {
+      double u = (nd - 1) * (jackMean - jack[i]);
+      cubes[i] = Math.pow(u, 3);
+      squares[i] = u * u;
     }
-    double a = num / (6 * Math.pow(den, 1.5));
+    double num = pairwiseSum(cubes, 0, n) / (nd * nd * nd);
+    double den = pairwiseSum(squares, 0, n) / (nd * nd);
+    double a = 1.0 / 6 * num / Math.pow(den, 1.5);
     if (!Double.isFinite(z0) || !Double.isFinite(a)) {
       return null;
     }
     double zLow = NORMAL.inverseCumulativeProbability(alpha);
-    double low = NORMAL.cumulativeProbability(z0 + (z0 + zLow) / (1 - a * (z0 + zLow)));
-    double high = NORMAL.cumulativeProbability(z0 + (z0 - zLow) / (1 - a * (z0 - zLow)));
+    double num1 = z0 + zLow;
+    double num2 = z0 - zLow;
+    double low = NORMAL.cumulativeProbability(z0 + num1 / (1 - a * num1));
+    double high = NORMAL.cumulativeProbability(z0 + num2 / (1 - a * num2));
     if (!Double.isFinite(low) || !Double.isFinite(high)) {
       return null;
     }
     return new double[] {low, high};
   }
 
-  private static double quantile(double[] sorted, double p) {
-    return QuantileMethod.LINEAR.quantile(sorted, Math.min(1, Math.max(0, p)));
+  /**
+   * {@code scipy.stats.quantile(sorted, p, method="linear")}: {@code jg = p·n + (1 − p)},
+   * {@code j = ⌊jg⌋ − 1}, {@code g = jg mod 1}, {@code (1 − g)·y[j] + g·y[j + 1]}, indices clipped to
+   * {@code [0, n − 1]} and {@code g = 0} below the first.
+   */
+  static double quantile(double[] sorted, double p) {
+    int n = sorted.length;
+    double jg = p * n + (1 - p);
+    double jp1 = Math.floor(jg);
+    double j = jp1 - 1;
+    double g = jg - jp1;
+    if (j < 0) {
+      g = 0;
+    }
+    int lo = (int) Math.min(Math.max(j, 0), n - 1);
+    int hi = (int) Math.min(Math.max(jp1, 0), n - 1);
+    return (1 - g) * sorted[lo] + g * sorted[hi];
   }
 }

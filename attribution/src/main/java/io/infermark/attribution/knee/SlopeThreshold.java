@@ -87,6 +87,43 @@ public final class SlopeThreshold {
     return Optional.empty();
   }
 
+  /**
+   * The first segment, between consecutive points in the given order, whose slope is strictly above the
+   * threshold, when the x values need not increase: the curve of a sweep against achieved throughput,
+   * taken in the order of the load offered. A segment where x did not rise ({@code Δx <= 0}) while
+   * latency did ({@code Δy > 0}) has an infinite slope (the server delivered no more for more latency:
+   * saturation) and is a knee; one where neither rose is not.
+   *
+   * @param x the curve's x per point, in the order the levels were offered, finite
+   * @param latencyMillis the latency at each point, ms, finite
+   * @return the segment, empty when none is too steep (or there are fewer than two points)
+   * @throws IllegalArgumentException if the arrays differ in length or hold a non-finite value
+   */
+  public Optional<SlopeKnee> findAlong(double[] x, double[] latencyMillis) {
+    Objects.requireNonNull(x, "x");
+    Objects.requireNonNull(latencyMillis, "latencyMillis");
+    if (x.length != latencyMillis.length) {
+      throw new IllegalArgumentException("x and latencyMillis must have the same length, were " + x.length + " and "
+          + latencyMillis.length);
+    }
+    for (int i = 0; i < x.length; i++) {
+      if (!Double.isFinite(x[i]) || !Double.isFinite(latencyMillis[i])) {
+        throw new IllegalArgumentException("point " + i + " is (" + x[i] + ", " + latencyMillis[i]
+            + "); x and latency must be finite");
+      }
+    }
+    for (int i = 1; i < x.length; i++) {
+      double dx = x[i] - x[i - 1];
+      double dy = latencyMillis[i] - latencyMillis[i - 1];
+      double slope = dx > 0 ? dy / dx : dy > 0 ? Double.POSITIVE_INFINITY : Double.NEGATIVE_INFINITY;
+      if (slope > threshold) {
+        return Optional.of(new SlopeKnee(i, x[i - 1], x[i], latencyMillis[i - 1], latencyMillis[i], slope,
+            threshold));
+      }
+    }
+    return Optional.empty();
+  }
+
   @Override
   public String toString() {
     return String.format(Locale.ROOT, "SlopeThreshold[%s ms per unit of load]", threshold);

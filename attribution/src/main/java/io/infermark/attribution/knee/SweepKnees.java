@@ -17,13 +17,21 @@ import java.util.OptionalDouble;
  * finds it) and {@link SlopeThreshold} (first segment steeper than an absolute slope), each naming
  * the load level (rate or concurrency) where it lies.
  *
- * <p>The curve's x is each level's offered load ({@link LoadCurvePoint#offeredLoad()}: req/s for open
- * loops, concurrency for closed ones), sorted ascending; its y is a percentile of one
- * {@link LatencyMetric} in ms. The default is <b>P99 TTFT</b>: queueing, the thing a knee marks,
- * lands in time to first token undiluted, while E2E adds decode time that scales with output length.
- * Levels where the metric has no value (every request failed) are left out of the curve and listed in
- * {@link #skippedLabels()}. The default detectors are {@link Kneedle#latencyCurve()} (convex,
- * increasing, S = 1, offline) and {@link SlopeThreshold#defaults()} (120 ms per req/s).
+ * <p>The curve's y is a percentile of one {@link LatencyMetric} in ms; the default is <b>P99 TTFT</b>:
+ * queueing, the thing a knee marks, lands in time to first token undiluted, while E2E adds decode time
+ * that scales with output length. Its x is, by default, each level's <b>achieved throughput</b>
+ * (successful requests per second of the level's window, {@link KneeAxis#ACHIEVED_THROUGHPUT}), as seed
+ * 002 §3.2 defines the knee: "延迟增长率 Δlatency/ΔQPS 首次超过阈值 120ms/QPS" with QPS the measured
+ * end-to-end rate; {@link KneeAxis#OFFERED_LOAD} plots against the offered rate (or the concurrency)
+ * instead. The levels are taken in the order of the load they offered. Against achieved throughput the x
+ * need not rise: a level that delivered no more than an earlier one is past saturation. The slope rule
+ * walks the levels in offered order ({@link SlopeThreshold#findAlong}), so the first segment where
+ * latency rose while throughput did not has an infinite slope and is the knee; Kneedle, which needs an
+ * increasing x, sees only the levels whose throughput exceeded every lower level's
+ * ({@link #kneedleLabels()}). Levels where the metric or the throughput has no value (every request
+ * failed) are left out of the curve and listed in {@link #skippedLabels()}. The default detectors are
+ * {@link Kneedle#latencyCurve()} (convex, increasing, S = 1, offline) and {@link SlopeThreshold#defaults()}
+ * (120 ms per req/s).
  *
  * <p>Saturation: a level where every request failed, at a higher load than a level that had values,
  * is where the server stopped answering ({@link #saturatedLabel()}). Its latency is unbounded, so for
@@ -55,9 +63,14 @@ public final class SweepKnees {
 
   private final LatencyMetric metric;
   private final double percentile;
+  private final KneeAxis axis;
   private final List<String> labels;
   private final double[] loads;
+  private final double[] offered;
+  private final double[] achieved;
   private final double[] latencies;
+  /** Indices into {@link #labels} of the points Kneedle saw (x strictly increasing). */
+  private final int[] kneedlePoints;
   private final List<String> skipped;
   private final KneedleResult kneedle;
   private final Optional<SlopeKnee> slope;
@@ -66,14 +79,19 @@ public final class SweepKnees {
   private final int belowSaturated;
   private final List<String> clientWarnings;
 
-  private SweepKnees(LatencyMetric metric, double percentile, List<String> labels, double[] loads,
-      double[] latencies, List<String> skipped, KneedleResult kneedle, Optional<SlopeKnee> slope,
-      Optional<String> saturated, int belowSaturated, List<String> clientWarnings) {
+  private SweepKnees(LatencyMetric metric, double percentile, KneeAxis axis, List<String> labels, double[] loads,
+      double[] offered, double[] achieved, double[] latencies, int[] kneedlePoints, List<String> skipped,
+      KneedleResult kneedle, Optional<SlopeKnee> slope, Optional<String> saturated, int belowSaturated,
+      List<String> clientWarnings) {
     this.metric = metric;
     this.percentile = percentile;
+    this.axis = axis;
     this.labels = labels;
     this.loads = loads;
+    this.offered = offered;
+    this.achieved = achieved;
     this.latencies = latencies;
+    this.kneedlePoints = kneedlePoints;
     this.skipped = skipped;
     this.kneedle = kneedle;
     this.slope = slope;
@@ -82,38 +100,58 @@ public final class SweepKnees {
     this.clientWarnings = clientWarnings;
   }
 
-  /** The knees of a core sweep over rates or concurrencies, with the defaults (P99 TTFT). */
+  /** The knees of a core sweep over rates or concurrencies, with the defaults (P99 TTFT against achieved req/s). */
   public static SweepKnees ofSweep(List<? extends SweepPoint<? extends Number>> points) {
     return of(LoadCurvePoint.of(points));
   }
 
-  /** The knees of a core sweep with the given metric, percentile and detectors. */
+  /** The knees of a core sweep with the default metric and detectors, against the given axis. */
+  public static SweepKnees ofSweep(List<? extends SweepPoint<? extends Number>> points, KneeAxis axis) {
+    return of(LoadCurvePoint.of(points), DEFAULT_METRIC, DEFAULT_PERCENTILE, Kneedle.latencyCurve(),
+        SlopeThreshold.defaults(), axis);
+  }
+
+  /** The knees of a core sweep with the given metric, percentile and detectors, against achieved throughput. */
   public static SweepKnees ofSweep(List<? extends SweepPoint<? extends Number>> points, LatencyMetric metric,
       double percentile, Kneedle kneedle, SlopeThreshold slope) {
     return of(LoadCurvePoint.of(points), metric, percentile, kneedle, slope);
   }
 
-  /** The knees of a load curve with the defaults (P99 TTFT, convex increasing Kneedle, 120 ms per req/s). */
+  /** The knees of a core sweep with the given metric, percentile, detectors and axis. */
+  public static SweepKnees ofSweep(List<? extends SweepPoint<? extends Number>> points, LatencyMetric metric,
+      double percentile, Kneedle kneedle, SlopeThreshold slope, KneeAxis axis) {
+    return of(LoadCurvePoint.of(points), metric, percentile, kneedle, slope, axis);
+  }
+
+  /** The knees of a load curve with the defaults (P99 TTFT against achieved req/s, Kneedle, 120 ms per req/s). */
   public static SweepKnees of(List<LoadCurvePoint> curve) {
     return of(curve, DEFAULT_METRIC, DEFAULT_PERCENTILE, Kneedle.latencyCurve(), SlopeThreshold.defaults());
+  }
+
+  /** The knees of a load curve against achieved throughput (the seed's axis). */
+  public static SweepKnees of(List<LoadCurvePoint> curve, LatencyMetric metric, double percentile, Kneedle kneedle,
+      SlopeThreshold slope) {
+    return of(curve, metric, percentile, kneedle, slope, KneeAxis.ACHIEVED_THROUGHPUT);
   }
 
   /**
    * The knees of a load curve.
    *
-   * @param curve the levels, in any order
+   * @param curve the levels, in any order (taken by ascending offered load)
    * @param metric the latency metric
    * @param percentile in (0, 1): 0.99 for P99
    * @param kneedle the Kneedle settings
    * @param slope the slope rule
-   * @throws IllegalArgumentException if the percentile is outside (0, 1) or two levels have the same load
+   * @param axis the curve's x: achieved throughput (the seed's) or offered load
+   * @throws IllegalArgumentException if the percentile is outside (0, 1) or two levels have the same offered load
    */
   public static SweepKnees of(List<LoadCurvePoint> curve, LatencyMetric metric, double percentile, Kneedle kneedle,
-      SlopeThreshold slope) {
+      SlopeThreshold slope, KneeAxis axis) {
     Objects.requireNonNull(curve, "curve");
     Objects.requireNonNull(metric, "metric");
     Objects.requireNonNull(kneedle, "kneedle");
     Objects.requireNonNull(slope, "slope");
+    Objects.requireNonNull(axis, "axis");
     if (!(percentile > 0 && percentile < 1)) {
       throw new IllegalArgumentException("percentile must be in (0, 1) (0.99 for P99), was " + percentile);
     }
@@ -124,7 +162,8 @@ public final class SweepKnees {
     List<String> warnings = new ArrayList<>();
     String saturated = null;
     int belowSaturated = 0;
-    double[] x = new double[sorted.size()];
+    double[] offered = new double[sorted.size()];
+    double[] achieved = new double[sorted.size()];
     double[] y = new double[sorted.size()];
     int n = 0;
     for (int i = 0; i < sorted.size(); i++) {
@@ -138,7 +177,8 @@ public final class SweepKnees {
         warnings.add(p.label() + ": client " + health.verdict() + ": " + health.reasonText());
       }
       OptionalDouble v = p.summary().distribution(metric).percentile(percentile);
-      if (v.isEmpty()) {
+      OptionalDouble rps = p.summary().requestThroughputRps();
+      if (v.isEmpty() || rps.isEmpty()) {
         skipped.add(p.label());
         if (saturated == null && n > 0) {
           saturated = p.label();
@@ -147,15 +187,34 @@ public final class SweepKnees {
         continue;
       }
       labels.add(p.label());
-      x[n] = p.offeredLoad();
+      offered[n] = p.offeredLoad();
+      achieved[n] = rps.getAsDouble();
       y[n] = v.getAsDouble();
       n++;
     }
-    double[] loads = java.util.Arrays.copyOf(x, n);
+    offered = java.util.Arrays.copyOf(offered, n);
+    achieved = java.util.Arrays.copyOf(achieved, n);
     double[] lat = java.util.Arrays.copyOf(y, n);
-    KneedleResult k = n == 0 ? KneedleResult.none(kneedle, loads, lat) : kneedle.locate(loads, lat);
-    return new SweepKnees(metric, percentile, List.copyOf(labels), loads, lat, List.copyOf(skipped), k,
-        slope.find(loads, lat), Optional.ofNullable(saturated), belowSaturated, List.copyOf(warnings));
+    double[] x = axis == KneeAxis.ACHIEVED_THROUGHPUT ? achieved : offered;
+    // Kneedle needs x strictly increasing: keep the levels that delivered more than every lower level.
+    int[] rising = new int[n];
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+      if (m == 0 || x[i] > x[rising[m - 1]]) {
+        rising[m++] = i;
+      }
+    }
+    rising = java.util.Arrays.copyOf(rising, m);
+    double[] kx = new double[m];
+    double[] ky = new double[m];
+    for (int j = 0; j < m; j++) {
+      kx[j] = x[rising[j]];
+      ky[j] = lat[rising[j]];
+    }
+    KneedleResult k = m == 0 ? KneedleResult.none(kneedle, kx, ky) : kneedle.locate(kx, ky);
+    return new SweepKnees(metric, percentile, axis, List.copyOf(labels), x.clone(), offered, achieved, lat, rising,
+        List.copyOf(skipped), k, slope.findAlong(x, lat), Optional.ofNullable(saturated), belowSaturated,
+        List.copyOf(warnings));
   }
 
   /** The metric whose percentile makes the curve. */
@@ -168,14 +227,44 @@ public final class SweepKnees {
     return percentile;
   }
 
-  /** The labels of the curve's points, by ascending load. */
+  /** What the curve's x is. */
+  public KneeAxis axis() {
+    return axis;
+  }
+
+  /** The labels of the curve's points, by ascending offered load. */
   public List<String> labels() {
     return labels;
   }
 
-  /** The curve's x: offered load of each point, ascending (req/s, or concurrency). */
+  /**
+   * The curve's x at each point, in the order of {@link #labels()}: achieved req/s or offered load, as
+   * {@link #axis()} says. Against achieved throughput it need not increase.
+   */
   public double[] loads() {
     return loads.clone();
+  }
+
+  /** The load each point offered (req/s, or concurrency), ascending. */
+  public double[] offeredLoads() {
+    return offered.clone();
+  }
+
+  /** Each point's achieved throughput: successful requests per second of its window. */
+  public double[] achievedThroughputs() {
+    return achieved.clone();
+  }
+
+  /**
+   * The labels of the points Kneedle saw: those whose x exceeded every lower level's (all of them
+   * against offered load; against achieved throughput, the levels before throughput stalled or fell).
+   */
+  public List<String> kneedleLabels() {
+    List<String> out = new ArrayList<>(kneedlePoints.length);
+    for (int i : kneedlePoints) {
+      out.add(labels.get(i));
+    }
+    return List.copyOf(out);
   }
 
   /** The curve's y: the percentile of the metric at each point, ms. */
@@ -205,7 +294,7 @@ public final class SweepKnees {
     return clientWarnings;
   }
 
-  /** Kneedle's full result on the curve. */
+  /** Kneedle's full result on the points of {@link #kneedleLabels()} (its indices are into that list). */
   public KneedleResult kneedle() {
     return kneedle;
   }
@@ -229,7 +318,7 @@ public final class SweepKnees {
 
   /** The label of the level at Kneedle's chosen knee. */
   public Optional<String> kneedleLabel() {
-    return kneedle.chosen().map(k -> labels.get(k.index()));
+    return kneedle.chosen().map(k -> labels.get(kneedlePoints[k.index()]));
   }
 
   /**
@@ -250,27 +339,33 @@ public final class SweepKnees {
   }
 
   /**
-   * One line: {@code SweepKnees[TTFT p99 over 5 levels: kneedle 8 req/s (412.000 ms),
-   * slope 4 req/s -> 8 req/s (190.5 ms per unit > 120)]}; with saturation, e.g.
+   * One line: {@code SweepKnees[TTFT p99 against achieved req/s over 5 levels: kneedle 8 req/s (412.000 ms),
+   * slope 4 req/s -> 8 req/s (190.5 ms per req/s > 120)]}; with saturation, e.g.
    * {@code slope concurrency 8 -> concurrency 32 (every request failed), saturated at concurrency 32,
-   * skipped [concurrency 32]}.
+   * skipped [concurrency 32]}; a segment where throughput did not rise says {@code (throughput did not
+   * rise: 84.0 -> 83.5 req/s)}.
    */
   @Override
   public String toString() {
-    String k = kneedle.chosen().map(c -> String.format(Locale.ROOT, "%s (%.3f ms)", labels.get(c.index()), c.y()))
-        .orElse("none");
+    String k = kneedle.chosen().map(c -> String.format(Locale.ROOT, "%s (%.3f ms)",
+        labels.get(kneedlePoints[c.index()]), c.y())).orElse("none");
+    String unit = axis == KneeAxis.ACHIEVED_THROUGHPUT ? "req/s" : "unit";
     String s;
     if (slopeKneeIsSaturation()) {
       s = lastAcceptableLabel().orElseThrow() + " -> " + saturated.orElseThrow() + " (every request failed)";
     } else {
-      s = slope.map(sk -> String.format(Locale.ROOT, "%s -> %s (%.1f ms per unit > %s)",
-          labels.get(sk.index() - 1), labels.get(sk.index()), sk.slope(), sk.threshold())).orElse("none");
+      s = slope.map(sk -> Double.isInfinite(sk.slope())
+          ? String.format(Locale.ROOT, "%s -> %s (throughput did not rise: %.1f -> %.1f req/s)",
+              labels.get(sk.index() - 1), labels.get(sk.index()), sk.fromLoad(), sk.toLoad())
+          : String.format(Locale.ROOT, "%s -> %s (%.1f ms per %s > %s)", labels.get(sk.index() - 1),
+              labels.get(sk.index()), sk.slope(), unit, sk.threshold())).orElse("none");
     }
     String sat = saturated.map(l -> ", saturated at " + l).orElse("");
     String skip = skipped.isEmpty() ? "" : ", skipped " + skipped;
     String warn = clientWarnings.isEmpty() ? "" : "; WARNING " + String.join("; ", clientWarnings);
-    return String.format(Locale.ROOT, "SweepKnees[%s p%s over %d levels: kneedle %s, slope %s%s%s%s]", metric,
-        formatPercent(percentile), labels.size(), k, s, sat, skip, warn);
+    return String.format(Locale.ROOT, "SweepKnees[%s p%s against %s over %d levels: kneedle %s, slope %s%s%s%s]",
+        metric, formatPercent(percentile), axis == KneeAxis.ACHIEVED_THROUGHPUT ? "achieved req/s" : "offered load",
+        labels.size(), k, s, sat, skip, warn);
   }
 
   static String formatPercent(double p) {

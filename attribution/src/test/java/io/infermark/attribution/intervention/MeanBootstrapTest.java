@@ -8,8 +8,9 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * Known answers from numpy replaying the documented resampling stream, and scipy's own BCa levels on
- * the same resampled means:
+ * Known answers from scipy 1.17.1's own {@code bootstrap} given the same resamples (numpy replays the
+ * documented draws; scipy's statistic, {@code np.mean}, is applied to them; {@code n_resamples=0}
+ * with {@code bootstrap_result} makes scipy use exactly that distribution):
  *
  * <pre>
  * M = (1 &lt;&lt; 64) - 1
@@ -17,19 +18,20 @@ import org.junit.jupiter.api.Test;
  *     z = ((z ^ (z &gt;&gt; 30)) * 0xBF58476D1CE4E5B9) &amp; M
  *     z = ((z ^ (z &gt;&gt; 27)) * 0x94D049BB133111EB) &amp; M
  *     return z ^ (z &gt;&gt; 31)
- * def means(u, B, seed):               # u: the units, B: resamples
- *     s, out = seed &amp; M, []
+ * def resamples(u, B, seed):           # one row of unit values per resample
+ *     s, idx = seed &amp; M, []
  *     for b in range(B):
- *         idx = []
+ *         row = []
  *         for i in range(len(u)):
  *             s = (s + 0x9E3779B97F4A7C15) &amp; M
- *             idx.append((mix(s) &gt;&gt; 1) % len(u))
- *         out.append(math.fsum(np.array(u)[idx]) / len(u))
- *     return np.array(out)
- * np.percentile(means(u, 2000, 42), [2.5, 97.5])                       # percentile interval
- * a1, a2, _ = scipy.stats._resampling._bca_interval((np.array(u),), np.mean, -1, 0.025,
- *                                                  means(u, 2000, 42), None, np)
- * np.percentile(means(u, 2000, 42), [100 * a1, 100 * a2])              # BCa interval
+ *             row.append((mix(s) &gt;&gt; 1) % len(u))
+ *         idx.append(row)
+ *     return np.asarray(u)[np.array(idx)]
+ * def scipy_ci(u, B, seed, conf, method):
+ *     dist = np.mean(resamples(u, B, seed), axis=-1)
+ *     prev = BootstrapResult(confidence_interval=None, bootstrap_distribution=dist, standard_error=None)
+ *     return scipy.stats.bootstrap((np.asarray(u),), np.mean, n_resamples=0, bootstrap_result=prev,
+ *                                  method=method, confidence_level=conf).confidence_interval
  * </pre>
  */
 class MeanBootstrapTest {
@@ -43,61 +45,99 @@ class MeanBootstrapTest {
   }
 
   @Test
-  void percentileIntervalMatchesNumpy() {
+  void percentileIntervalMatchesScipy() {
     MeanBootstrap.Interval ci = MeanBootstrap.interval(UNITS, 0.95, 2000, 42, IntervalMethod.PERCENTILE);
 
-    assertThat(ci.lower()).isCloseTo(7.342187500000003, within(1e-12));
+    assertThat(ci.lower()).isCloseTo(7.342187500000002, within(1e-12));
     assertThat(ci.upper()).isCloseTo(19.0625, within(1e-12));
     assertThat(ci.method()).isEqualTo(IntervalMethod.PERCENTILE);
   }
 
   @Test
   void bcaIntervalMatchesScipysBcaOnTheSameResamples() {
-    // scipy.stats._resampling._bca_interval gives levels 0.0454777984105760 and 0.9889892625720462 here.
+    // scipy_ci(UNITS, 2000, 42, 0.95, "BCa") and scipy_ci(UNITS, 1000, -7, 0.90, "BCa")
     MeanBootstrap.Interval ci = MeanBootstrap.interval(UNITS, 0.95, 2000, 42, IntervalMethod.BCA);
 
-    assertThat(ci.lower()).isCloseTo(8.09375, within(1e-9));
-    assertThat(ci.upper()).isCloseTo(19.874345992595025, within(1e-9));
+    assertThat(ci.lower()).isCloseTo(8.09375, within(1e-12));
+    assertThat(ci.upper()).isCloseTo(19.874345992595025, within(1e-12));
     assertThat(ci.method()).isEqualTo(IntervalMethod.BCA);
 
     MeanBootstrap.Interval ninety = MeanBootstrap.interval(UNITS, 0.90, 1000, -7, IntervalMethod.BCA);
-    assertThat(ninety.lower()).isCloseTo(8.841447068076087, within(1e-9));
-    assertThat(ninety.upper()).isCloseTo(19.125, within(1e-9));
+    assertThat(ninety.lower()).isCloseTo(8.841447068076087, within(1e-12));
+    assertThat(ninety.upper()).isCloseTo(19.125, within(1e-12));
   }
 
-  /** Their mean is exactly 1.25, but summed left to right they give 10.000000000000002. */
-  private static final double[] TIED = {1.8, 1.6, 0.1, 0.1, 1.6, 1.5, 1.8, 1.5};
+  /** The issue's two data sets (issue 23 item 10). */
+  private static final double[] D1 = {1.0, 2.5, -0.5, 3.2, 0.8, 1.9, 2.2, -1.1};
+
+  private static final double[] D2 = {60.1, 58.3, 61.9, 59.4, 62.0, 60.7};
 
   @Test
-  void theMeanIsTheCorrectlyRoundedSumOverNWhateverTheOrder() {
+  void bcaMatchesScipyOnTheIssuesDataSetsWithTheDefaultResamples() {
+    // ChangeEstimate's defaults: 10,000 resamples, seed 0, 95 %. np.mean(D2) is 60.400000000000006
+    // (left to right), while a resample holding D2's own units summed another way is 60.4: scipy counts
+    // 81 of the 10,000 resamples as ties and the rest as they fall. Taking the correctly rounded sum as
+    // the mean (as before) counted 6 ties and read the lower bound one resample step (0.1 / 6) low:
+    // [59.2667, 61.35] instead of scipy's [59.2833, 61.3667].
+    MeanBootstrap.Interval d2 = MeanBootstrap.interval(D2, 0.95, 10_000, 0, IntervalMethod.BCA);
+    assertThat(MeanBootstrap.mean(D2)).isEqualTo(60.400000000000006);
+    assertThat(d2.lower()).isCloseTo(59.28333333333333, within(1e-12));
+    assertThat(d2.upper()).isCloseTo(61.36666666666667, within(1e-12));
+    assertThat(d2.method()).isEqualTo(IntervalMethod.BCA);
+
+    MeanBootstrap.Interval d1 = MeanBootstrap.interval(D1, 0.95, 10_000, 0, IntervalMethod.BCA);
+    assertThat(d1.lower()).isCloseTo(0.18749999999999994, within(1e-12));
+    assertThat(d1.upper()).isCloseTo(2.1, within(1e-12));
+    MeanBootstrap.Interval d1b = MeanBootstrap.interval(D1, 0.95, 2000, 42, IntervalMethod.BCA);
+    assertThat(d1b.lower()).isCloseTo(0.1875, within(1e-12));
+    assertThat(d1b.upper()).isCloseTo(2.105947982605585, within(1e-12));
+    MeanBootstrap.Interval d2b = MeanBootstrap.interval(D2, 0.95, 2000, 42, IntervalMethod.BCA);
+    assertThat(d2b.lower()).isCloseTo(59.28333333333333, within(1e-12));
+    assertThat(d2b.upper()).isCloseTo(61.366666666666674, within(1e-12));
+    MeanBootstrap.Interval d2p = MeanBootstrap.interval(D2, 0.95, 10_000, 0, IntervalMethod.PERCENTILE);
+    assertThat(d2p.lower()).isCloseTo(59.300000000000004, within(1e-12));
+    assertThat(d2p.upper()).isCloseTo(61.43333333333333, within(1e-12));
+  }
+
+  @Test
+  void theMeanIsNumpysPairwiseSumOverN() {
+    // Below 8 values numpy adds left to right: 60.1 + 58.3 + ... = 362.40000000000003.
+    assertThat(MeanBootstrap.mean(D2)).isEqualTo(362.40000000000003 / 6);
+    // At 8 it keeps eight running sums and adds them as ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)).
+    double[] tied = {1.8, 1.6, 0.1, 0.1, 1.6, 1.5, 1.8, 1.5};
     double leftToRight = 0;
-    for (double u : TIED) {
+    for (double u : tied) {
       leftToRight += u;
     }
-    assertThat(leftToRight / TIED.length).isEqualTo(1.2500000000000002); // the naive sum's rounding
-    assertThat(MeanBootstrap.mean(TIED)).isEqualTo(1.25);
-    assertThat(MeanBootstrap.mean(new double[] {1.5, 1.8, 0.1, 1.6, 1.8, 0.1, 1.5, 1.6})).isEqualTo(1.25);
-    assertThat(MeanBootstrap.mean(new double[] {1e308, 1e308, -1e308, -1e308})).isZero(); // no overflow
+    assertThat(leftToRight / 8).isEqualTo(1.2500000000000002);
+    assertThat(MeanBootstrap.mean(tied)).isEqualTo(((1.8 + 1.6) + (0.1 + 0.1) + ((1.6 + 1.5) + (1.8 + 1.5))) / 8)
+        .isEqualTo(1.25);
+    // Beyond 128 the halves split at a multiple of 8: 129 values sum as [0, 64) + [64, 129).
+    double[] many = new double[129];
+    for (int i = 0; i < many.length; i++) {
+      many[i] = 0.1 * (i % 7) + 1e-3 * i;
+    }
+    assertThat(MeanBootstrap.pairwiseSum(many, 0, 129))
+        .isEqualTo(MeanBootstrap.pairwiseSum(many, 0, 64) + MeanBootstrap.pairwiseSum(many, 64, 65));
+    assertThat(MeanBootstrap.mean(new double[] {1e308, 1e308, -1e308, -1e308})).isZero(); // exact when it overflows
   }
 
   @Test
-  void bcaCountsResamplesTiedWithTheEstimateAsTiesAsScipyDoes() {
-    // The resamples' means are the correctly rounded sum over n, as the estimate is, so the 89 of 2000
-    // resamples with the data's own sum tie with the estimate (mid-rank, scipy's _percentile_of_score).
-    // Before, the estimate summed left to right was 1.2500000000000002 and those ties counted as below:
-    // [0.6710, 1.6375] instead of scipy's [0.6426, 1.625]. scipy: np.mean(u) = 1.25, resamples
-    // math.fsum(u[idx]) / n, levels 0.008707663349005659 and 0.948861749046409.
-    double[] means = MeanBootstrap.resampledMeans(TIED, 2000, 42);
-    assertThat(java.util.Arrays.stream(means).filter(m -> m == 1.25).count()).isEqualTo(89);
+  void bcaCountsResamplesTiedWithTheEstimateAsScipyDoes() {
+    // TIED's np.mean is exactly 1.25; a resample holding its own units in another order may sum to
+    // 1.2500000000000002 and then is not a tie, in scipy as here. scipy_ci(TIED, ...):
+    double[] tied = {1.8, 1.6, 0.1, 0.1, 1.6, 1.5, 1.8, 1.5};
+    MeanBootstrap.Interval ci = MeanBootstrap.interval(tied, 0.95, 2000, 42, IntervalMethod.BCA);
+    assertThat(ci.lower()).isCloseTo(0.6425827379332791, within(1e-12));
+    assertThat(ci.upper()).isCloseTo(1.625, within(1e-12));
 
-    MeanBootstrap.Interval ci = MeanBootstrap.interval(TIED, 0.95, 2000, 42, IntervalMethod.BCA);
-    assertThat(ci.lower()).isCloseTo(0.6425827379332789, within(1e-9));
-    assertThat(ci.upper()).isCloseTo(1.625, within(1e-9));
-
-    MeanBootstrap.Interval ninety = MeanBootstrap.interval(TIED, 0.90, 1000, -7, IntervalMethod.BCA);
-    assertThat(ninety.lower()).isCloseTo(0.8260699453623763, within(1e-9));
-    assertThat(ninety.upper()).isCloseTo(1.6125, within(1e-9));
-    assertThat(ChangeEstimate.of(TIED, 0.95, 2000, 42, IntervalMethod.BCA).estimate()).isEqualTo(1.25);
+    MeanBootstrap.Interval ninety = MeanBootstrap.interval(tied, 0.90, 1000, -7, IntervalMethod.BCA);
+    assertThat(ninety.lower()).isCloseTo(0.8260699453623763, within(1e-12));
+    assertThat(ninety.upper()).isCloseTo(1.6125, within(1e-12));
+    MeanBootstrap.Interval tenThousand = MeanBootstrap.interval(tied, 0.95, 10_000, 0, IntervalMethod.BCA);
+    assertThat(tenThousand.lower()).isCloseTo(0.65, within(1e-12));
+    assertThat(tenThousand.upper()).isCloseTo(1.6375000000000002, within(1e-12));
+    assertThat(ChangeEstimate.of(tied, 0.95, 2000, 42, IntervalMethod.BCA).estimate()).isEqualTo(1.25);
   }
 
   @Test

@@ -33,6 +33,31 @@ final class SweepFixtures {
     return run(load, records);
   }
 
+  /**
+   * 1,000 successful requests with TTFT {@code ttftMillis} (E2E twice that) whose measurement window
+   * (first intended send to last end) is exactly {@code 1000 / achievedRps} seconds: sends {@code gap}
+   * apart with {@code 999 gap + 2 ttft = 1000 / achievedRps}, so the run's achieved throughput is
+   * {@code achievedRps} (the last send is placed to the nanosecond).
+   */
+  static RunResult run(LoadProfile load, double ttftMillis, double achievedRps) {
+    long ttft = Math.round(ttftMillis * 1e6);
+    int n = 1000;
+    long window = Math.round(n / achievedRps * 1e9);
+    if (window < 2 * ttft) {
+      throw new IllegalArgumentException(n + " requests of E2E " + 2 * ttftMillis + " ms cannot make " + achievedRps
+          + " req/s");
+    }
+    double gap = (window - 2 * ttft) / (n - 1.0);
+    List<RequestRecord> records = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      long send = i == n - 1 ? window - 2 * ttft : Math.round(i * gap);
+      records.add(RequestRecord.builder().index(i).intendedNanos(send).sendNanos(send).httpStatus(200)
+          .chunks(ChunkTimeline.builder().add(ttft, ChunkKind.CONTENT, 1).add(2 * ttft, ChunkKind.CONTENT, 1).build())
+          .endOffsetNanos(2 * ttft).build());
+    }
+    return run(load, records);
+  }
+
   /** 10 requests that all failed: no latency metric has a value. */
   static RunResult failedRun(LoadProfile load) {
     List<RequestRecord> records = new ArrayList<>();

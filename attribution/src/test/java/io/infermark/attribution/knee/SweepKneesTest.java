@@ -53,7 +53,7 @@ class SweepKneesTest {
 
   @Test
   void rateSweepNamesTheRateAtEachKnee() {
-    SweepKnees knees = SweepKnees.ofSweep(rateSweep());
+    SweepKnees knees = SweepKnees.ofSweep(rateSweep(), KneeAxis.OFFERED_LOAD);
 
     // kneed (convex, increasing, S=1) on these six points: knee at 8 (checked with the reference code).
     assertThat(knees.metric()).isEqualTo(LatencyMetric.TTFT);
@@ -62,7 +62,7 @@ class SweepKneesTest {
     assertThat(knees.kneedleLabel()).contains("8.000 req/s");
     assertThat(knees.slopeLabel()).contains("10.00 req/s");
     assertThat(knees.lastAcceptableLabel()).contains("8.000 req/s");
-    assertThat(knees.toString()).isEqualTo("SweepKnees[TTFT p99 over 6 levels: kneedle 8.000 req/s (400.000 ms), "
+    assertThat(knees.toString()).isEqualTo("SweepKnees[TTFT p99 against offered load over 6 levels: kneedle 8.000 req/s (400.000 ms), "
         + "slope 8.000 req/s -> 10.00 req/s (550.0 ms per unit > 120.0)]");
   }
 
@@ -70,12 +70,90 @@ class SweepKneesTest {
   void otherMetricAndThresholdChangeTheCurve() {
     // E2E is twice TTFT in these runs, so its slopes double (10, 10, 85, 200, 1100): 40 is first exceeded on 4 -> 6.
     SweepKnees e2e = SweepKnees.ofSweep(rateSweep(), LatencyMetric.E2E, 0.5, Kneedle.latencyCurve(),
-        SlopeThreshold.of(40));
+        SlopeThreshold.of(40), KneeAxis.OFFERED_LOAD);
 
     assertThat(e2e.latenciesMillis()[3]).isCloseTo(400, within(1e-9));
     assertThat(e2e.slopeLabel()).contains("6.000 req/s");
     assertThat(e2e.kneedleLabel()).contains("8.000 req/s");
-    assertThat(e2e.toString()).startsWith("SweepKnees[E2E p50 over 6 levels");
+    assertThat(e2e.toString()).startsWith("SweepKnees[E2E p50 against offered load over 6 levels");
+  }
+
+  /**
+   * Seed 002 §3.2's vLLM row: a concurrency sweep whose measured QPS stops at 184 with P99 1,247 ms, the knee
+   * being where Δlatency/ΔQPS first exceeds 120 ms per QPS. Concurrency 8, 16, 32, 64, 128 achieve 60, 110,
+   * 160, 180, 184 req/s at P99 TTFT 300, 340, 420, 700, 1247 ms: slopes per completed req/s
+   * 40/50 = 0.8, 80/50 = 1.6, 280/20 = 14, 547/4 = 136.75 > 120. The knee is concurrency 128 (184 QPS,
+   * 1,247 ms). Per stream the same curve's steepest slope is 547/64 = 8.5 ms: against the offered
+   * concurrency the rule never fires.
+   */
+  @Test
+  void theKneeIsWhereLatencyPerAchievedQpsFirstExceeds120MsAsSeed002Defines() {
+    int[] streams = {8, 16, 32, 64, 128};
+    double[] qps = {60, 110, 160, 180, 184};
+    double[] p99 = {300, 340, 420, 700, 1247};
+    List<SweepPoint<Integer>> points = new ArrayList<>();
+    for (int i = 0; i < streams.length; i++) {
+      points.add(new SweepPoint<>(streams[i], SweepFixtures.run(LoadProfile.concurrency(streams[i]), p99[i], qps[i])));
+    }
+
+    SweepKnees knees = SweepKnees.ofSweep(points);
+
+    assertThat(knees.axis()).isEqualTo(KneeAxis.ACHIEVED_THROUGHPUT);
+    assertThat(knees.achievedThroughputs()).containsExactly(qps, within(1e-6));
+    assertThat(knees.offeredLoads()).containsExactly(8, 16, 32, 64, 128);
+    assertThat(knees.loads()).containsExactly(qps, within(1e-6));
+    SlopeKnee k = knees.slope().orElseThrow();
+    assertThat(k.fromLoad()).isCloseTo(180, within(1e-6));
+    assertThat(k.toLoad()).isCloseTo(184, within(1e-6));
+    assertThat(k.toLatencyMillis()).isCloseTo(1247, within(1e-6));
+    assertThat(k.slope()).isCloseTo(136.75, within(1e-3));
+    assertThat(knees.slopeLabel()).contains("concurrency 128");
+    assertThat(knees.lastAcceptableLabel()).contains("concurrency 64");
+    assertThat(knees.toString()).contains("against achieved req/s",
+        "slope concurrency 64 -> concurrency 128 (136.7 ms per req/s > 120.0)");
+
+    assertThat(SweepKnees.ofSweep(points, KneeAxis.OFFERED_LOAD).slope()).isEmpty();
+  }
+
+  @Test
+  void aLevelWhoseThroughputDidNotRiseWhileLatencyDidIsTheKneeAndKneedleStopsBeforeIt() {
+    // Rates 1..10 offered; the server delivers 1, 2, 4, 6, 7 then 6.5 req/s: past 8 req/s it is saturated.
+    double[] achieved = {1, 2, 4, 6, 7, 6.5};
+    List<SweepPoint<Double>> points = new ArrayList<>();
+    for (int i = 0; i < RATES.length; i++) {
+      points.add(new SweepPoint<>(RATES[i], SweepFixtures.run(LoadProfile.poisson(RATES[i]), P99_TTFT[i], achieved[i])));
+    }
+
+    // Slopes per achieved req/s: 5, 5, 42.5, 200 (6 -> 7 req/s, offered 6 -> 8): the knee is offered 8 req/s,
+    // where against the offered rate (100 ms per req/s there) it was 10.
+    SweepKnees knees = SweepKnees.ofSweep(points);
+    assertThat(knees.slopeLabel()).contains("8.000 req/s");
+    assertThat(knees.slope().orElseThrow().slope()).isCloseTo(200, within(1e-3));
+    assertThat(SweepKnees.ofSweep(points, KneeAxis.OFFERED_LOAD).slopeLabel()).contains("10.00 req/s");
+    // Kneedle sees only the levels that delivered more than every lower one: not 10 req/s (6.5 < 7).
+    assertThat(knees.kneedleLabels()).containsExactly("1.000 req/s", "2.000 req/s", "4.000 req/s", "6.000 req/s",
+        "8.000 req/s");
+
+    // With a threshold above 200 the first too-steep segment is 8 -> 10 req/s: throughput fell 7 -> 6.5 while
+    // P99 rose 400 -> 1500 ms, an infinite slope.
+    SweepKnees stalled = SweepKnees.ofSweep(points, LatencyMetric.TTFT, 0.99, Kneedle.latencyCurve(),
+        SlopeThreshold.of(500));
+    assertThat(stalled.slope().orElseThrow().slope()).isInfinite();
+    assertThat(stalled.slopeLabel()).contains("10.00 req/s");
+    assertThat(stalled.toString()).contains("slope 8.000 req/s -> 10.00 req/s (throughput did not rise: 7.0 -> 6.5 req/s)");
+  }
+
+  @Test
+  void slopeAlongTheOfferedOrderTreatsAStallWithRisingLatencyAsInfinitelySteep() {
+    SlopeThreshold rule = SlopeThreshold.defaults();
+    assertThat(rule.findAlong(new double[] {10, 20, 20}, new double[] {100, 110, 111}).orElseThrow().index())
+        .isEqualTo(2);
+    assertThat(rule.findAlong(new double[] {10, 20, 19}, new double[] {100, 110, 105})).isEmpty(); // neither rose
+    assertThat(rule.findAlong(new double[] {10, 20, 30}, new double[] {100, 110, 1311}).orElseThrow().slope())
+        .isCloseTo(120.1, within(1e-9));
+    assertThat(rule.findAlong(new double[] {10, 20, 30}, new double[] {100, 110, 1310})).isEmpty(); // 120: not above
+    assertThatThrownBy(() -> rule.findAlong(new double[] {1, Double.NaN}, new double[] {1, 2}))
+        .hasMessageContaining("must be finite");
   }
 
   @Test
@@ -88,7 +166,7 @@ class SweepKneesTest {
         new SweepPoint<>(4, SweepFixtures.run(LoadProfile.concurrency(4), 115)),
         new SweepPoint<>(2, SweepFixtures.run(LoadProfile.concurrency(2), 105)));
 
-    SweepKnees knees = SweepKnees.ofSweep(points);
+    SweepKnees knees = SweepKnees.ofSweep(points, KneeAxis.OFFERED_LOAD);
 
     assertThat(knees.labels()).containsExactly("concurrency 1", "concurrency 2", "concurrency 4", "concurrency 8");
     assertThat(knees.skippedLabels()).containsExactly("concurrency 32");
@@ -114,7 +192,7 @@ class SweepKneesTest {
         new SweepPoint<>(8, SweepFixtures.run(LoadProfile.concurrency(8), 1000)),
         new SweepPoint<>(16, SweepFixtures.failedRun(LoadProfile.concurrency(16))));
 
-    SweepKnees knees = SweepKnees.ofSweep(points);
+    SweepKnees knees = SweepKnees.ofSweep(points, KneeAxis.OFFERED_LOAD);
 
     assertThat(knees.saturatedLabel()).contains("concurrency 16");
     assertThat(knees.slopeKneeIsSaturation()).isFalse();
@@ -132,7 +210,7 @@ class SweepKneesTest {
         new SweepPoint<>(2, SweepFixtures.failedRun(LoadProfile.concurrency(2))),
         new SweepPoint<>(4, SweepFixtures.run(LoadProfile.concurrency(4), 900)));
 
-    SweepKnees knees = SweepKnees.ofSweep(points);
+    SweepKnees knees = SweepKnees.ofSweep(points, KneeAxis.OFFERED_LOAD);
 
     assertThat(knees.slope()).isPresent(); // 1 -> 4 over the levels with values: 266.7 ms per stream
     assertThat(knees.slopeKneeIsSaturation()).isTrue();
@@ -147,7 +225,7 @@ class SweepKneesTest {
         new SweepPoint<>(2, SweepFixtures.run(LoadProfile.concurrency(2), 100)),
         new SweepPoint<>(4, SweepFixtures.run(LoadProfile.concurrency(4), 110)));
 
-    SweepKnees knees = SweepKnees.ofSweep(points);
+    SweepKnees knees = SweepKnees.ofSweep(points, KneeAxis.OFFERED_LOAD);
 
     assertThat(knees.skippedLabels()).containsExactly("concurrency 1");
     assertThat(knees.saturatedLabel()).isEmpty();
@@ -181,12 +259,12 @@ class SweepKneesTest {
         Optional.empty());
     points.set(5, new SweepPoint<>(RATES[5], points.get(5).result().withClientHealth(bound)));
 
-    SweepKnees knees = SweepKnees.ofSweep(points);
+    SweepKnees knees = SweepKnees.ofSweep(points, KneeAxis.OFFERED_LOAD);
 
     assertThat(knees.clientWarnings()).containsExactly(
         "10.00 req/s: client CLIENT_BOUND: hiccup p99 12.3 ms > 10 ms: the client's threads could not run on time");
     assertThat(knees.toString()).endsWith("; WARNING 10.00 req/s: client CLIENT_BOUND: hiccup p99 12.3 ms > 10 ms: "
         + "the client's threads could not run on time]");
-    assertThat(SweepKnees.ofSweep(rateSweep()).clientWarnings()).isEmpty(); // unmeasured runs warn of nothing
+    assertThat(SweepKnees.ofSweep(rateSweep(), KneeAxis.OFFERED_LOAD).clientWarnings()).isEmpty(); // unmeasured runs warn of nothing
   }
 }

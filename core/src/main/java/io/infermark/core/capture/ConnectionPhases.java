@@ -12,12 +12,25 @@ import java.util.StringJoiner;
 public final class ConnectionPhases {
 
   private static final Phase[] PHASES = Phase.values();
-  private static final ConnectionPhases NONE = new ConnectionPhases(absentArray());
+  private static final ConnectionPhases NONE = new ConnectionPhases(0, new byte[0]);
 
-  private final long[] offsets;
+  static {
+    if (PHASES.length > Integer.SIZE) {
+      throw new ExceptionInInitializerError("Phase outgrew the " + Integer.SIZE + "-bit presence mask");
+    }
+  }
 
-  private ConnectionPhases(long[] offsets) {
-    this.offsets = offsets;
+  /**
+   * Which phases happened, bit {@link Phase#ordinal()}; their offsets follow in {@link #data} in ordinal
+   * order, each a variable-length integer (three or four bytes for the milliseconds a phase usually takes):
+   * a record keeps its milestones in about 40 bytes instead of a long for every phase.
+   */
+  private final int mask;
+  private final byte[] data;
+
+  private ConnectionPhases(int mask, byte[] data) {
+    this.mask = mask;
+    this.data = data;
   }
 
   /** No milestones recorded. */
@@ -30,13 +43,22 @@ public final class ConnectionPhases {
     if (offsetsByPhase.length != PHASES.length) {
       throw new IllegalArgumentException("expected " + PHASES.length + " offsets, got " + offsetsByPhase.length);
     }
-    long[] copy = offsetsByPhase.clone();
-    for (int i = 0; i < copy.length; i++) {
-      if (copy[i] < 0) {
-        copy[i] = -1;
+    int mask = 0;
+    byte[] buf = new byte[offsetsByPhase.length * 10];
+    int len = 0;
+    for (int i = 0; i < offsetsByPhase.length; i++) {
+      long v = offsetsByPhase[i];
+      if (v < 0) {
+        continue;
       }
+      mask |= 1 << i;
+      while ((v & ~0x7FL) != 0) {
+        buf[len++] = (byte) ((v & 0x7F) | 0x80);
+        v >>>= 7;
+      }
+      buf[len++] = (byte) v;
     }
-    return new ConnectionPhases(copy);
+    return mask == 0 ? NONE : new ConnectionPhases(mask, Arrays.copyOf(buf, len));
   }
 
   static long[] absentArray() {
@@ -45,9 +67,31 @@ public final class ConnectionPhases {
     return a;
   }
 
+  /** The offset of the phase with this ordinal, -1 when absent. */
+  private long get(int ordinal) {
+    int bit = 1 << ordinal;
+    if ((mask & bit) == 0) {
+      return -1;
+    }
+    int pos = 0;
+    for (int skip = Integer.bitCount(mask & (bit - 1)); skip > 0; skip--) {
+      while ((data[pos++] & 0x80) != 0) {
+        // skip one variable-length integer
+      }
+    }
+    long v = 0;
+    for (int shift = 0; ; shift += 7) {
+      byte b = data[pos++];
+      v |= (long) (b & 0x7F) << shift;
+      if ((b & 0x80) == 0) {
+        return v;
+      }
+    }
+  }
+
   /** Nanoseconds from send to the milestone, if it happened. */
   public OptionalLong offsetNanos(Phase phase) {
-    long v = offsets[phase.ordinal()];
+    long v = get(phase.ordinal());
     return v < 0 ? OptionalLong.empty() : OptionalLong.of(v);
   }
 
@@ -77,16 +121,20 @@ public final class ConnectionPhases {
    * the server's SETTINGS, if a new HTTP/2 connection was made.
    */
   public OptionalLong settingsNanos() {
-    long settings = offsets[Phase.SETTINGS_RECEIVED.ordinal()];
+    long settings = get(Phase.SETTINGS_RECEIVED.ordinal());
     if (settings < 0) {
       return OptionalLong.empty();
     }
+<<<<<<< HEAD
     long from = offsets[Phase.CONNECT_END.ordinal()];
     if (from < 0) {
       from = offsets[Phase.SECURE_CONNECT_END.ordinal()];
     }
+=======
+    long from = get(Phase.SECURE_CONNECT_END.ordinal());
+>>>>>>> main
     if (from < 0) {
-      from = offsets[Phase.CONNECT_START.ordinal()];
+      from = get(Phase.CONNECT_START.ordinal());
     }
     return from < 0 ? OptionalLong.empty() : OptionalLong.of(settings - from);
   }
@@ -98,35 +146,39 @@ public final class ConnectionPhases {
 
   /** True when a connection was acquired without being established for this request. */
   public boolean connectionReused() {
-    return offsets[Phase.CONNECTION_ACQUIRED.ordinal()] >= 0 && offsets[Phase.CONNECT_START.ordinal()] < 0;
+    return get(Phase.CONNECTION_ACQUIRED.ordinal()) >= 0 && get(Phase.CONNECT_START.ordinal()) < 0;
   }
 
   /** Offsets indexed by {@link Phase#ordinal()}, -1 for absent; a copy. */
   public long[] toArray() {
-    return offsets.clone();
+    long[] a = absentArray();
+    for (int i = 0; i < a.length; i++) {
+      a[i] = get(i);
+    }
+    return a;
   }
 
   private OptionalLong between(Phase start, Phase end) {
-    long a = offsets[start.ordinal()];
-    long b = offsets[end.ordinal()];
+    long a = get(start.ordinal());
+    long b = get(end.ordinal());
     return a < 0 || b < 0 ? OptionalLong.empty() : OptionalLong.of(b - a);
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof ConnectionPhases p && Arrays.equals(p.offsets, offsets);
+    return o instanceof ConnectionPhases p && p.mask == mask && Arrays.equals(p.data, data);
   }
 
   @Override
   public int hashCode() {
-    return Arrays.hashCode(offsets);
+    return 31 * mask + Arrays.hashCode(data);
   }
 
   @Override
   public String toString() {
     StringJoiner j = new StringJoiner(", ", "ConnectionPhases[", "]");
     for (Phase p : PHASES) {
-      long v = offsets[p.ordinal()];
+      long v = get(p.ordinal());
       if (v >= 0) {
         j.add(p.name().toLowerCase(java.util.Locale.ROOT) + "=" + String.format("%.3fms", v / 1e6));
       }

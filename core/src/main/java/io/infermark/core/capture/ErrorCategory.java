@@ -19,5 +19,11 @@ public enum ErrorCategory {
   /** The run ended before this scheduled request was sent; it never reached the target. */
   NOT_SENT,
   /** The client itself failed: an unexpected exception in a target or in host code. */
-  CLIENT
+  CLIENT,
+  /**
+   * The server answered with success (a 2xx, a well-formed stream or body) but not a single token: nothing to
+   * time a first token by, nothing generated. A server that drops work under load (Jlama answers most concurrent
+   * requests so) would otherwise look healthy and fast.
+   */
+  EMPTY_RESPONSE
 }

@@ -18,7 +18,12 @@ import java.util.OptionalInt;
 public final class RequestRecord {
 
   private final long index;
-  private final String requestId;
+  /**
+   * The request id, or, when the id is a prefix followed by this record's index ({@code im-3kx9-41}), just that
+   * prefix, shared by every record of the run: a retained record then holds no id string of its own.
+   */
+  private final String requestIdHead;
+  private final boolean requestIdEndsWithIndex;
   private final Map<String, String> tags;
   private final boolean warmup;
   private final boolean cooldown;
@@ -40,10 +45,14 @@ public final class RequestRecord {
   private final int redirects;
   private final String finalUrl;
   private final boolean insecureTls;
+  private final String retryAfter;
 
   private RequestRecord(Builder b) {
     this.index = b.index;
-    this.requestId = b.requestId;
+    String digits = Long.toString(b.index);
+    this.requestIdEndsWithIndex = b.requestId.length() > digits.length() && b.requestId.endsWith(digits);
+    this.requestIdHead = requestIdEndsWithIndex
+        ? SharedPrefix.of(b.requestId.substring(0, b.requestId.length() - digits.length())) : b.requestId;
     this.tags = Map.copyOf(b.tags);
     this.warmup = b.warmup;
     this.cooldown = b.cooldown;
@@ -53,7 +62,7 @@ public final class RequestRecord {
     this.httpStatus = b.httpStatus;
     this.chunks = b.chunks;
     this.usage = b.usage;
-    this.finishReason = b.finishReason;
+    this.finishReason = FinishReason.canonical(b.finishReason);
     this.endOffsetNanos = b.endOffsetNanos;
     this.failure = b.failure;
     this.serverTimings = Map.copyOf(b.serverTimings);
@@ -62,6 +71,7 @@ public final class RequestRecord {
     this.redirects = b.redirects;
     this.finalUrl = b.finalUrl;
     this.insecureTls = b.insecureTls;
+    this.retryAfter = b.retryAfter;
     long streamed = chunks.knownTokenSum();
     this.streamedTokens = streamed >= 0 ? streamed : chunks.tokenChunkCount();
     OptionalInt server = usage.completionTokens();
@@ -92,7 +102,7 @@ public final class RequestRecord {
 
   /** The id sent to the server with the request ({@code X-Request-Id}), or empty. */
   public String requestId() {
-    return requestId;
+    return requestIdEndsWithIndex ? requestIdHead + index : requestIdHead;
   }
 
   /** Tags of the prompt (scenario, class, tenant, ...). */
@@ -243,29 +253,52 @@ public final class RequestRecord {
     return insecureTls;
   }
 
+  /**
+   * True when the request never reached a server: its connection could not be made
+   * ({@link ErrorCategory#CONNECT}), or was reset before any byte of a response. A run's streams back off
+   * after such a request, and the summary adds up how long the target was unreachable.
+   */
+  public boolean targetUnreachable() {
+    if (failure == null) {
+      return false;
+    }
+    ErrorCategory c = failure.category();
+    return c == ErrorCategory.CONNECT || c == ErrorCategory.RESET && httpStatus == 0 && chunks.size() == 0;
+  }
+
+  /**
+   * The raw {@code Retry-After} header of a 429 or 503 answer (seconds or an HTTP date, as the server sent it,
+   * cut at 64 characters): how long the server asked the client to wait; empty otherwise.
+   */
+  public Optional<String> retryAfter() {
+    return retryAfter.isEmpty() ? Optional.empty() : Optional.of(retryAfter);
+  }
+
   /** A builder initialised with this record's values. */
   public Builder toBuilder() {
-    return new Builder().index(index).requestId(requestId).tags(tags).warmup(warmup).cooldown(cooldown)
+    return new Builder().index(index).requestId(requestId()).tags(tags).warmup(warmup).cooldown(cooldown)
         .intendedNanos(intendedNanos).sendNanos(sendNanos).phases(phases).httpStatus(httpStatus)
         .chunks(chunks).usage(usage).finishReason(finishReason).endOffsetNanos(endOffsetNanos)
         .failure(failure()).serverTimings(serverTimings).text(text()).retries(retries).redirects(redirects)
-        .finalUrl(finalUrl).insecureTls(insecureTls);
+        .finalUrl(finalUrl).insecureTls(insecureTls).retryAfter(retryAfter);
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof RequestRecord r && r.index == index && r.requestId.equals(requestId)
+    return o instanceof RequestRecord r && r.index == index && r.requestIdHead.equals(requestIdHead)
+        && r.requestIdEndsWithIndex == requestIdEndsWithIndex
         && r.tags.equals(tags) && r.warmup == warmup && r.cooldown == cooldown && r.intendedNanos == intendedNanos
         && r.sendNanos == sendNanos && r.phases.equals(phases) && r.httpStatus == httpStatus
         && r.chunks.equals(chunks) && r.usage.equals(usage) && r.finishReason.equals(finishReason)
         && r.endOffsetNanos == endOffsetNanos && Objects.equals(r.failure, failure)
         && r.serverTimings.equals(serverTimings) && Objects.equals(r.text, text) && r.retries == retries
-        && r.redirects == redirects && r.finalUrl.equals(finalUrl) && r.insecureTls == insecureTls;
+        && r.redirects == redirects && r.finalUrl.equals(finalUrl) && r.insecureTls == insecureTls
+        && r.retryAfter.equals(retryAfter);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(index, requestId, sendNanos, chunks, failure);
+    return Objects.hash(index, requestIdHead, sendNanos, chunks, failure);
   }
 
   @Override
@@ -293,6 +326,9 @@ public final class RequestRecord {
     }
     if (redirects > 0) {
       s.append(", ").append(redirects).append(" redirects to ").append(finalUrl);
+    }
+    if (!retryAfter.isEmpty()) {
+      s.append(", Retry-After ").append(retryAfter);
     }
     if (insecureTls) {
       s.append(", INSECURE TLS");
@@ -322,6 +358,7 @@ public final class RequestRecord {
     private int redirects;
     private String finalUrl = "";
     private boolean insecureTls;
+    private String retryAfter = "";
 
     private Builder() {}
 
@@ -460,9 +497,49 @@ public final class RequestRecord {
       return this;
     }
 
+    /** The raw {@code Retry-After} header of a 429 or 503 answer ("" for none); cut at 64 characters. */
+    public Builder retryAfter(String raw) {
+      String v = Objects.requireNonNull(raw, "retryAfter").strip();
+      this.retryAfter = v.length() > 64 ? v.substring(0, 64) : v;
+      return this;
+    }
+
     /** Returns the record. */
     public RequestRecord build() {
       return new RequestRecord(this);
+    }
+  }
+
+  /** The prefix of the run's request ids, one instance shared by all of the run's records. */
+  private static final class SharedPrefix {
+    private static volatile String last = "";
+
+    private SharedPrefix() {}
+
+    static String of(String prefix) {
+      String l = last;
+      if (l.equals(prefix)) {
+        return l;
+      }
+      last = prefix;
+      return prefix;
+    }
+  }
+
+  /** The finish reasons servers send most, one instance each instead of a string per record. */
+  private static final class FinishReason {
+    private static final String[] COMMON = {"", "stop", "length", "eos", "eos_token", "tool_calls", "end_turn",
+        "max_tokens", "content_filter", "stop_sequence", "function_call", "abort", "tool_use"};
+
+    private FinishReason() {}
+
+    static String canonical(String reason) {
+      for (String c : COMMON) {
+        if (c.equals(reason)) {
+          return c;
+        }
+      }
+      return reason;
     }
   }
 }

@@ -76,6 +76,12 @@ public interface StreamObserver {
   default void onRedirect(int httpStatus, String url) {}
 
   /**
+   * The server answered 429 or 503 with a {@code Retry-After} header: its raw value (seconds or an HTTP
+   * date), kept on the record. The default ignores it.
+   */
+  default void onRetryAfter(String rawValue) {}
+
+  /**
    * Attaches a name and value to the request's record, among its tags (for instance the document
    * ids a pipeline's retrieval stage returned). A later value for a name replaces an earlier one; a
    * prompt tag of the same name is replaced. The default ignores it.

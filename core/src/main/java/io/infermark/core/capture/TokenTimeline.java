@@ -22,6 +22,9 @@ import java.util.function.Consumer;
  * RequestRecord r = t.record().orElseThrow();
  * }</pre>
  *
+ * <p>A request that completes without a single token-bearing chunk ends as an
+ * {@link ErrorCategory#EMPTY_RESPONSE} failure: it has no first token to time and generated nothing.
+ *
  * <p>The first terminal event wins; later ones, and anything reported after it, are ignored. That
  * is what lets the engine fail a request on its deadline while a target is still reading it,
  * without ever producing two records.
@@ -49,6 +52,7 @@ public final class TokenTimeline implements StreamObserver {
   private int retries;
   private int redirects;
   private String finalUrl = "";
+  private String retryAfter = "";
   private RequestRecord result;
 
   private TokenTimeline(Builder b) {
@@ -191,6 +195,13 @@ public final class TokenTimeline implements StreamObserver {
   }
 
   @Override
+  public synchronized void onRetryAfter(String rawValue) {
+    if (result == null && rawValue != null) {
+      retryAfter = rawValue;
+    }
+  }
+
+  @Override
   public synchronized void onRedirect(int status, String url) {
     if (result == null) {
       redirects++;
@@ -224,7 +235,8 @@ public final class TokenTimeline implements StreamObserver {
       if (result != null) {
         return;
       }
-      Failure f = failure;
+      ChunkTimeline received = chunks.build();
+      Failure f = failure != null ? failure : received.tokenChunkCount() == 0 ? empty(received) : null;
       if (f != null && f.httpStatus() == 0 && httpStatus != 0) {
         f = f.withHttpStatus(httpStatus);
       }
@@ -240,15 +252,26 @@ public final class TokenTimeline implements StreamObserver {
         tags.putAll(annotations);
         record.tags(tags);
       }
-      result = record.sendNanos(sendAbsNanos - originAbsNanos).phases(ConnectionPhases.of(phaseOffsets)).httpStatus(httpStatus).chunks(chunks.build())
+      result = record.sendNanos(sendAbsNanos - originAbsNanos).phases(ConnectionPhases.of(phaseOffsets)).httpStatus(httpStatus).chunks(received)
           .usage(usage).finishReason(finishReason).endOffsetNanos(end).failure(Optional.ofNullable(f))
           .serverTimings(serverTimings == null ? Map.of() : serverTimings)
           .text(captureText ? Optional.of(text == null ? "" : text.toString()) : Optional.empty())
-          .retries(retries).redirects(redirects).finalUrl(finalUrl)
+          .retries(retries).redirects(redirects).finalUrl(finalUrl).retryAfter(retryAfter)
           .build();
       done = result;
     }
     onDone.accept(done);
+  }
+
+  /** A reply that ended well but carried no token: {@link ErrorCategory#EMPTY_RESPONSE}, saying what did come. */
+  private Failure empty(ChunkTimeline received) {
+    StringBuilder m = new StringBuilder("the reply ended without a single token (")
+        .append(received.size()).append(received.size() == 1 ? " chunk" : " chunks");
+    if (!finishReason.isEmpty()) {
+      m.append(", finish reason ").append(finishReason);
+    }
+    usage.completionTokens().ifPresent(n -> m.append(", usage says ").append(n).append(" completion tokens"));
+    return Failure.of(ErrorCategory.EMPTY_RESPONSE, m.append(')').toString());
   }
 
   @Override

@@ -52,6 +52,18 @@ public interface ControlSignal {
   }
 
   /**
+   * Completed end-to-end transactions per second (seed 003 §2.3's TPS): successful measured requests
+   * that completed within the last {@code window} (counted at their completion, send + end offset) and
+   * whose E2E (last token-bearing chunk − send) was at most {@code sla}; 0 when none did. A request
+   * that failed or took longer than the SLA is not a transaction the service delivered.
+   *
+   * @throws IllegalArgumentException if the window or the SLA latency is not positive
+   */
+  static ControlSignal transactionsPerSecond(Duration window, Duration sla) {
+    return new TransactionsPerSecond(window, sla);
+  }
+
+  /**
    * The most loaded of several signals, each relative to its own target: {@code max(y_i / target_i)}
    * over the signals that have a value (empty when none has). Hold it at 1.0 to keep every signal at
    * or under its target, e.g. a server's queue length and P99 TTFT together.

@@ -23,7 +23,8 @@ import java.util.OptionalDouble;
  * {@code e = (target − y) / target} (positive means room for more load), then
  * {@code rate = clamp(initialRate + kp·e + ki·∫e dt + kd·de/dt, minRate, maxRate)} with {@code dt}
  * in seconds. Gains are therefore in requests/s per unit of relative error. The integral is
- * clamped so that it never pushes the output past a bound (anti-windup by back-calculation). The
+ * clamped so that its term alone stays within {@code [minRate − initialRate, maxRate − initialRate]}
+ * (anti-windup: a long stay at a bound stores no more than the whole range, whatever the proportional term does). The
  * derivative acts on the measurement, not the error ({@code de/dt = −(dy/dt) / target}), from the
  * second measured step on, and its {@code dt} is never shorter than the interval: when the engine
  * catches up after a stall with several updates back to back, a change in the signal is divided by

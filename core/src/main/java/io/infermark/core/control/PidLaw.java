@@ -7,8 +7,8 @@ import java.util.OptionalDouble;
 /**
  * The PID law shared by {@link PidController} (output: a request rate) and {@link KnobController}
  * (output: a knob's effort): relative error {@code e = (target − y) / target}, output
- * {@code clamp(initial + kp·e + ki·∫e dt + kd·de/dt, min, max)}, integral clamped by back-calculation
- * so it never pushes the output past a bound, derivative on the measurement over at least one
+ * {@code clamp(initial + kp·e + ki·∫e dt + kd·de/dt, min, max)}, the integral clamped so that its term
+ * alone stays within {@code [min − initial, max − initial]} (it cannot wind up while the output is pinned), derivative on the measurement over at least one
  * interval. A missing measurement holds the output. Not thread-safe: callers synchronise.
  */
 final class PidLaw {
@@ -72,8 +72,12 @@ final class PidLaw {
       integral += e * dt;
       double rest = initial + kp * e + kd * derivative;
       if (ki > 0) {
-        // Anti-windup by back-calculation: never let the integral push the output past a bound.
-        integral = Math.max((min - rest) / ki, Math.min((max - rest) / ki, integral));
+        // Anti-windup: the integral term alone stays within the output's range around the initial value.
+        // (Clamping it against the proportional term instead, as before, stored a huge integral of the
+        // wrong sign whenever a huge error saturated the output: a signal 245,936 times its target pinned
+        // an effort at 0 with an integral of +491,000, and when the error shrank to 5,000 times the target
+        // that integral drove the effort to 1.)
+        integral = Math.max((min - initial) / ki, Math.min((max - initial) / ki, integral));
       }
       output = Math.max(min, Math.min(max, rest + ki * integral));
     }

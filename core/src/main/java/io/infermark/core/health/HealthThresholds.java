@@ -46,6 +46,11 @@ import java.util.Objects;
  *     that. A single pause does not make a run client-bound; the hiccup meter sees frequent ones.</td></tr>
  *   <tr><td>GC: pauses, share of the run</td><td>2 %</td><td>10 %</td>
  *     <td>A client that spends a tenth of its time stopped cannot stamp on time.</td></tr>
+ *   <tr><td>the error bound (floor) as a share of the p50 of TTFT, TPOT or E2E</td><td>–</td><td>10 %</td>
+ *     <td>Weighs the figures above against what the run measured: past their CLIENT_BOUND limits, the timing
+ *     figures make a run CLIENT_BOUND only when the client's error reaches a tenth of a measured median, the size
+ *     at which two runs' medians, or a run and an SLO, can no longer be told apart reliably; below it the run is
+ *     DEGRADED. See {@link ClientHealth}.</td></tr>
  * </table>
  *
  * <p>Immutable.
@@ -63,14 +68,30 @@ import java.util.Objects;
  * @param degradedGcMaxPause longest GC pause above which it is DEGRADED
  * @param degradedGcShare GC pauses as a share of the run above which it is DEGRADED
  * @param clientBoundGcShare the same, CLIENT_BOUND
+ * @param materialErrorShare the share of a judged metric's p50 the error bound must reach for timing figures to
+ *     make a run CLIENT_BOUND (below it: DEGRADED)
  */
 public record HealthThresholds(Duration degradedHiccupP99, Duration clientBoundHiccupP99, double degradedCpuShare,
     double clientBoundCpuShare, double clientBoundRunQueueWait, double degradedAchievedRatio,
     double clientBoundAchievedRatio, Duration degradedSendLagP99, Duration clientBoundSendLagP99,
-    Duration degradedGcMaxPause, double degradedGcShare, double clientBoundGcShare) {
+    Duration degradedGcMaxPause, double degradedGcShare, double clientBoundGcShare, double materialErrorShare) {
+
+  /** The default {@link #materialErrorShare()}: a tenth. */
+  public static final double MATERIAL_ERROR_SHARE = 0.10;
 
   private static final HealthThresholds DEFAULTS = new HealthThresholds(Duration.ofMillis(1), Duration.ofMillis(10),
-      0.70, 0.90, 1.0, 0.99, 0.90, Duration.ofMillis(1), Duration.ofMillis(10), Duration.ofMillis(10), 0.02, 0.10);
+      0.70, 0.90, 1.0, 0.99, 0.90, Duration.ofMillis(1), Duration.ofMillis(10), Duration.ofMillis(10), 0.02, 0.10,
+      MATERIAL_ERROR_SHARE);
+
+  /** Limits with the default {@link #materialErrorShare()}. */
+  public HealthThresholds(Duration degradedHiccupP99, Duration clientBoundHiccupP99, double degradedCpuShare,
+      double clientBoundCpuShare, double clientBoundRunQueueWait, double degradedAchievedRatio,
+      double clientBoundAchievedRatio, Duration degradedSendLagP99, Duration clientBoundSendLagP99,
+      Duration degradedGcMaxPause, double degradedGcShare, double clientBoundGcShare) {
+    this(degradedHiccupP99, clientBoundHiccupP99, degradedCpuShare, clientBoundCpuShare, clientBoundRunQueueWait,
+        degradedAchievedRatio, clientBoundAchievedRatio, degradedSendLagP99, clientBoundSendLagP99, degradedGcMaxPause,
+        degradedGcShare, clientBoundGcShare, MATERIAL_ERROR_SHARE);
+  }
 
   /**
    * Validates: durations are positive, each DEGRADED limit lies at or inside its CLIENT_BOUND limit
@@ -86,6 +107,9 @@ public record HealthThresholds(Duration degradedHiccupP99, Duration clientBoundH
           + clientBoundRunQueueWait);
     }
     share("GC share", degradedGcShare, clientBoundGcShare);
+    if (!(materialErrorShare > 0 && Double.isFinite(materialErrorShare))) {
+      throw new IllegalArgumentException("the material error share must be finite and > 0, was " + materialErrorShare);
+    }
     if (!(clientBoundAchievedRatio > 0 && clientBoundAchievedRatio <= degradedAchievedRatio
         && degradedAchievedRatio <= 1)) {
       throw new IllegalArgumentException(String.format(Locale.ROOT, "achieved-rate ratios need 0 < client-bound "
@@ -145,6 +169,7 @@ public record HealthThresholds(Duration degradedHiccupP99, Duration clientBoundH
     private Duration degradedGcMaxPause;
     private double degradedGcShare;
     private double clientBoundGcShare;
+    private double materialErrorShare;
 
     private Builder(HealthThresholds t) {
       degradedHiccupP99 = t.degradedHiccupP99;
@@ -159,6 +184,7 @@ public record HealthThresholds(Duration degradedHiccupP99, Duration clientBoundH
       degradedGcMaxPause = t.degradedGcMaxPause;
       degradedGcShare = t.degradedGcShare;
       clientBoundGcShare = t.clientBoundGcShare;
+      materialErrorShare = t.materialErrorShare;
     }
 
     /** Hiccup (and probe) p99 limits: DEGRADED above {@code degraded}, CLIENT_BOUND above {@code clientBound}. */
@@ -212,6 +238,16 @@ public record HealthThresholds(Duration degradedHiccupP99, Duration clientBoundH
     }
 
     /**
+     * The share of the p50 of TTFT, TPOT or E2E the client's error bound must reach for its timing figures to make
+     * a run CLIENT_BOUND (default {@value HealthThresholds#MATERIAL_ERROR_SHARE}); a very large value never lets
+     * timing alone make a run CLIENT_BOUND.
+     */
+    public Builder materialErrorShare(double share) {
+      materialErrorShare = share;
+      return this;
+    }
+
+    /**
      * The limits.
      *
      * @throws IllegalArgumentException if a limit is out of range or a DEGRADED limit lies beyond its
@@ -220,7 +256,7 @@ public record HealthThresholds(Duration degradedHiccupP99, Duration clientBoundH
     public HealthThresholds build() {
       return new HealthThresholds(degradedHiccupP99, clientBoundHiccupP99, degradedCpuShare, clientBoundCpuShare,
           clientBoundRunQueueWait, degradedAchievedRatio, clientBoundAchievedRatio, degradedSendLagP99,
-          clientBoundSendLagP99, degradedGcMaxPause, degradedGcShare, clientBoundGcShare);
+          clientBoundSendLagP99, degradedGcMaxPause, degradedGcShare, clientBoundGcShare, materialErrorShare);
     }
   }
 
@@ -228,11 +264,11 @@ public record HealthThresholds(Duration degradedHiccupP99, Duration clientBoundH
   public String toString() {
     return String.format(Locale.ROOT, "HealthThresholds[hiccup p99 %s/%s ms, CPU %.0f/%.0f %%, run-queue wait -/%s, "
         + "achieved %.0f/%.0f %%, send lag p99 %s/%s ms, GC max pause %s ms, GC %.0f/%.0f %% "
-        + "(DEGRADED/CLIENT_BOUND)]",
+        + "(DEGRADED/CLIENT_BOUND), material error %.0f %%]",
         ms(degradedHiccupP99), ms(clientBoundHiccupP99), degradedCpuShare * 100, clientBoundCpuShare * 100,
         clientBoundRunQueueWait, degradedAchievedRatio * 100, clientBoundAchievedRatio * 100,
         ms(degradedSendLagP99), ms(clientBoundSendLagP99), ms(degradedGcMaxPause), degradedGcShare * 100,
-        clientBoundGcShare * 100);
+        clientBoundGcShare * 100, materialErrorShare * 100);
   }
 
   static String ms(Duration d) {

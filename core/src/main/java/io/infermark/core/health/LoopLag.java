@@ -12,7 +12,9 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
- * A {@link Probe} of an executor's backlog: every interval (10 ms by default) a timer thread
+ * A {@link Probe} of an executor's backlog: every interval (by default 10 ms while the process keeps half a core
+ * busy, up to 100 ms while it is nearly idle, see {@link LoadFollower}; or a fixed {@link #interval(Duration)}) a
+ * timer thread
  * ({@value #THREAD_NAME}) hands the executor a tiny task and records how long it waited before it
  * started. For an event loop (a Netty {@code EventLoop} is an {@link Executor}) that wait is the
  * loop's read backlog: how long a socket that became readable waits before its bytes are read and
@@ -42,18 +44,21 @@ public final class LoopLag implements Probe {
   private final Executor executor;
   private final long intervalNanos;
   private final Clock clock;
+  /** Whether the interval follows the load ({@link LoadFollower}, up to ten times the base). */
+  private final boolean adaptive;
 
-  private LoopLag(String name, Executor executor, long intervalNanos, Clock clock) {
+  private LoopLag(String name, Executor executor, long intervalNanos, Clock clock, boolean adaptive) {
     this.name = name;
     this.executor = executor;
     this.intervalNanos = intervalNanos;
     this.clock = clock;
+    this.adaptive = adaptive;
   }
 
-  /** A probe of {@code executor} every 10 ms. */
+  /** A probe of {@code executor} every 10 ms while the process is busy, up to every 100 ms while it is nearly idle. */
   public static LoopLag of(String name, Executor executor) {
     return new LoopLag(Objects.requireNonNull(name, "name"), Objects.requireNonNull(executor, "executor"),
-        DEFAULT_INTERVAL.toNanos(), Clock.system());
+        DEFAULT_INTERVAL.toNanos(), Clock.system(), true);
   }
 
   /**
@@ -66,10 +71,10 @@ public final class LoopLag implements Probe {
     if (interval.isNegative() || interval.isZero()) {
       throw new IllegalArgumentException("the probe interval must be > 0, was " + interval);
     }
-    return new LoopLag(name, executor, interval.toNanos(), clock);
+    return new LoopLag(name, executor, interval.toNanos(), clock, false);
   }
 
-  /** The interval between probe tasks. */
+  /** The interval between probe tasks (the base one, when it follows the load). */
   public Duration interval() {
     return Duration.ofNanos(intervalNanos);
   }
@@ -97,8 +102,12 @@ public final class LoopLag implements Probe {
     private volatile boolean running = true;
     private Thread thread;
     private LatencyStats result;
+    /** The interval's current multiple of the base, read by the recording executor thread. */
+    private volatile int multiple = 1;
 
     void tick() {
+      java.util.function.LongSupplier cpu = adaptive ? LoadFollower.processCpu() : null;
+      LoadFollower follower = cpu == null ? null : new LoadFollower(cpu, 10);
       long next = clock.nanoTime();
       while (running) {
         long now = clock.nanoTime();
@@ -106,7 +115,10 @@ public final class LoopLag implements Probe {
           LockSupport.parkNanos(next - now);
           continue;
         }
-        next = now + intervalNanos;
+        if (follower != null) {
+          multiple = follower.multiple(now);
+        }
+        next = now + intervalNanos * multiple;
         if (submitted.compareAndSet(IDLE, now)) {
           try {
             executor.execute(this::probed);
@@ -126,8 +138,15 @@ public final class LoopLag implements Probe {
       }
     }
 
+    /** As HdrHistogram's recordValueWithExpectedInterval, each value counting for the base intervals it stands for. */
     private void record(long lateNanos) {
-      recorder.recordValueWithExpectedInterval(Math.min(Math.max(lateNanos, 0), HIGHEST_NANOS), intervalNanos);
+      long late = Math.min(Math.max(lateNanos, 0), HIGHEST_NANOS);
+      int k = multiple;
+      long interval = intervalNanos * k;
+      recorder.recordValueWithCount(late, k);
+      for (long missing = late - interval; missing >= interval; missing -= interval) {
+        recorder.recordValueWithCount(missing, k);
+      }
     }
 
     @Override
@@ -155,6 +174,7 @@ public final class LoopLag implements Probe {
 
   @Override
   public String toString() {
-    return "LoopLag[" + name + " every " + intervalNanos / 1e6 + " ms]";
+    return "LoopLag[" + name + " every " + intervalNanos / 1e6 + " ms" + (adaptive ? " or up to 10 times that" : "")
+        + "]";
   }
 }

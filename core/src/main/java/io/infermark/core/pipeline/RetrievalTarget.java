@@ -137,6 +137,40 @@ public final class RetrievalTarget implements Target {
     return java.util.OptionalDouble.of((double) hits / truth.length);
   }
 
+  /**
+   * The reciprocal rank of a record's retrieval within the first {@code depth} results: {@code 1 / r} for
+   * the rank {@code r} (from 1) of the first {@value #RETRIEVED_TAG} id that is among the prompt's
+   * {@value #RELEVANT_TAG} ids, 0 when none is within the first {@code depth}; empty when the record lacks
+   * either tag or has no relevant id. The mean over requests is MRR@depth; seed 003 §2.2 reports
+   * "召回准确率（Top-3 MRR）" (retrieval accuracy as Top-3 MRR), {@link #MRR_DEPTH}.
+   *
+   * @throws IllegalArgumentException if the depth is below 1
+   */
+  public static java.util.OptionalDouble reciprocalRank(io.infermark.core.capture.RequestRecord record, int depth) {
+    if (depth < 1) {
+      throw new IllegalArgumentException("depth must be >= 1, was " + depth);
+    }
+    String relevant = record.tags().get(RELEVANT_TAG);
+    String retrieved = record.tags().get(RETRIEVED_TAG);
+    if (relevant == null || retrieved == null || relevant.isBlank()) {
+      return java.util.OptionalDouble.empty();
+    }
+    java.util.Set<String> truth = new java.util.HashSet<>();
+    for (String id : relevant.split(",")) {
+      truth.add(id.strip());
+    }
+    String[] got = retrieved.isEmpty() ? new String[0] : retrieved.split(",");
+    for (int i = 0; i < Math.min(depth, got.length); i++) {
+      if (truth.contains(got[i].strip())) {
+        return java.util.OptionalDouble.of(1.0 / (i + 1));
+      }
+    }
+    return java.util.OptionalDouble.of(0);
+  }
+
+  /** The depth of seed 003's "Top-3 MRR": 3. */
+  public static final int MRR_DEPTH = 3;
+
   @Override
   public void prepare(int maxInFlight) {
     generation.prepare(maxInFlight);

@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
  * Turns an inference server's error body into a short message for a
  * {@link io.infermark.core.capture.Failure}, whatever its shape: OpenAI
  * {@code {"error":{"message","type"}}}, flat vLLM/SGLang {@code {"object":"error","message","type"}},
- * TGI {@code {"error":"...","error_type":"..."}}, Anthropic
+ * TGI {@code {"error":"...","error_type":"..."}}, Spring Boot {@code {"status","error","message","path"}}, Anthropic
  * {@code {"type":"error","error":{"type","message"}}}, Ollama {@code {"error":"..."}}, FastAPI
  * {@code {"detail":...}}, plain text or an HTML error page from a proxy.
  */
@@ -78,7 +78,15 @@ public final class ErrorBodies {
     }
     if (error != null && error.isTextual() && !error.textValue().isBlank()) {
       String type = text(node, "error_type");
-      return join(type, error.textValue());
+      String summary = join(type, error.textValue());
+      // Spring Boot's error page ({"status","error","message","path"}, Jlama's): the reason phrase alone
+      // would hide both the message and which path the server was asked for.
+      String message = text(node, "message");
+      if (message != null && !message.equals(error.textValue())) {
+        summary += ": " + message;
+      }
+      String path = text(node, "path");
+      return path == null ? summary : summary + " (path " + path + ")";
     }
     String flat = typeAndMessage(node);
     if (flat != null) {

@@ -4,6 +4,8 @@ import io.infermark.core.health.ClientHealth;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
@@ -13,12 +15,23 @@ import java.util.OptionalDouble;
  *     if none did down to the minimum rate
  * @param limitedByMaxRate true when even the maximum rate passed, so the real capacity is higher
  * @param probes every run, in the order they were made
+ * @param stoppedEarly why the search ended before it could bracket and refine the capacity (a client-bound
+ *     probe, a stop, an interrupted run, the time limit); empty when it ran to its end. The capacity is then
+ *     the highest passing rate found so far, a lower bound
  */
-public record CapacityResult(OptionalDouble capacity, boolean limitedByMaxRate, List<CapacityProbe> probes) {
+public record CapacityResult(OptionalDouble capacity, boolean limitedByMaxRate, List<CapacityProbe> probes,
+    Optional<String> stoppedEarly) {
 
   /** Copies. */
   public CapacityResult {
     probes = List.copyOf(probes);
+    Objects.requireNonNull(capacity, "capacity");
+    Objects.requireNonNull(stoppedEarly, "stoppedEarly");
+  }
+
+  /** A search that ran to its end. */
+  public CapacityResult(OptionalDouble capacity, boolean limitedByMaxRate, List<CapacityProbe> probes) {
+    this(capacity, limitedByMaxRate, probes, Optional.empty());
   }
 
   /** How many runs the search made. */
@@ -54,7 +67,8 @@ public record CapacityResult(OptionalDouble capacity, boolean limitedByMaxRate, 
     List<CapacityProbe> bound = clientBoundProbes();
     return String.format(Locale.ROOT, "CapacityResult[%s in %d runs%s%s]",
         capacity.isPresent() ? String.format(Locale.ROOT, "%.4g req/s", capacity.getAsDouble()) : "no passing rate",
-        probes.size(), limitedByMaxRate ? ", limited by the maximum rate" : "",
+        probes.size(), (limitedByMaxRate ? ", limited by the maximum rate" : "")
+            + stoppedEarly.map(w -> ", stopped early: " + w).orElse(""),
         bound.isEmpty() ? "" : ", " + bound.size() + " client-bound run" + (bound.size() == 1 ? "" : "s")
             + " not accepted as passing: " + bound.get(0).clientHealth().reasonText());
   }

@@ -5,7 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.DoubleFunction;
 import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
@@ -32,9 +35,10 @@ import java.util.function.ToDoubleFunction;
  * </ol>
  *
  * <p>The capacity is the highest passing rate. A metric value of NaN (no successful request) counts
- * as a failure, and so does a run whose client was CLIENT_BOUND ({@link CapacityProbe#passed()}): its
- * figures are the client's, not the server's. {@link CapacityResult#warnings()} names such runs, and the
- * result's {@code toString} says how many there were. The SLO is assumed monotone in rate (it holds below capacity and fails above);
+ * as a failure. A run whose client was CLIENT_BOUND never passes ({@link CapacityProbe#passed()}): its
+ * figures are the client's, not the server's; the search ends there
+ * ({@link CapacityResult#stoppedEarly()}) instead of walking the rate down on figures that say nothing
+ * about the server. {@link CapacityResult#warnings()} names such runs. The SLO is assumed monotone in rate (it holds below capacity and fails above);
  * noise near the capacity moves the answer within the tolerance. Immutable.
  */
 public final class CapacitySearch {
@@ -123,13 +127,54 @@ public final class CapacitySearch {
    * @throws IllegalArgumentException if the rate bounds are inconsistent
    */
   public CapacityResult run(DoubleFunction<RunResult> runAtRate) {
+    return run(runAtRate, p -> { }, () -> false);
+  }
+
+  /**
+   * Runs the search, calling {@code runAtRate} once per probe and {@code onProbe} with each probe as soon as it
+   * ends (to show it, or to save it). Before each probe it asks {@code stop}; once that says so (a signal, a time
+   * limit), the search ends with what it has. It also ends after a probe whose client was CLIENT_BOUND (that
+   * probe measured the client, and walking the rate down on such figures can take hours without learning
+   * anything about the server), and after a run that was interrupted. {@link CapacityResult#stoppedEarly()} then
+   * says why, and the capacity is the highest passing rate found so far.
+   *
+   * @throws IllegalArgumentException if the rate bounds are inconsistent
+   */
+  public CapacityResult run(DoubleFunction<RunResult> runAtRate, Consumer<CapacityProbe> onProbe,
+      BooleanSupplier stop) {
     Objects.requireNonNull(runAtRate, "runAtRate");
+    Objects.requireNonNull(onProbe, "onProbe");
+    Objects.requireNonNull(stop, "stop");
+    try {
+      return search(runAtRate, onProbe, stop);
+    } catch (Stopped s) {
+      OptionalDouble best = s.probes.stream().filter(CapacityProbe::passed).mapToDouble(CapacityProbe::rate).max();
+      return new CapacityResult(best, false, s.probes, Optional.of(s.why));
+    }
+  }
+
+  /** Ends a search early, with the probes made so far. */
+  private static final class Stopped extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final transient List<CapacityProbe> probes;
+    private final String why;
+
+    Stopped(List<CapacityProbe> probes, String why) {
+      super(why, null, false, false);
+      this.probes = List.copyOf(probes);
+      this.why = why;
+    }
+  }
+
+  private CapacityResult search(DoubleFunction<RunResult> runAtRate, Consumer<CapacityProbe> onProbe,
+      BooleanSupplier stop) {
     if (!(minRate <= startRate && startRate <= maxRate)) {
       throw new IllegalArgumentException(String.format(Locale.ROOT,
           "need minRate <= startRate <= maxRate, were %s, %s, %s", minRate, startRate, maxRate));
     }
     List<CapacityProbe> probes = new ArrayList<>();
-    CapacityProbe first = probe(runAtRate, startRate, probes);
+    Prober probe = rate -> probe(runAtRate, rate, probes, onProbe, stop);
+    CapacityProbe first = probe.at(startRate);
     CapacityProbe lo = first.passed() ? first : null;
     CapacityProbe hi = first.passed() ? null : first;
     while (lo == null && probes.size() < maxRuns) {
@@ -137,7 +182,7 @@ public final class CapacitySearch {
       if (r < minRate) {
         return new CapacityResult(OptionalDouble.empty(), false, probes);
       }
-      CapacityProbe p = probe(runAtRate, r, probes);
+      CapacityProbe p = probe.at(r);
       if (p.passed()) {
         lo = p;
       } else {
@@ -148,7 +193,7 @@ public final class CapacitySearch {
       if (lo.rate() >= maxRate) {
         return new CapacityResult(OptionalDouble.of(lo.rate()), true, probes);
       }
-      CapacityProbe p = probe(runAtRate, Math.min(maxRate, lo.rate() * growth), probes);
+      CapacityProbe p = probe.at(Math.min(maxRate, lo.rate() * growth));
       if (p.passed()) {
         lo = p;
       } else {
@@ -159,7 +204,7 @@ public final class CapacitySearch {
       return new CapacityResult(OptionalDouble.empty(), false, probes);
     }
     while (hi != null && (hi.rate() - lo.rate()) / lo.rate() > tolerance && probes.size() < maxRuns) {
-      CapacityProbe p = probe(runAtRate, next(lo, hi), probes);
+      CapacityProbe p = probe.at(next(lo, hi));
       if (p.passed()) {
         lo = p;
       } else {
@@ -178,7 +223,16 @@ public final class CapacitySearch {
     return Math.max(lo.rate() + 0.1 * width, Math.min(hi.rate() - 0.1 * width, r));
   }
 
-  private CapacityProbe probe(DoubleFunction<RunResult> runAtRate, double rate, List<CapacityProbe> probes) {
+  /** One probe of the search at a rate. */
+  private interface Prober {
+    CapacityProbe at(double rate);
+  }
+
+  private CapacityProbe probe(DoubleFunction<RunResult> runAtRate, double rate, List<CapacityProbe> probes,
+      Consumer<CapacityProbe> onProbe, BooleanSupplier stop) {
+    if (stop.getAsBoolean()) {
+      throw new Stopped(probes, String.format(Locale.ROOT, "stopped before the probe at %.4g req/s", rate));
+    }
     RunResult result = Objects.requireNonNull(runAtRate.apply(rate), "runAtRate returned null");
     CapacityProbe p;
     if (metric != null) {
@@ -188,6 +242,16 @@ public final class CapacitySearch {
       p = new CapacityProbe(rate, Double.NaN, slo.test(result), result);
     }
     probes.add(p);
+    onProbe.accept(p);
+    if (result.interrupted()) {
+      throw new Stopped(probes, String.format(Locale.ROOT, "the probe at %.4g req/s was interrupted (%s)", rate,
+          result.interruption().orElseThrow().reason()));
+    }
+    if (p.clientHealth().isClientBound()) {
+      throw new Stopped(probes, String.format(Locale.ROOT, "the probe at %.4g req/s was CLIENT_BOUND (%s): its figures "
+          + "are the client's, so the search stops instead of walking the rate down; free the client's machine "
+          + "(or give the client more cores) and search again", rate, p.clientHealth().reasonText()));
+    }
     return p;
   }
 

@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
@@ -95,10 +97,31 @@ public final class Sweep<L> {
 
   /** Runs {@code runner} at every level in order and returns one point per level. */
   public List<SweepPoint<L>> run(Function<L, RunResult> runner) {
+    return run(runner, p -> { }, () -> false);
+  }
+
+  /**
+   * Runs {@code runner} level by level, handing each point to {@code onPoint} as soon as its run ends (to show
+   * it, or to save it, so a long sweep keeps its finished levels whatever happens later). Before each level it
+   * asks {@code stop}; once that says so (a signal, a time limit) no further level runs. A level whose run was
+   * interrupted is kept and ends the sweep. Returns the points of the levels that ran, in order.
+   */
+  public List<SweepPoint<L>> run(Function<L, RunResult> runner, Consumer<SweepPoint<L>> onPoint,
+      BooleanSupplier stop) {
     Objects.requireNonNull(runner, "runner");
+    Objects.requireNonNull(onPoint, "onPoint");
+    Objects.requireNonNull(stop, "stop");
     List<SweepPoint<L>> points = new ArrayList<>();
     for (L level : levels) {
-      points.add(new SweepPoint<>(level, Objects.requireNonNull(runner.apply(level), "runner returned null")));
+      if (stop.getAsBoolean()) {
+        break;
+      }
+      SweepPoint<L> p = new SweepPoint<>(level, Objects.requireNonNull(runner.apply(level), "runner returned null"));
+      points.add(p);
+      onPoint.accept(p);
+      if (p.result().interrupted()) {
+        break;
+      }
     }
     return List.copyOf(points);
   }

@@ -72,6 +72,8 @@ final class HttpExchange implements ResponseHandler {
   private long heldHeadersStart = Long.MIN_VALUE;
   private long heldHeadersEnd = Long.MIN_VALUE;
   private volatile OutboundRequest pending;
+  /** Method and path of the request sent, for a 404 or 405 ("POST /v1/chat/completions"); empty if unknown. */
+  private String requestLine = "";
 
   HttpExchange(StreamObserver observer, Clock clock, StreamDialect dialect, BodyReader bodyReader, boolean stream,
       Redactor redactor, int maxBodyBytes, StreamLimits limits) {
@@ -105,6 +107,17 @@ final class HttpExchange implements ResponseHandler {
     this.transport = transport;
     this.current = first;
     this.cancellation = cancellation;
+    return this;
+  }
+
+  /**
+   * Names the request sent (method and path, never the query or userinfo), so that a 404 or 405 says which
+   * path the server does not serve: a server mounted elsewhere answers with no body at all to an event-stream
+   * request. Call before the first start.
+   */
+  HttpExchange requestLine(String method, URI url) {
+    String path = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
+    this.requestLine = method + " " + path;
     return this;
   }
 
@@ -164,7 +177,10 @@ final class HttpExchange implements ResponseHandler {
       return new ErrorExcerpt(status, notFollowed(status, head.header("Location").orElse("")));
     }
     if (status < 200 || status > 299) {
-      return new ErrorExcerpt(status, "");
+      if (status == 429 || status == 503) {
+        head.header("Retry-After").ifPresent(observer::onRetryAfter);
+      }
+      return new ErrorExcerpt(status, status == 404 || status == 405 ? currentRequestLine() : "");
     }
     String encoding = head.header("Content-Encoding").orElse("identity").strip();
     if (!encoding.isEmpty() && !encoding.equalsIgnoreCase("identity")) {
@@ -178,6 +194,12 @@ final class HttpExchange implements ResponseHandler {
       return new Decoding(dialect.newDecoder(observer, limits));
     }
     return new WholeBody();
+  }
+
+  /** The request line of the hop that got the response: a followed redirect's path, or the first request's. */
+  private String currentRequestLine() {
+    return hops > 0 && current != null ? current.method() + " " + (current.url().getRawPath() == null
+        || current.url().getRawPath().isEmpty() ? "/" : current.url().getRawPath()) : requestLine;
   }
 
   @Override
@@ -397,8 +419,10 @@ final class HttpExchange implements ResponseHandler {
       try {
         String text = excerpt.toString(StandardCharsets.UTF_8);
         String summary = ErrorBodies.summarize(text);
-        observer.onFailure(Failure.httpStatus(status, note.isEmpty() ? summary
-            : summary.isBlank() ? note : note + ": " + summary), nanoTime);
+        if (summary.isBlank()) {
+          summary = "(empty body)"; // said, so nobody looks for a message that never came
+        }
+        observer.onFailure(Failure.httpStatus(status, note.isEmpty() ? summary : note + ": " + summary), nanoTime);
       } finally {
         ended();
       }

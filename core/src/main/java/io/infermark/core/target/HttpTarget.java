@@ -16,6 +16,7 @@ import io.infermark.core.transport.OutboundRequest;
 import io.infermark.core.transport.Timeouts;
 import io.infermark.core.transport.Transport;
 import io.infermark.core.transport.netty.NettyTransport;
+import io.infermark.core.workload.WorkloadTags;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -196,10 +197,16 @@ public abstract class HttpTarget implements Target {
   /** Starts the exchange; on a blocking transport also sends every redirect hop it is told to follow. */
   private HttpExchange send(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
     OutboundRequest out = outbound(request);
+    if (request.params().ignoreEos() && request.params().maxTokens().isPresent()) {
+      // What was asked, on the record: a server that stops short of it with ignore_eos (one that reads max_tokens
+      // as prompt + output) is then counted and named in the summaries.
+      observer.onAnnotation(WorkloadTags.OUTPUT_TOKENS_REQUESTED,
+          Integer.toString(request.params().maxTokens().getAsInt()));
+    }
     // every header the request adds is the user's: its value is redacted like a key's (Set.of(): all)
     Redactor r = redactor.withHeaders(request.params().headers(), Set.of());
     HttpExchange exchange = new HttpExchange(observer, clock, dialect(), bodyReader(), headReader(),
-        request.params().stream(), r, maxBodyBytes, limits);
+        request.params().stream(), r, maxBodyBytes, limits).requestLine(out.method(), out.url());
     if (maxRedirects > 0) {
       exchange.followRedirects(maxRedirects, transport, out, cancellation);
     }
@@ -221,8 +228,10 @@ public abstract class HttpTarget implements Target {
     boolean stream = request.params().stream();
     List<OutboundRequest.Header> headers = new ArrayList<>(8);
     if (stream) {
+      // JSON second: a server that negotiates its error pages (Spring Boot's, Jlama's) otherwise answers an
+      // event-stream request's 404 with no body at all, and the reason is lost.
       headers.add(new OutboundRequest.Header("Accept", dialect() == StreamDialect.OLLAMA_NDJSON
-          ? "application/x-ndjson" : "text/event-stream"));
+          ? "application/x-ndjson" : "text/event-stream, application/json;q=0.9"));
     }
     // Compressed streams arrive in bursts at the compressor's pace; the client reads what the server wrote.
     headers.add(new OutboundRequest.Header("Accept-Encoding", "identity"));

@@ -25,6 +25,10 @@ import java.util.Locale;
  *     .build();
  * }</pre>
  *
+ * <p>{@link #chat} and {@link #completions} take the base URL ({@code .../v1}) and add {@code /v1} to one
+ * without a path; {@link #at} takes the endpoint's whole URL and posts to exactly that, for a server mounted
+ * at its root or under another prefix.
+ *
  * <p>The protocol (encoding requests, decoding the SSE stream or a whole JSON body) is this class;
  * moving the bytes is its {@link Transport}'s job ({@link HttpTarget.Builder#transport}). The default is the
  * event-loop {@link NettyTransport}: the target is then {@linkplain #isAsync() asynchronous}, the
@@ -77,6 +81,32 @@ public final class OpenAiTarget extends HttpTarget {
   /** A legacy completions target. {@code baseUrl} ends in {@code /v1}; a URL with no path gets {@code /v1} added. */
   public static Builder completions(String baseUrl, String model) {
     return new Builder(baseUrl, model, Endpoint.COMPLETIONS);
+  }
+
+  /**
+   * A target that posts to exactly {@code endpointUrl}, for a server mounted anywhere: at the root
+   * ({@code http://127.0.0.1:8080/chat/completions}, as Jlama serves), under {@code /v1}, or under any prefix
+   * ({@code https://gateway.example/team/llm/v1/completions}). The URL ends in {@code /chat/completions} (a chat
+   * target) or {@code /completions} (legacy completions); what comes before is kept as given, nothing is added.
+   *
+   * @throws IllegalArgumentException if the URL is not http(s) or ends in neither path
+   */
+  public static Builder at(String endpointUrl, String model) {
+    java.util.Objects.requireNonNull(endpointUrl, "endpointUrl");
+    String u = endpointUrl.strip();
+    int query = u.indexOf('?');
+    String path = query >= 0 ? u.substring(0, query) : u;
+    while (path.endsWith("/")) {
+      path = path.substring(0, path.length() - 1);
+    }
+    for (Endpoint e : new Endpoint[] {Endpoint.CHAT, Endpoint.COMPLETIONS}) {
+      String suffix = "/" + e.path;
+      if (path.endsWith(suffix) && path.length() > suffix.length()) {
+        return new Builder(path.substring(0, path.length() - suffix.length()), model, e, "");
+      }
+    }
+    throw new IllegalArgumentException("an endpoint URL ends in /chat/completions or /completions, was "
+        + u.replaceAll("//[^/@]*@", "//***@"));
   }
 
   /** The endpoint this target calls. */
@@ -173,7 +203,11 @@ public final class OpenAiTarget extends HttpTarget {
     private boolean maxCompletionTokens;
 
     private Builder(String baseUrl, String model, Endpoint endpoint) {
-      super(baseUrl, model, "/v1", true);
+      this(baseUrl, model, endpoint, "/v1");
+    }
+
+    private Builder(String baseUrl, String model, Endpoint endpoint, String defaultPath) {
+      super(baseUrl, model, defaultPath, true);
       this.endpoint = endpoint;
     }
 

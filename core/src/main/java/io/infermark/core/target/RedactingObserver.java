@@ -77,6 +77,11 @@ final class RedactingObserver implements StreamObserver {
   }
 
   @Override
+  public void onRetryAfter(String rawValue) {
+    delegate.onRetryAfter(redactor.redact(rawValue));
+  }
+
+  @Override
   public void onRedirect(int httpStatus, String url) {
     delegate.onRedirect(httpStatus, redactor.redact(url));
   }

@@ -1,6 +1,7 @@
 package io.infermark.core.tokens;
 
 import io.infermark.core.Clock;
+import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.capture.TokenTimeline;
 import io.infermark.core.request.GenerationParams;
@@ -95,7 +96,8 @@ public final class CalibratedCounter implements TokenCounter {
     }
     RequestRecord r = timeline.record().orElseThrow(() ->
         new IllegalStateException("the target returned without finishing the " + which + " calibration probe"));
-    if (!r.succeeded()) {
+    // Only the prompt's count is wanted: a reply without a token (max_tokens 1, an EOS first) still reports it.
+    if (!r.succeeded() && r.failure().orElseThrow().category() != ErrorCategory.EMPTY_RESPONSE) {
       throw new IllegalStateException("the " + which + " calibration probe failed: " + r.failure().orElseThrow());
     }
     return r.usage().promptTokens().orElseThrow(() -> new IllegalStateException("the server reported no prompt "

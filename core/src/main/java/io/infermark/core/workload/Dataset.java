@@ -32,7 +32,8 @@ import java.util.OptionalInt;
  *       does.
  * </ul>
  *
- * <p>Every reader fails with the file and row named for an empty dataset or a malformed row.
+ * <p>{@link #withInputCounts(TokenCounter)} records each prompt's length by a client tokenizer, for servers that
+ * report no prompt tokens. Every reader fails with the file and row named for an empty dataset or a malformed row.
  */
 public final class Dataset implements Workload {
 
@@ -174,6 +175,26 @@ public final class Dataset implements Workload {
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException(where + " is not valid JSON: " + e.getOriginalMessage());
     }
+  }
+
+  /**
+   * The same rows with each prompt's length by {@code counter} recorded on it ({@link WorkloadTags#INPUT_TOKENS_ACHIEVED}
+   * and {@link WorkloadTags#TOKENIZER}; a row that already has a count keeps it), so a run against a server that
+   * reports no prompt tokens still counts its input tokens, as the client's count and labelled so. Counts the
+   * prompts' contents, without the chat template the server adds.
+   */
+  public Dataset withInputCounts(TokenCounter counter) {
+    java.util.Objects.requireNonNull(counter, "counter");
+    List<DatasetEntry> counted = new ArrayList<>(entries.size());
+    for (DatasetEntry e : entries) {
+      Prompt p = e.prompt();
+      if (!p.tags().containsKey(WorkloadTags.INPUT_TOKENS_ACHIEVED)) {
+        p = p.withTag(WorkloadTags.INPUT_TOKENS_ACHIEVED, Integer.toString(counter.count(p)))
+            .withTag(WorkloadTags.TOKENIZER, counter.name());
+      }
+      counted.add(new DatasetEntry(p, e.outputTokens()));
+    }
+    return new Dataset(counted, source);
   }
 
   /** The rows. */

@@ -1,22 +1,17 @@
 package io.infermark.core.workload;
 
 import io.infermark.core.load.Randoms;
+import io.infermark.core.tokens.CommonWords;
 import io.infermark.core.tokens.TokenCounter;
 import java.util.SplittableRandom;
 
 /**
- * Deterministic filler text built from common short English words, each one token under
- * {@link TokenCounter#estimate()} and, with its leading space, under OpenAI's cl100k and o200k
- * vocabularies. A stream of words is a function of its seed only and every prefix of it is the
+ * Deterministic filler text built from {@link CommonWords}, each one token under
+ * {@link TokenCounter#estimate()} and under OpenAI's cl100k and o200k vocabularies (counted there without loading
+ * the vocabulary). A stream of words is a function of its seed only and every prefix of it is the
  * same, so texts built from one seed share their beginnings (and a server's prefix cache sees it).
  */
 public final class SyntheticText {
-
-  private static final String[] WORDS = (
-      "the of and to in is was for on that with as by at from his her they be this have not are but had one "
-      + "all were we when there can an which their said if do will each about how up out them then she many "
-      + "some so these would other into has more two like him see time could no make than first been its who "
-      + "now my made over did down only way find use may water long very after just where most know").split(" ");
 
   private SyntheticText() {}
 
@@ -40,7 +35,7 @@ public final class SyntheticText {
   /** Word {@code i} of the stream of {@code seed}. */
   static String word(long seed, long i) {
     long z = Randoms.mix(seed, i);
-    return WORDS[(int) Math.floorMod(z, (long) WORDS.length)];
+    return CommonWords.get((int) Math.floorMod(z, (long) CommonWords.size()));
   }
 
   /**

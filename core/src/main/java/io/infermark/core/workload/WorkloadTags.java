@@ -12,7 +12,10 @@ public final class WorkloadTags {
   public static final String INPUT_TOKENS_ACHIEVED = "input_tokens_achieved";
   /** The {@code TokenCounter.name()} that counted {@link #INPUT_TOKENS_ACHIEVED}. */
   public static final String TOKENIZER = "tokenizer";
-  /** Output tokens asked for ({@code max_tokens} with {@code ignore_eos}). */
+  /**
+   * Output tokens asked for with {@code ignore_eos} (the request's {@code max_tokens}); every HTTP target puts it on
+   * the record of such a request, so an output that stopped short of it can be counted.
+   */
   public static final String OUTPUT_TOKENS_REQUESTED = "output_tokens_requested";
   /** Set on a retry: the schedule index of the original request it repeats. */
   public static final String RETRY_OF = "retry_of";

@@ -118,6 +118,39 @@ class TokenTimelineTest {
   }
 
   @Test
+  void aReplyThatEndsWellWithoutATokenIsAnEmptyResponseFailure() {
+    List<RequestRecord> done = new ArrayList<>();
+    TokenTimeline t = timeline(done);
+    t.onResponseHeaders(200, 1_500_000);
+    t.onChunk(2_000_000, ChunkKind.ROLE, ChunkTimeline.UNKNOWN_TOKENS);
+    t.onChunk(2_100_000, ChunkKind.EMPTY, ChunkTimeline.UNKNOWN_TOKENS);
+    t.onFinishReason("stop");
+    t.onComplete(2_200_000);
+
+    RequestRecord r = done.get(0);
+    assertThat(r.succeeded()).isFalse();
+    Failure f = r.failure().orElseThrow();
+    assertThat(f.category()).isEqualTo(ErrorCategory.EMPTY_RESPONSE);
+    assertThat(f.httpStatus()).isEqualTo(200);
+    assertThat(f.message()).isEqualTo("the reply ended without a single token (2 chunks, finish reason stop)");
+    assertThat(r.chunks().size()).isEqualTo(2); // what did arrive is kept
+    assertThat(r.outputTokens()).isZero();
+  }
+
+  @Test
+  void aReplyWithOneTokenIsASuccessAndAFailureStaysItsOwnCategory() {
+    List<RequestRecord> done = new ArrayList<>();
+    TokenTimeline ok = timeline(done);
+    ok.onChunk(2_000_000, ChunkKind.CONTENT, 1);
+    ok.onComplete(2_100_000);
+    TokenTimeline cut = timeline(done);
+    cut.onFailure(Failure.of(ErrorCategory.RESET, "connection reset"), 2_000_000);
+
+    assertThat(done.get(0).succeeded()).isTrue();
+    assertThat(done.get(1).failure().orElseThrow().category()).isEqualTo(ErrorCategory.RESET);
+  }
+
+  @Test
   void failureAfterHeadersCarriesTheHttpStatus() {
     TokenTimeline t = timeline(new ArrayList<>());
     t.onResponseHeaders(200, 1_100_000);

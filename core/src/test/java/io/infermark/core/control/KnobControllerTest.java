@@ -64,6 +64,22 @@ class KnobControllerTest {
   }
 
   @Test
+  void aHugeErrorThatShrinksLeavesNoIntegralOfTheWrongSign() {
+    // ModalityControlScenarioTest on a busy machine: P99 TTFT 0.246 s against a 1 us target (245,936 times it),
+    // then 5,000 times it. Before, the integral was clamped against the proportional term: 1 s at e = -245,935
+    // stored +245,935, and at e = -4,999 that drove the effort from 0 to 1. Both errors say "far too much":
+    // the effort stays 0.
+    KnobController c = KnobController.builder(fake, 1.0).knobs(image, audio, text).build();
+    c.begin();
+    reading.set(245_936.0);
+    assertThat(c.update(SECOND)).isZero();
+    reading.set(5_000.0);
+    assertThat(c.update(2 * SECOND)).isZero();
+    assertThat(image.intValue()).isEqualTo(1);
+    assertThat(text.intValue()).isEqualTo(16);
+  }
+
+  @Test
   void worstOfIsTheLargestSignalRelativeToItsTarget() {
     Map<ControlSignal, Double> targets = new LinkedHashMap<>();
     targets.put(ControlSignal.of("queue", t -> OptionalDouble.of(2.0)), 4.0); // 0.5 of target

@@ -114,6 +114,64 @@ class HiccupMeterTest {
     assertThat(meter.resolution()).isEqualTo(Duration.ofMillis(1));
   }
 
+  /** A scripted sleeper that also moves a CPU clock by {@code cpuShare} of each sleep, as a process of that load. */
+  private static final class LoadedSleep {
+    long now = 5_000 * MS;
+    long cpu;
+    double cpuShare;
+    long lateness;
+
+    void sleep(long nanos) {
+      now += nanos + lateness;
+      cpu += Math.round((nanos + lateness) * cpuShare);
+    }
+  }
+
+  @Test
+  void anAdaptiveMeterWakesLessOftenAsTheProcessIdlesAndWeighsEachSampleByItsPeriod() {
+    LoadedSleep s = new LoadedSleep();
+    HiccupMeter meter = new HiccupMeter(() -> s.now, s::sleep, MS, 10, () -> s.cpu);
+    s.cpuShare = 0.02; // a nearly idle process: 2 % of a core
+    s.lateness = 100_000;
+    for (int i = 0; i < 600; i++) {
+      meter.sampleOnce();
+    }
+    long idleWakes = meter.wakes();
+
+    // The first 250 ms window ran at 1 ms (251 wakes), the rest at 10 ms: the meter chose 10 for 2 % of a core.
+    assertThat(meter.meanPeriod().toNanos()).isGreaterThan(5 * MS);
+    s.cpuShare = 0.8; // the client gets busy: back to every millisecond within a window
+    long busyStart = s.now;
+    for (int i = 0; i < 600; i++) {
+      meter.sampleOnce();
+    }
+    LatencyStats stats = meter.stop();
+
+    assertThat(idleWakes).isEqualTo(600);
+    // Every sample counts for the base periods it slept: the total is the time asked for, in milliseconds.
+    long askedMs = (s.now - 5_000 * MS - meter.wakes() * s.lateness) / MS;
+    assertThat(stats.samples()).isEqualTo(askedMs);
+    assertThat(stats.p50Nanos()).isBetween(99_000L, 101_000L);
+    assertThat((s.now - busyStart) / 600).as("mean period once busy").isLessThan(2 * MS);
+  }
+
+  @Test
+  void anAdaptiveMetersStallCountsItsSwallowedPeriodsAtTheirWeight() {
+    LoadedSleep s = new LoadedSleep();
+    HiccupMeter meter = new HiccupMeter(() -> s.now, s::sleep, MS, 10, () -> s.cpu);
+    s.cpuShare = 0; // idle: after the first window, 10 ms periods
+    for (int i = 0; i < 300; i++) {
+      meter.sampleOnce();
+    }
+    LatencyStats before = meter.snapshot();
+    s.lateness = 35 * MS; // one 35 ms stall at a 10 ms period: recorded as 35, 25 and 15 ms, each for 10 periods
+    meter.sampleOnce();
+    LatencyStats after = meter.stop();
+
+    assertThat(after.samples() - before.samples()).isEqualTo(30);
+    assertThat(after.maxNanos()).isBetween(34_650_000L, 35_350_000L);
+  }
+
   @Test
   void aResolutionMustBePositive() {
     assertThatThrownBy(() -> HiccupMeter.start(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)

@@ -111,4 +111,31 @@ class ProbesAndMonitorTest {
     assertThat(health.floorNanos()).isEqualTo(List.of(m.hiccup().p99Nanos(), m.gc().maxNanos(),
         m.probes().get(0).lateness().p99Nanos()).stream().mapToLong(Long::longValue).max().getAsLong());
   }
+
+  @Test
+  void aReducedMonitorRunsNoProbeAndSaysSoAndAnOffOneRunsNothingAndSaysSo() {
+    java.util.concurrent.atomic.AtomicInteger probed = new java.util.concurrent.atomic.AtomicInteger();
+    ClientHealthMonitor reduced = ClientHealthMonitor.builder().monitoring(ClientMonitoring.REDUCED)
+        .probe(LoopLag.of("direct", r -> {
+          probed.incrementAndGet();
+          r.run();
+        }).interval(Duration.ofMillis(1))).start();
+    ClientMeasurements m = reduced.stop();
+    assertThat(m.monitoring()).isEqualTo(ClientMonitoring.REDUCED);
+    assertThat(m.probes()).isEmpty();
+    assertThat(probed).hasValue(0);
+
+    long hiccupThreads = Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().equals(HiccupMeter.THREAD_NAME) && t.isAlive()).count();
+    ClientHealthMonitor off = ClientHealthMonitor.builder().monitoring(ClientMonitoring.OFF).start();
+    assertThat(Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().equals(HiccupMeter.THREAD_NAME) && t.isAlive()).count())
+        .as("no meter thread started").isLessThanOrEqualTo(hiccupThreads);
+    ClientHealth h = off.health(io.infermark.core.ScheduleStats.of(List.of(), java.util.OptionalDouble.empty()),
+        io.infermark.core.load.LoadProfile.concurrency(1).requests(1), HealthThresholds.defaults());
+    assertThat(h.verdict()).isEqualTo(HealthVerdict.UNMEASURED);
+    assertThat(h.reasons()).containsExactly("the client's monitors were off (ClientMonitoring.OFF, --client-monitors "
+        + "off): nothing says whether the client kept up");
+    assertThat(off.stop().monitoring()).isEqualTo(ClientMonitoring.OFF);
+  }
 }

@@ -47,6 +47,16 @@ class ErrorBodiesTest {
   }
 
   @Test
+  void springBootErrorPageKeepsTheMessageAndThePath() {
+    assertThat(ErrorBodies.summarize("{\"timestamp\":\"2026-12-02T08:10:51.158+00:00\",\"status\":404,"
+        + "\"error\":\"Not Found\",\"path\":\"/v1/chat/completions\"}"))
+        .isEqualTo("Not Found (path /v1/chat/completions)");
+    assertThat(ErrorBodies.summarize("{\"status\":500,\"error\":\"Internal Server Error\",\"message\":\"context "
+        + "length 384 exceeded\",\"path\":\"/chat/completions\"}"))
+        .isEqualTo("Internal Server Error: context length 384 exceeded (path /chat/completions)");
+  }
+
+  @Test
   void missingOrNullTypeGivesTheMessageAlone() {
     assertThat(ErrorBodies.summarize("{\"error\":{\"message\":\"Bad thing\",\"type\":null,\"code\":null}}"))
         .isEqualTo("Bad thing");

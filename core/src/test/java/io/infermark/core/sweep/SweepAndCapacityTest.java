@@ -147,4 +147,52 @@ class SweepAndCapacityTest {
     assertThat(Sweep.healthWarnings(points)).containsExactly(
         "level 2: client CLIENT_BOUND: hiccup p99 12.3 ms > 10 ms: the client's threads could not run on time");
   }
+
+  @Test
+  void aClientBoundFirstProbeEndsTheSearchInsteadOfWalkingTheRateDown() {
+    int[] runs = {0};
+    CapacityResult c = CapacitySearch.atMost(P95_E2E, 2.0).startRate(4).minRate(0.01)
+        .run(rate -> fakeAt(rate, runs).withClientHealth(CLIENT_BOUND));
+
+    assertThat(runs[0]).isEqualTo(1);
+    assertThat(c.capacity()).isEmpty();
+    assertThat(c.stoppedEarly()).hasValueSatisfying(why -> assertThat(why)
+        .contains("probe at 4.000 req/s was CLIENT_BOUND", "hiccup p99 12.3 ms", "instead of walking the rate down"));
+    assertThat(c.toString()).contains("stopped early");
+  }
+
+  @Test
+  void theSearchHandsOverEachProbeAsItEndsAndStopsWhenAsked() {
+    int[] runs = {0};
+    List<Double> seen = new ArrayList<>();
+    CapacityResult c = CapacitySearch.atMost(P95_E2E, 2.0).startRate(4)
+        .run(rate -> fakeAt(rate, runs), p -> seen.add(p.rate()), () -> seen.size() >= 3);
+
+    assertThat(seen).containsExactly(4.0, 8.0, 16.0);
+    assertThat(c.runs()).isEqualTo(3);
+    assertThat(c.capacity()).hasValue(16.0);
+    assertThat(c.stoppedEarly()).hasValue("stopped before the probe at 32.00 req/s");
+  }
+
+  @Test
+  void anInterruptedProbeEndsTheSearch() {
+    int[] runs = {0};
+    io.infermark.core.Interruption sigterm = new io.infermark.core.Interruption("SIGTERM", Instant.EPOCH, 0, 1, 0, 0,
+        0);
+    CapacityResult c = CapacitySearch.atMost(P95_E2E, 2.0).startRate(4)
+        .run(rate -> rate >= 8 ? fakeAt(rate, runs).withInterruption(Optional.of(sigterm)) : fakeAt(rate, runs));
+
+    assertThat(c.runs()).isEqualTo(2);
+    assertThat(c.stoppedEarly()).hasValue("the probe at 8.000 req/s was interrupted (SIGTERM)");
+  }
+
+  @Test
+  void aSweepHandsOverEachLevelAsItEndsAndKeepsThoseThatRanWhenStopped() {
+    List<Integer> seen = new ArrayList<>();
+    List<SweepPoint<Integer>> points = Sweep.concurrency(1, 2, 4, 8)
+        .run(c -> runWithE2e(c), p -> seen.add(p.level()), () -> seen.size() >= 2);
+
+    assertThat(seen).containsExactly(1, 2);
+    assertThat(points).extracting(SweepPoint::level).containsExactly(1, 2);
+  }
 }

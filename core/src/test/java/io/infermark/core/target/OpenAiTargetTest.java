@@ -106,6 +106,26 @@ class OpenAiTargetTest {
   }
 
   @Test
+  void retryAfterOfA429OrA503IsKeptRawOnTheRecordAndOfOtherStatusesIgnored() throws Exception {
+    server.enqueue(new MockResponse.Builder().code(429).addHeader("Retry-After", "17").body("{\"error\":\"slow down\"}")
+        .build());
+    server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "Wed, 21 Oct 2026 07:28:00 GMT")
+        .body("busy").build());
+    server.enqueue(new MockResponse.Builder().code(500).addHeader("Retry-After", "5").body("oops").build());
+    try (OpenAiTarget target = chat().build()) {
+      RequestRecord tooMany = execute(target, request(GenerationParams.defaults()));
+      RequestRecord unavailable = execute(target, request(GenerationParams.defaults()));
+      RequestRecord error = execute(target, request(GenerationParams.defaults()));
+
+      assertThat(tooMany.httpStatus()).isEqualTo(429);
+      assertThat(tooMany.retryAfter()).contains("17");
+      assertThat(tooMany.toString()).contains("Retry-After 17");
+      assertThat(unavailable.retryAfter()).contains("Wed, 21 Oct 2026 07:28:00 GMT");
+      assertThat(error.retryAfter()).isEmpty();
+    }
+  }
+
+  @Test
   void streamedChatIsCapturedWithKindsUsageAndText() throws Exception {
     server.enqueue(sse(STREAM));
     try (OpenAiTarget target = chat().build()) {
@@ -153,7 +173,7 @@ class OpenAiTargetTest {
     assertThat(recorded.getHeaders().get("Authorization")).isEqualTo("Bearer " + SECRET);
     assertThat(recorded.getHeaders().get("X-Request-Id")).isEqualTo("req-1");
     assertThat(recorded.getHeaders().get("X-Tenant")).isEqualTo("t1");
-    assertThat(recorded.getHeaders().get("Accept")).isEqualTo("text/event-stream");
+    assertThat(recorded.getHeaders().get("Accept")).isEqualTo("text/event-stream, application/json;q=0.9");
   }
 
   @Test
@@ -202,6 +222,49 @@ class OpenAiTargetTest {
         .isEqualTo("http://localhost:8000/v1/completions");
     assertThatThrownBy(() -> OpenAiTarget.chat("localhost:8000", "m")).hasMessageContaining("not an http(s) URL");
     assertThatThrownBy(() -> OpenAiTarget.chat("http://h/v1", " ")).hasMessageContaining("model");
+  }
+
+  @Test
+  void anEndpointUrlIsPostedToExactlyAsGivenAtTheRootUnderV1OrAnyPrefix() throws Exception {
+    String root = server.url("/").toString();
+    for (String path : List.of("/chat/completions", "/v1/chat/completions", "/team/llm/v1/chat/completions",
+        "/completions", "/openai/v1/completions")) {
+      server.enqueue(sse(STREAM));
+      String url = root.substring(0, root.length() - 1) + path;
+      try (OpenAiTarget target = OpenAiTarget.at(url, "test-model").transport(transport.get()).build()) {
+        assertThat(target.url()).isEqualTo(url);
+        assertThat(target.endpoint()).isEqualTo(path.endsWith("chat/completions")
+            ? OpenAiTarget.Endpoint.CHAT : OpenAiTarget.Endpoint.COMPLETIONS);
+        RequestRecord r = execute(target, request(GenerationParams.defaults()));
+        assertThat(r.succeeded()).isTrue();
+        assertThat(server.takeRequest(5, TimeUnit.SECONDS).getTarget()).isEqualTo(path);
+      }
+    }
+    assertThatThrownBy(() -> OpenAiTarget.at(root + "v1/models", "m"))
+        .hasMessageContaining("ends in /chat/completions or /completions");
+    assertThatThrownBy(() -> OpenAiTarget.at("http://user:pw@h/v1", "m")).hasMessageNotContaining("pw");
+  }
+
+  @Test
+  void aNotFoundWithNoBodySaysWhichPathWasAskedForAndThatTheBodyWasEmpty() {
+    // Spring Boot (Jlama) answers an event-stream request for a path it does not serve with 404 and no body
+    server.enqueue(new MockResponse.Builder().code(404).build());
+    try (OpenAiTarget target = chat().build()) {
+      Failure f = execute(target, request(GenerationParams.defaults())).failure().orElseThrow();
+      assertThat(f.httpStatus()).isEqualTo(404);
+      assertThat(f.message()).isEqualTo("HTTP 404: POST /v1/chat/completions: (empty body)");
+    }
+  }
+
+  @Test
+  void aSpringErrorPageKeepsItsMessageAndPath() {
+    server.enqueue(new MockResponse.Builder().code(404).addHeader("Content-Type", "application/json")
+        .body("{\"timestamp\":\"2026-12-02T08:10:51.158+00:00\",\"status\":404,\"error\":\"Not Found\","
+            + "\"path\":\"/v1/chat/completions\"}").build());
+    try (OpenAiTarget target = chat().build()) {
+      Failure f = execute(target, request(GenerationParams.defaults())).failure().orElseThrow();
+      assertThat(f.message()).isEqualTo("HTTP 404: POST /v1/chat/completions: Not Found (path /v1/chat/completions)");
+    }
   }
 
   @Test

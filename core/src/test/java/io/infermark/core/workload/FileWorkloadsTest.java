@@ -150,4 +150,17 @@ class FileWorkloadsTest {
     assertThat(a.tags()).containsEntry(WorkloadTags.PREFIX_GROUP, "1");
     assertThat(prefixA).isNotEmpty();
   }
+
+  @Test
+  void withInputCountsRecordsEachPromptsClientCountAndKeepsOneAlreadyThere(@TempDir Path tmp) throws IOException {
+    Path file = tmp.resolve("d.jsonl");
+    Files.writeString(file, "{\"prompt\": \"Hello, world!\"}\n"
+        + "{\"messages\": [{\"role\": \"system\", \"content\": \"the of\"}, {\"role\": \"user\", \"content\": \"and\"}]}\n"
+        + "{\"prompt\": \"x\", \"input_tokens_achieved\": \"9\"}\n");
+    Dataset d = Dataset.jsonl(file).withInputCounts(TokenCounter.openAi("cl100k_base"));
+
+    assertThat(d.entries()).extracting(e -> e.prompt().tags().get(WorkloadTags.INPUT_TOKENS_ACHIEVED))
+        .containsExactly("4", "3", "9");
+    assertThat(d.entries().get(0).prompt().tags()).containsEntry(WorkloadTags.TOKENIZER, "cl100k_base");
+  }
 }

@@ -51,6 +51,10 @@ public final class ConsoleTable {
       lines.add("");
       lines.add(fit("WARNING: " + io.infermark.metrics.RunInfo.INSECURE_TLS_WARNING));
     }
+    if (s.availability().anyTrouble()) {
+      lines.add("");
+      lines.add(fit("TARGET: " + s.availability().summary()));
+    }
     s.run().interruption().ifPresent(i -> {
       lines.add("");
       lines.add(fit(String.format(Locale.ROOT, "INTERRUPTED (%s) at %s, %.3f s into the run:", i.reason(), i.at(),
@@ -59,6 +63,10 @@ public final class ConsoleTable {
           i.cancelled(), i.notSent(), i.unknown() > 0 ? ", " + i.unknown() + " without a record" : "")));
     });
     warning(lines, s.clientHealth());
+    for (String notice : io.infermark.metrics.ServerNotices.of(s)) {
+      lines.add("");
+      wrapped(lines, "WARNING:", notice, "  ");
+    }
     lines.add("");
     lines.add(header());
     boolean marked = false;
@@ -68,6 +76,15 @@ public final class ConsoleTable {
     }
     if (marked) {
       lines.add(UNRELIABLE + " too few samples for this percentile (p99 needs 100, p99.9 needs 1000)");
+    }
+    if (s.coldStarts().cold() > 0) {
+      // Warm and cold apart (seed 003 §3.3): the rows above mix them.
+      lines.add("");
+      lines.add(pad("cold start (ms)", NAME_WIDTH).stripTrailing());
+      lines.add(row("TTFT warm", s.coldStarts().ttftWarm()));
+      lines.add(row("TTFT cold", s.coldStarts().ttftCold()));
+      lines.add(row("E2E warm", s.coldStarts().e2eWarm()));
+      lines.add(row("E2E cold", s.coldStarts().e2eCold()));
     }
     if (!s.clientMinusServer().isEmpty()) {
       lines.add("");
@@ -168,7 +185,9 @@ public final class ConsoleTable {
   }
 
   private static List<String> tokens(TokenSummary t) {
-    return List.of("mean input " + oneDecimal(t.meanInputTokens()), "mean output " + oneDecimal(t.meanOutputTokens()),
+    return List.of("mean input " + oneDecimal(t.meanInputTokens()) + (t.requestsWithClientInputTokens() == 0 ? ""
+            : " (client count for " + t.requestsWithClientInputTokens() + ")"),
+        "mean output " + oneDecimal(t.meanOutputTokens()),
         t.disagreements() + " server/stream count disagreement" + (t.disagreements() == 1 ? "" : "s"));
   }
 
@@ -220,18 +239,27 @@ public final class ConsoleTable {
       lines.add("  The client could not keep up: these figures describe it as much as the server.");
     }
     for (String reason : h.reasons()) {
-      StringBuilder line = new StringBuilder("  -");
-      for (String word : reason.split(" ")) {
-        if (line.length() + 1 + word.length() > WIDTH && line.length() > 4) {
-          lines.add(line.toString());
-          line = new StringBuilder("    ");
-        } else {
-          line.append(' ');
-        }
-        line.append(word);
-      }
-      lines.add(fit(line.toString()));
+      wrapped(lines, "  -", reason, "    ");
     }
+  }
+
+  /**
+   * {@code text} after {@code prefix} and a space, word-wrapped at the table's width; continuation lines start with
+   * {@code indent}.
+   */
+  private static void wrapped(List<String> lines, String prefix, String text, String indent) {
+    StringBuilder line = new StringBuilder(prefix).append(' ');
+    boolean hasWord = false;
+    for (String word : text.split(" ")) {
+      if (hasWord && line.length() + 1 + word.length() > WIDTH) {
+        lines.add(line.toString());
+        line = new StringBuilder(indent);
+        hasWord = false;
+      }
+      line.append(hasWord ? " " : "").append(word);
+      hasWord = true;
+    }
+    lines.add(fit(line.toString()));
   }
 
   /** The client's health in short: verdict, floor, hiccups, CPU, GC and probes. */
@@ -243,6 +271,10 @@ public final class ConsoleTable {
     }
     items.add(h.verdict().name());
     items.add("floor " + millis(h.floorMillis()) + " ms");
+    for (io.infermark.core.health.MetricBound b : h.bounds()) {
+      items.add(String.format(Locale.ROOT, "%s bound %s ms = %s of p50, %s of p99", b.metric(),
+          millis(b.boundNanos() / 1e6), percent(b.shareOfP50()), percent(b.shareOfP99())));
+    }
     if (h.measurements().isEmpty()) {
       return items;
     }
@@ -252,6 +284,7 @@ public final class ConsoleTable {
     m.cpu().coresUsed().ifPresent(c -> items.add(String.format(Locale.ROOT, "CPU %.2f of %d cores (%.0f %%)", c,
         m.cpu().availableProcessors(), m.cpu().shareOfCores().getAsDouble() * 100)));
     m.cpu().systemLoadAverage().ifPresent(l -> items.add(String.format(Locale.ROOT, "load average %.2f", l)));
+    m.machine().busyShare().ifPresent(b -> items.add(String.format(Locale.ROOT, "machine %.0f %% busy", b * 100)));
     m.runQueue().waitPerRun().ifPresent(w -> items.add(String.format(Locale.ROOT,
         "run-queue wait %s ms per %s ms run (%.2f)", millis(m.runQueue().waitNanos() / 1e6),
         millis(m.runQueue().runNanos() / 1e6), w)));
@@ -261,6 +294,15 @@ public final class ConsoleTable {
       items.add(String.format(Locale.ROOT, "%s lag p99 %s ms", p.name(), millis(p.lateness().p99Nanos() / 1e6)));
     }
     return items;
+  }
+
+  /** A share as a percentage: 0.12 %, 1.2 %, 12 %; "all" for an infinite one. */
+  private static String percent(double share) {
+    if (!Double.isFinite(share)) {
+      return "all";
+    }
+    double p = share * 100;
+    return String.format(Locale.ROOT, p < 1 ? "%.2f %%" : p < 10 ? "%.1f %%" : "%.0f %%", p);
   }
 
   /** Appends "Label      item, item, ..." lines, continuing under the items when they do not fit. */

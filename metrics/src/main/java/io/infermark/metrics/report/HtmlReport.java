@@ -105,6 +105,7 @@ public final class HtmlReport {
     private Optional<SloSet> sloSet = Optional.empty();
     private List<ServerSeries> server = List.of();
     private List<LoadCurvePoint> sweep = List.of();
+    private final List<Knee> knees = new ArrayList<>();
     private Duration interval = TimeSeries.DEFAULT_INTERVAL;
     private int samples = 5;
 
@@ -150,6 +151,21 @@ public final class HtmlReport {
       return this;
     }
 
+    /**
+     * Marks a knee on the latency–load curve of {@link #sweep}: a vertical line at {@code offeredLoad} named
+     * {@code name} (e.g. "Kneedle knee: 8 req/s"); repeatable.
+     *
+     * @throws IllegalArgumentException if the load is not finite
+     */
+    public Builder knee(String name, double offeredLoad) {
+      Objects.requireNonNull(name, "name");
+      if (!Double.isFinite(offeredLoad)) {
+        throw new IllegalArgumentException("offeredLoad must be finite, was " + offeredLoad);
+      }
+      knees.add(new Knee(name, offeredLoad));
+      return this;
+    }
+
     /** The time series and heatmap interval; 1 s by default. */
     public Builder interval(Duration interval) {
       this.interval = Objects.requireNonNull(interval, "interval");
@@ -173,11 +189,7 @@ public final class HtmlReport {
     public HtmlReport build() {
       Optional<SloReport> verdicts = slo.isPresent() ? slo : sloSet.map(s -> s.evaluate(run.get(), summary));
       StringBuilder b = new StringBuilder(64 * 1024);
-      b.append("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>");
-      b.append("<meta name='viewport' content='width=device-width, initial-scale=1'>");
-      b.append("<title>").append(Html.escape(title)).append("</title><style>").append(CSS)
-          .append("</style></head><body>");
-      b.append("<h1>").append(Html.escape(title)).append("</h1>");
+      HtmlPage.open(b, title);
       b.append("<p class='meta'>").append(Html.escape(summary.run().target())).append(" &middot; started ")
           .append(Html.escape(summary.run().startedAt().toString())).append(" &middot; ")
           .append(Html.escape(summary.run().load().toString())).append("</p>");
@@ -188,36 +200,41 @@ public final class HtmlReport {
       summary.run().interruption().ifPresent(i -> b.append("<div class='banner bound' role='alert'><strong>")
           .append("Interrupted</strong>: ").append(Html.escape(i.summary())).append("</div>"));
       clientBanner(b, summary.clientHealth());
+      for (String notice : io.infermark.metrics.ServerNotices.of(summary)) {
+        b.append("<div class='banner' role='alert'><strong>Server</strong>: ").append(Html.escape(notice))
+            .append("</div>");
+      }
       headline(b, summary, verdicts);
       b.append("<h2>Latency</h2>");
       latencyTable(b, summary);
       verdicts.ifPresent(v -> sloTable(b, v));
       clientSection(b, summary.clientHealth());
       b.append("<h2>Latency CDFs</h2><div class='charts'>");
-      List<SvgCharts.Line> cdfs = new ArrayList<>();
+      List<Charts.Line> cdfs = new ArrayList<>();
       for (LatencyMetric m : CDF_METRICS) {
         LatencyCdf cdf = LatencyCdf.of(summary.distribution(m));
-        cdfs.add(new SvgCharts.Line(m.name(), cdf.points().stream().mapToDouble(LatencyCdf.Point::millis).toArray(),
+        cdfs.add(new Charts.Line(m.name(), cdf.points().stream().mapToDouble(LatencyCdf.Point::millis).toArray(),
             cdf.points().stream().mapToDouble(LatencyCdf.Point::fraction).toArray(), false));
       }
-      b.append(SvgCharts.lineChart("Cumulative distribution", "latency (ms, log scale)", "fraction ≤ x", cdfs,
+      b.append(Charts.lineChart("Cumulative distribution", "latency (ms, log scale)", "fraction ≤ x", cdfs,
           true, 1.0));
       b.append("</div>");
       if (run.isPresent()) {
         timeSeries(b, TimeSeries.of(run.get(), interval), server);
         b.append("<h2>Latency over time</h2><div class='charts'>");
-        b.append(SvgCharts.heatmap("TTFT heatmap", LatencyHeatmap.of(run.get().records(), LatencyMetric.TTFT, interval,
+        b.append(Charts.heatmap("TTFT heatmap", LatencyHeatmap.of(run.get().records(), LatencyMetric.TTFT, interval,
             10)));
-        b.append(SvgCharts.heatmap("E2E heatmap", LatencyHeatmap.of(run.get().records(), LatencyMetric.E2E, interval,
+        b.append(Charts.heatmap("E2E heatmap", LatencyHeatmap.of(run.get().records(), LatencyMetric.E2E, interval,
             10)));
         b.append("</div>");
+        timelineSection(b, run.get());
       } else if (!server.isEmpty()) {
         b.append("<h2>Server metrics</h2><div class='charts'>");
         serverCharts(b, server);
         b.append("</div>");
       }
       if (!sweep.isEmpty()) {
-        sweepSection(b, sweep);
+        sweepSection(b, sweep, knees);
       }
       if (run.isPresent() && samples > 0) {
         samplesSection(b, run.get(), samples);
@@ -225,7 +242,7 @@ public final class HtmlReport {
       b.append("<p class='foot'>Percentiles are exact (").append(Html.escape(summary.quantileMethod().name()
           .toLowerCase(Locale.ROOT))).append("); [lo, hi] is a distribution-free 95 % interval, – where too few "
           + "values allow none; * marks a percentile resting on too few samples. Generated by infermark.</p>");
-      b.append("</body></html>\n");
+      HtmlPage.close(b);
       return new HtmlReport(b.toString());
     }
   }
@@ -240,7 +257,7 @@ public final class HtmlReport {
     card(b, "E2E p99", ms(s.distribution(LatencyMetric.E2E).p99()));
     ClientHealth health = s.clientHealth();
     card(b, "client", health.isMeasured() ? health.verdict().name().toLowerCase(Locale.ROOT).replace('_', ' ')
-        + ", floor " + SvgCharts.fmt(health.floorMillis()) + " ms" : "unmeasured");
+        + ", floor " + Charts.fmt(health.floorMillis()) + " ms" : "unmeasured");
     verdicts.ifPresent(v -> {
       card(b, "SLOs", v.allPassed() ? "all passed" : "failed");
       card(b, "goodput", rate(v.goodput().goodputRps(), "req/s"));
@@ -264,7 +281,7 @@ public final class HtmlReport {
         .append(h.isClientBound() ? "the client could not keep up; these figures describe the client as much as "
             + "the server. Do not compare or judge them." : "the client was noisy or busy; differences below the "
             + "floor are its own.")
-        .append(" Measurement floor ").append(Html.escape(SvgCharts.fmt(h.floorMillis()))).append(" ms.<ul>");
+        .append(" Measurement floor ").append(Html.escape(Charts.fmt(h.floorMillis()))).append(" ms.<ul>");
     for (String reason : h.reasons()) {
       b.append("<li>").append(Html.escape(reason)).append("</li>");
     }
@@ -279,32 +296,39 @@ public final class HtmlReport {
       return;
     }
     b.append("<p>").append(Html.escape(h.verdict().name())).append(" &middot; measurement floor ")
-        .append(Html.escape(SvgCharts.fmt(h.floorMillis()))).append(" ms (the largest of hiccup p99, longest GC pause, "
+        .append(Html.escape(Charts.fmt(h.floorMillis()))).append(" ms (the largest of hiccup p99, longest GC pause, "
             + "probe p99s and open-loop send lag p99: latency differences below it are client noise)</p>");
     if (h.measurements().isEmpty()) {
       return;
     }
     ClientMeasurements m = h.measurements().get();
     b.append("<table><thead><tr><th>figure</th><th>value</th></tr></thead><tbody>");
-    row(b, "hiccup p50 / p99 / p99.9 / max (ms)", SvgCharts.fmt(m.hiccup().p50Nanos() / 1e6) + " / "
-        + SvgCharts.fmt(m.hiccup().p99Nanos() / 1e6) + " / " + SvgCharts.fmt(m.hiccup().p999Nanos() / 1e6) + " / "
-        + SvgCharts.fmt(m.hiccup().maxNanos() / 1e6));
+    row(b, "hiccup p50 / p99 / p99.9 / max (ms)", Charts.fmt(m.hiccup().p50Nanos() / 1e6) + " / "
+        + Charts.fmt(m.hiccup().p99Nanos() / 1e6) + " / " + Charts.fmt(m.hiccup().p999Nanos() / 1e6) + " / "
+        + Charts.fmt(m.hiccup().maxNanos() / 1e6));
     m.cpu().coresUsed().ifPresent(c -> row(b, "process CPU", String.format(Locale.ROOT, "%.2f of %d cores (%.0f %%)",
         c, m.cpu().availableProcessors(), m.cpu().shareOfCores().getAsDouble() * 100)));
-    m.cpu().systemLoadAverage().ifPresent(l -> row(b, "system load average (1 min)", SvgCharts.fmt(l)));
+    m.cpu().systemLoadAverage().ifPresent(l -> row(b, "system load average (1 min)", Charts.fmt(l)));
     m.runQueue().waitPerRun().ifPresent(w -> row(b, "client threads: waited for a core / ran (ms)",
-        SvgCharts.fmt(m.runQueue().waitNanos() / 1e6) + " / " + SvgCharts.fmt(m.runQueue().runNanos() / 1e6)
+        Charts.fmt(m.runQueue().waitNanos() / 1e6) + " / " + Charts.fmt(m.runQueue().runNanos() / 1e6)
         + String.format(Locale.ROOT, " (%.2f)", w)));
-    row(b, "GC pauses: count / total / max (ms)", m.gc().count() + " / " + SvgCharts.fmt(m.gc().totalNanos() / 1e6)
-        + " / " + SvgCharts.fmt(m.gc().maxNanos() / 1e6));
+    row(b, "GC pauses: count / total / max (ms)", m.gc().count() + " / " + Charts.fmt(m.gc().totalNanos() / 1e6)
+        + " / " + Charts.fmt(m.gc().maxNanos() / 1e6));
     if (m.sends().judged()) {
-      row(b, "send lag p99 (ms)", SvgCharts.fmt(m.sends().lagP99Nanos() / 1e6));
+      row(b, "send lag p99 (ms)", Charts.fmt(m.sends().lagP99Nanos() / 1e6));
       m.sends().achievedRatio().ifPresent(r -> row(b, "achieved / scheduled rate", String.format(Locale.ROOT,
           "%.2f / %.2f req/s (%.1f %%)", m.sends().achievedRate(), m.sends().scheduledRate().getAsDouble(), r * 100)));
     }
     for (ProbeReading p : m.probes()) {
-      row(b, p.name() + " lag p99 / max (ms)", SvgCharts.fmt(p.lateness().p99Nanos() / 1e6) + " / "
-          + SvgCharts.fmt(p.lateness().maxNanos() / 1e6));
+      row(b, p.name() + " lag p99 / max (ms)", Charts.fmt(p.lateness().p99Nanos() / 1e6) + " / "
+          + Charts.fmt(p.lateness().maxNanos() / 1e6));
+    }
+    m.machine().busyShare().ifPresent(busy -> row(b, "machine's cores busy (all processes)",
+        String.format(Locale.ROOT, "%.0f %%", busy * 100)));
+    for (io.infermark.core.health.MetricBound e : h.bounds()) {
+      row(b, e.metric() + ": error bound / p50 / p99 (ms)", Charts.fmt(e.boundNanos() / 1e6) + " / "
+          + Charts.fmt(e.p50Nanos() / 1e6) + " / " + Charts.fmt(e.p99Nanos() / 1e6) + String.format(Locale.ROOT,
+          " (%.2g %% of p50)", e.shareOfP50() * 100));
     }
     b.append("</tbody></table>");
   }
@@ -314,8 +338,7 @@ public final class HtmlReport {
   }
 
   private static void card(StringBuilder b, String label, String value) {
-    b.append("<div class='card'><div class='label'>").append(Html.escape(label)).append("</div><div class='value'>")
-        .append(Html.escape(value)).append("</div></div>");
+    HtmlPage.card(b, label, value);
   }
 
   private static void latencyTable(StringBuilder b, RunSummary s) {
@@ -338,13 +361,32 @@ public final class HtmlReport {
       b.append("<td>").append(i.isFormed() ? "[" + num(i.lowerMillis()) + ", " + num(i.upperMillis()) + "]" : "–")
           .append("</td><td>");
       if (!m.isPooled() && !d.isEmpty()) {
-        var t = d.tailDiagnostics();
-        b.append(t.p99Unstable() ? "<span class='warn' title='" + Html.escape(String.join("; ", t.reasons()))
-            + "'>P99 unstable</span>" : "stable");
+        b.append(tailCell(d.tailDiagnostics()));
       }
       b.append("</td></tr>");
     }
     b.append("</tbody></table>");
+  }
+
+  /**
+   * The tail column: "P99 unstable" only where P99's interval says so (formed, and wider than half of P99); too
+   * few values for an interval, or a heavy tail alone, is a muted note, not a warning.
+   */
+  static String tailCell(io.infermark.metrics.TailDiagnostics t) {
+    var p99 = t.p99();
+    if (!p99.isFormed()) {
+      return "<span class='muted' title='" + Html.escape(String.join("; ", t.reasons())) + "'>no interval (n &lt; 368)"
+          + "</span>";
+    }
+    boolean wide = p99.estimateMillis().getAsDouble() > 0
+        && p99.widthMillis().getAsDouble() > io.infermark.metrics.TailDiagnostics.MAX_RELATIVE_WIDTH
+            * p99.estimateMillis().getAsDouble();
+    if (wide) {
+      return "<span class='warn' title='" + Html.escape(String.join("; ", t.reasons())) + "'>P99 unstable</span>";
+    }
+    return t.hill().isPresent() && t.hill().get().alpha() < io.infermark.metrics.TailDiagnostics.MIN_TAIL_INDEX
+        ? "<span class='muted' title='" + Html.escape(String.join("; ", t.reasons())) + "'>stable, heavy tail</span>"
+        : "stable";
   }
 
   private static void sloTable(StringBuilder b, SloReport r) {
@@ -368,23 +410,23 @@ public final class HtmlReport {
     List<IntervalStats> rows = t.intervals();
     double[] x = rows.stream().mapToDouble(r -> r.startNanos() / 1e9).toArray();
     b.append("<h2>Time series</h2><p class='meta'>").append(rows.size()).append(" intervals of ")
-        .append(SvgCharts.fmt(t.intervalNanos() / 1e9)).append(" s; exact peaks: ")
+        .append(Charts.fmt(t.intervalNanos() / 1e9)).append(" s; exact peaks: ")
         .append((int) t.peakConcurrency().value()).append(" in flight, ")
-        .append(SvgCharts.fmt(t.peakOutputTokensPerSecond().value())).append(" output tok/s</p><div class='charts'>");
-    b.append(SvgCharts.lineChart("Output throughput", "time (s)", "tokens/s", List.of(
+        .append(Charts.fmt(t.peakOutputTokensPerSecond().value())).append(" output tok/s</p><div class='charts'>");
+    b.append(Charts.lineChart("Output throughput", "time (s)", "tokens/s", List.of(
         line("output tok/s", x, rows, IntervalStats::outputTokensPerSecond)), false));
-    b.append(SvgCharts.lineChart("Requests in flight", "time (s)", "requests", List.of(
+    b.append(Charts.lineChart("Requests in flight", "time (s)", "requests", List.of(
         line("mean", x, rows, IntervalStats::meanInFlight), line("max", x, rows, r -> (double) r.maxInFlight())),
         false));
     double perSecond = 1e9 / t.intervalNanos();
-    b.append(SvgCharts.lineChart("Requests per second", "time (s)", "requests/s", List.of(
+    b.append(Charts.lineChart("Requests per second", "time (s)", "requests/s", List.of(
         line("started", x, rows, r -> r.started() * perSecond), line("completed", x, rows,
             r -> r.completed() * perSecond), line("failed", x, rows, r -> r.failed() * perSecond)), false));
-    b.append(SvgCharts.lineChart("TTFT over time", "time (s)", "ms", List.of(
+    b.append(Charts.lineChart("TTFT over time", "time (s)", "ms", List.of(
         line("p50", x, rows, r -> or(r.ttft().p50())), line("p99", x, rows, r -> or(r.ttft().p99()))), false));
-    b.append(SvgCharts.lineChart("ITL over time", "time (s)", "ms", List.of(
+    b.append(Charts.lineChart("ITL over time", "time (s)", "ms", List.of(
         line("p50", x, rows, r -> or(r.itl().p50())), line("p99", x, rows, r -> or(r.itl().p99()))), false));
-    b.append(SvgCharts.lineChart("E2E over time", "time (s)", "ms", List.of(
+    b.append(Charts.lineChart("E2E over time", "time (s)", "ms", List.of(
         line("p50", x, rows, r -> or(r.e2e().p50())), line("p99", x, rows, r -> or(r.e2e().p99()))), false));
     serverCharts(b, server);
     b.append("</div>");
@@ -398,8 +440,8 @@ public final class HtmlReport {
         sx[i] = s.timeNanos(i) / 1e9;
         sy[i] = s.value(i);
       }
-      b.append(SvgCharts.lineChart("server: " + s.name(), "time (s)", "value", List.of(
-          new SvgCharts.Line(s.name(), sx, sy, s.size() < 60)), false));
+      b.append(Charts.lineChart("server: " + s.name(), "time (s)", "value", List.of(
+          new Charts.Line(s.name(), sx, sy, s.size() < 60)), false));
     }
   }
 
@@ -407,25 +449,44 @@ public final class HtmlReport {
     return v.isPresent() ? v.getAsDouble() : Double.NaN;
   }
 
-  private static SvgCharts.Line line(String name, double[] x, List<IntervalStats> rows,
+  private static Charts.Line line(String name, double[] x, List<IntervalStats> rows,
       Function<IntervalStats, Double> f) {
-    return new SvgCharts.Line(name, x, rows.stream().mapToDouble(f::apply).toArray(), false);
+    return new Charts.Line(name, x, rows.stream().mapToDouble(f::apply).toArray(), false);
   }
 
-  private static void sweepSection(StringBuilder b, List<LoadCurvePoint> sweep) {
+  /** The request timeline, as vLLM's {@code --plot-timeline} draws one. */
+  static void timelineSection(StringBuilder b, RunResult run) {
+    long sent = run.records().stream().filter(RequestRecord::wasSent).count();
+    b.append("<h2>Request timeline</h2><p class='meta'>One bar per request by send time: light from its send to its "
+        + "first token, dark while it decoded, red when it failed. Drag to zoom, double-click to reset; hover for the "
+        + "request's times.").append(sent > Charts.TIMELINE_MAX_REQUESTS ? " The first " + Charts.TIMELINE_MAX_REQUESTS
+            + " of " + sent + " requests sent." : "").append("</p>");
+    b.append(Charts.timeline("Requests over time", run.records()));
+  }
+
+  /** A knee marked on the latency–load curve. */
+  record Knee(String name, double offeredLoad) {}
+
+  static void sweepSection(StringBuilder b, List<LoadCurvePoint> sweep, List<Knee> knees) {
     double[] x = sweep.stream().mapToDouble(LoadCurvePoint::offeredLoad).toArray();
-    b.append("<h2>Latency–load curve</h2><div class='charts'>");
-    b.append(SvgCharts.lineChart("Latency vs offered load", "offered load", "ms", List.of(
+    b.append("<h2>Latency–load curve</h2>");
+    for (Knee k : knees) {
+      b.append("<p class='knee'>").append(Html.escape(k.name())).append("</p>");
+    }
+    b.append("<div class='charts'>");
+    List<Charts.Line> lines = List.of(
         sweepLine("E2E p50", x, sweep, LatencyMetric.E2E, 0.5), sweepLine("E2E p99", x, sweep, LatencyMetric.E2E, 0.99),
-        sweepLine("TTFT p99", x, sweep, LatencyMetric.TTFT, 0.99)), false));
-    b.append(SvgCharts.lineChart("Throughput vs offered load", "offered load", "req/s", List.of(
-        new SvgCharts.Line("achieved req/s", x, sweep.stream().mapToDouble(p -> or(p.summary().requestThroughputRps()))
+        sweepLine("TTFT p99", x, sweep, LatencyMetric.TTFT, 0.99));
+    List<Charts.Mark> marks = knees.stream().map(k -> new Charts.Mark(k.name(), k.offeredLoad())).toList();
+    b.append(Charts.lineChart("Latency vs offered load", "offered load", "ms", lines, false, Double.NaN, marks));
+    b.append(Charts.lineChart("Throughput vs offered load", "offered load", "req/s", List.of(
+        new Charts.Line("achieved req/s", x, sweep.stream().mapToDouble(p -> or(p.summary().requestThroughputRps()))
             .toArray(), true)), false));
     b.append("</div><table><thead><tr><th>level</th><th>offered</th><th>req/s</th><th>TTFT p99</th><th>E2E p50</th>"
         + "<th>E2E p99</th><th>failed</th><th>client</th></tr></thead><tbody>");
     for (LoadCurvePoint p : sweep) {
       RunSummary s = p.summary();
-      b.append("<tr><td>").append(Html.escape(p.label())).append("</td><td>").append(SvgCharts.fmt(p.offeredLoad()))
+      b.append("<tr><td>").append(Html.escape(p.label())).append("</td><td>").append(Charts.fmt(p.offeredLoad()))
           .append("</td><td>").append(num(s.requestThroughputRps())).append("</td><td>")
           .append(num(s.distribution(LatencyMetric.TTFT).p99())).append("</td><td>")
           .append(num(s.distribution(LatencyMetric.E2E).p50())).append("</td><td>")
@@ -442,9 +503,9 @@ public final class HtmlReport {
         : verdict;
   }
 
-  private static SvgCharts.Line sweepLine(String name, double[] x, List<LoadCurvePoint> sweep, LatencyMetric m,
+  private static Charts.Line sweepLine(String name, double[] x, List<LoadCurvePoint> sweep, LatencyMetric m,
       double p) {
-    return new SvgCharts.Line(name, x, sweep.stream().mapToDouble(s -> or(s.summary().distribution(m).percentile(p)))
+    return new Charts.Line(name, x, sweep.stream().mapToDouble(s -> or(s.summary().distribution(m).percentile(p)))
         .toArray(), true);
   }
 
@@ -494,30 +555,16 @@ public final class HtmlReport {
   }
 
   private static String num(OptionalDouble v) {
-    return v.isPresent() ? SvgCharts.fmt(v.getAsDouble()) : "–";
+    return v.isPresent() ? Charts.fmt(v.getAsDouble()) : "–";
   }
 
   private static String ms(OptionalDouble v) {
-    return v.isPresent() ? SvgCharts.fmt(v.getAsDouble()) + " ms" : "–";
+    return v.isPresent() ? Charts.fmt(v.getAsDouble()) + " ms" : "–";
   }
 
   private static String rate(OptionalDouble v, String unit) {
-    return v.isPresent() ? SvgCharts.fmt(v.getAsDouble()) + " " + unit : "–";
+    return v.isPresent() ? Charts.fmt(v.getAsDouble()) + " " + unit : "–";
   }
 
-  private static final String CSS = "body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;"
-      + "margin:24px;color:#111;max-width:1340px}h1{margin:0 0 4px}h2{margin:28px 0 8px;font-size:18px}"
-      + ".meta{color:#555;font-size:13px}.cards{display:flex;flex-wrap:wrap;gap:10px;margin:14px 0}"
-      + ".card{border:1px solid #ddd;border-radius:6px;padding:8px 12px;min-width:130px}"
-      + ".card .label{font-size:12px;color:#666}.card .value{font-size:18px;font-weight:600}"
-      + "table{border-collapse:collapse;font-size:13px;margin:6px 0}th,td{border:1px solid #ddd;padding:4px 8px;"
-      + "text-align:right}th:first-child,td:first-child{text-align:left}thead th{background:#f5f5f5}"
-      + "td.t{text-align:left}"
-      + ".warn{color:#b45309;font-weight:600}.badge{padding:1px 8px;border-radius:10px;font-weight:600;"
-      + "font-size:12px}.pass{background:#dcfce7;color:#166534}.fail{background:#fee2e2;color:#991b1b}"
-      + ".nodata{background:#eee;color:#555}.charts{display:flex;flex-wrap:wrap;gap:12px}"
-      + ".charts svg{border:1px solid #eee}.sample{border:1px solid #eee;margin:6px 0;padding:6px}"
-      + ".banner{border:2px solid #b45309;background:#fff7ed;padding:10px 14px;border-radius:6px;margin:12px 0}"
-      + ".banner.bound{border-color:#991b1b;background:#fee2e2}.banner ul{margin:6px 0 0 18px;padding:0}"
-      + "pre{white-space:pre-wrap;margin:4px 0;font-size:12px}.foot{color:#666;font-size:12px;margin-top:24px}";
+
 }

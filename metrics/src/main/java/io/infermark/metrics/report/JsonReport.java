@@ -85,17 +85,20 @@ import java.util.Set;
  *     "succeeded_without_tokens": 1
  *   },
  *   "failures_by_category": { "http_status": 2, "timeout": 1 },   // zero categories omitted
+ *   "notices": ["3 of 8 requests came back empty ..."],  // ServerNotices: what the server did; often empty
  *   "measurement_window": { "start_ms": 100.0, "end_ms": 1500.0, "duration_ms": 1400.0 } | null,
  *   "throughput": {
  *     "request_throughput_rps": 2.857 | null,
  *     "output_token_throughput_tps": 7.14 | null,
- *     "total_token_throughput_tps": 57.1 | null   // input counts only server-reported prompt tokens
+ *     "total_token_throughput_tps": 57.1 | null   // input: the server's count, else the client's
  *   },
  *   "tokens": {
  *     "requests": 4, "output_tokens": 10, "input_tokens": 70, "requests_without_input_tokens": 2,
+ *     "requests_with_client_input_tokens": 0,   // input counted by the client: the server reported none
  *     "mean_output_tokens": 2.5 | null, "mean_input_tokens": 35.0 | null,
  *     "count_sources": { "server_usage": 3, "chunk_count": 1 },  // zero sources omitted
- *     "count_disagreements": 1
+ *     "count_disagreements": 1,
+ *     "short_outputs": {"requests": 0, "asked": 4, "example_tokens": 0, "example_asked": 0}  // see ShortOutputs
  *   },
  *   "schedule": {
  *     "requested_rate_rps": 10.0 | null, "scheduled_rate_rps": 9.9, "achieved_rate_rps": 9.8,
@@ -106,10 +109,13 @@ import java.util.Set;
  *     "verdict": "ok" | "degraded" | "client_bound" | "unmeasured",
  *     "reasons": ["hiccup p99 12.3 ms > 10 ms: the client's threads could not run on time"],
  *     "floor_ms": 0.31,                            // differences below this are client noise
+ *     "error_bounds": [{"metric": "ttft", "bound_ms": 0.31, "p50_ms": 750.0, "p99_ms": 790.0,
+ *                       "share_of_p50": 0.0004, "share_of_p99": 0.0004, "judged": true}],  // see MetricBound
  *     "monitored_s": 1.5 | null,                   // null: no figures (unmeasured, merged shards)
  *     "hiccup": {"samples": 1480, "p50_ms": 0.08, "p99_ms": 0.31, "p99_9_ms": 1.2, "max_ms": 2.1} | null,
  *     "cpu": {"process_cores": 0.45 | null, "share_of_cores": 0.22 | null, "available_processors": 2,
- *             "system_load_average": 1.3 | null} | null,
+ *             "system_load_average": 1.3 | null, "machine_busy_share": 0.97 | null,  // all processes
+ *             "local_server": "127.0.0.1" | null} | null,   // the target's host when it is this machine
  *     "gc": {"pauses": 3, "total_ms": 4.0, "max_ms": 2.0} | null,
  *     "sends": {"judged": true, "lag_p99_ms": 0.2, "scheduled_rate_rps": 100.0 | null,
  *               "achieved_rate_rps": 99.9} | null,
@@ -172,8 +178,8 @@ import java.util.Set;
  * vLLM's wall time around the whole benchmark, so a client that fell behind cannot shorten it;
  * {@code e2el} ends at the last token-bearing chunk, where vLLM's ends at the last data chunk (a
  * trailing usage chunk included); TPOT spans the first to the last token-bearing chunk where vLLM
- * uses (latency − ttft); and {@code total_input_tokens} counts prompt tokens the server reported,
- * where vLLM tokenizes prompts itself.
+ * uses (latency − ttft); and {@code total_input_tokens} counts the prompt tokens the server reported, and the
+ * client's count where it reported none, where vLLM tokenizes prompts itself.
  */
 public final class JsonReport {
 
@@ -284,7 +290,13 @@ public final class JsonReport {
     writeRun(g, s.run());
     g.writeStringField("quantile_method", lower(s.quantileMethod()));
     writeRequests(g, s.requests());
+    writeAvailability(g, s.availability());
     counts(g, "failures_by_category", s.failuresByCategory());
+    g.writeArrayFieldStart("notices");
+    for (String notice : io.infermark.metrics.ServerNotices.of(s)) {
+      g.writeString(notice);
+    }
+    g.writeEndArray();
     writeWindow(g, s.window());
     g.writeObjectFieldStart("throughput");
     number(g, "request_throughput_rps", s.requestThroughputRps());
@@ -304,6 +316,7 @@ public final class JsonReport {
       writeGap(g, e.getKey(), e.getValue());
     }
     g.writeEndObject();
+    writeColdStarts(g, s.coldStarts());
     writeVllm(g, s, extras);
     if (extras.slo().isPresent()) {
       writeSlo(g, extras.slo().get());
@@ -465,6 +478,20 @@ public final class JsonReport {
     g.writeEndObject();
   }
 
+  private static void writeAvailability(JsonGenerator g, io.infermark.metrics.TargetAvailability a) throws IOException {
+    g.writeObjectFieldStart("availability");
+    g.writeNumberField("unreachable_s", a.unreachableNanos() / 1e9);
+    g.writeNumberField("outages", a.outages());
+    g.writeNumberField("connection_failures", a.connectionFailures());
+    g.writeNumberField("retry_after_answers", a.retryAfterAnswers());
+    g.writeArrayFieldStart("retry_after_values");
+    for (String v : a.retryAfterValues()) {
+      g.writeString(v);
+    }
+    g.writeEndArray();
+    g.writeEndObject();
+  }
+
   private static void writeRequests(JsonGenerator g, RequestCounts c) throws IOException {
     g.writeObjectFieldStart("requests");
     g.writeNumberField("scheduled", c.scheduled());
@@ -497,10 +524,17 @@ public final class JsonReport {
     g.writeNumberField("output_tokens", t.outputTokens());
     g.writeNumberField("input_tokens", t.inputTokens());
     g.writeNumberField("requests_without_input_tokens", t.requestsWithoutInputTokens());
+    g.writeNumberField("requests_with_client_input_tokens", t.requestsWithClientInputTokens());
     number(g, "mean_output_tokens", t.meanOutputTokens());
     number(g, "mean_input_tokens", t.meanInputTokens());
     counts(g, "count_sources", t.sources());
     g.writeNumberField("count_disagreements", t.disagreements());
+    g.writeObjectFieldStart("short_outputs");
+    g.writeNumberField("requests", t.shortOutputs().requests());
+    g.writeNumberField("asked", t.shortOutputs().asked());
+    g.writeNumberField("example_tokens", t.shortOutputs().exampleTokens());
+    g.writeNumberField("example_asked", t.shortOutputs().exampleAsked());
+    g.writeEndObject();
     g.writeEndObject();
   }
 
@@ -528,6 +562,29 @@ public final class JsonReport {
     }
     g.writeEndArray();
     g.writeNumberField("floor_ms", h.floorMillis());
+    g.writeArrayFieldStart("error_bounds");
+    for (io.infermark.core.health.MetricBound b : h.bounds()) {
+      g.writeStartObject();
+      g.writeStringField("metric", b.metric().toLowerCase(java.util.Locale.ROOT));
+      g.writeNumberField("bound_ms", b.boundNanos() / 1e6);
+      g.writeNumberField("p50_ms", b.p50Nanos() / 1e6);
+      g.writeNumberField("p99_ms", b.p99Nanos() / 1e6);
+      double p50 = b.shareOfP50();
+      double p99 = b.shareOfP99();
+      if (Double.isFinite(p50)) {
+        g.writeNumberField("share_of_p50", p50);
+      } else {
+        g.writeNullField("share_of_p50");
+      }
+      if (Double.isFinite(p99)) {
+        g.writeNumberField("share_of_p99", p99);
+      } else {
+        g.writeNullField("share_of_p99");
+      }
+      g.writeBooleanField("judged", b.judged());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
     if (h.measurements().isEmpty()) {
       for (String field : new String[] {"monitored_s", "hiccup", "cpu", "gc", "sends"}) {
         g.writeNullField(field);
@@ -546,6 +603,12 @@ public final class JsonReport {
     number(g, "share_of_cores", m.cpu().shareOfCores());
     g.writeNumberField("available_processors", m.cpu().availableProcessors());
     number(g, "system_load_average", m.cpu().systemLoadAverage());
+    number(g, "machine_busy_share", m.machine().busyShare());
+    if (m.machine().localServer().isPresent()) {
+      g.writeStringField("local_server", m.machine().localServer().get());
+    } else {
+      g.writeNullField("local_server");
+    }
     g.writeEndObject();
     if (m.runQueue().isMeasured()) {
       g.writeObjectFieldStart("run_queue");
@@ -643,6 +706,33 @@ public final class JsonReport {
   }
 
   /** One client − server distribution: its definition, count and percentiles, in ms. */
+  /** Warm and cold requests apart: counts, then TTFT and E2E of each (ms). */
+  private static void writeColdStarts(JsonGenerator g, io.infermark.metrics.ColdStartSummary c) throws IOException {
+    g.writeObjectFieldStart("cold_start");
+    g.writeStringField("rule", c.rule());
+    g.writeNumberField("cold", c.cold());
+    g.writeNumberField("warm", c.warm());
+    for (String[] part : new String[][] {{"ttft_ms", "cold"}, {"ttft_ms", "warm"}, {"e2e_ms", "cold"},
+        {"e2e_ms", "warm"}}) {
+      if (part[1].equals("cold")) {
+        g.writeObjectFieldStart(part[0]);
+      }
+      Distribution d = part[0].equals("ttft_ms") ? (part[1].equals("cold") ? c.ttftCold() : c.ttftWarm())
+          : (part[1].equals("cold") ? c.e2eCold() : c.e2eWarm());
+      g.writeObjectFieldStart(part[1]);
+      g.writeNumberField("count", d.count());
+      number(g, "mean", d.mean());
+      number(g, "p50", d.p50());
+      number(g, "p99", d.p99());
+      number(g, "max", d.max());
+      g.writeEndObject();
+      if (part[1].equals("warm")) {
+        g.writeEndObject();
+      }
+    }
+    g.writeEndObject();
+  }
+
   private static void writeGap(JsonGenerator g, io.infermark.metrics.ServerTimingGap gap, Distribution d)
       throws IOException {
     g.writeObjectFieldStart(gap.fieldName());

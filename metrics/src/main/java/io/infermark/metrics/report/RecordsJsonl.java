@@ -69,7 +69,8 @@ import java.util.stream.StreamSupport;
  *  "text": "Hello",                 // optional: present only when text was captured
  *  "retries": 1,                    // optional: sent once more after a stale keep-alive connection
  *  "redirects": 1, "final_url": "https://host/v1/chat/completions",  // optional: redirects followed
- *  "insecure_tls": true}            // optional: TLS verification was off
+ *  "insecure_tls": true,            // optional: TLS verification was off
+ *  "retry_after": "30"}             // optional: a 429 or 503 answer's raw Retry-After header
  * }</pre>
  *
  * <p>Readers skip fields they do not know, so later versions can add fields, and they skip the header
@@ -259,6 +260,9 @@ public final class RecordsJsonl {
     if (r.insecureTls()) {
       g.writeBooleanField("insecure_tls", true);
     }
+    if (r.retryAfter().isPresent()) {
+      g.writeStringField("retry_after", r.retryAfter().get());
+    }
     g.writeEndObject();
   }
 
@@ -447,6 +451,7 @@ public final class RecordsJsonl {
           case "redirects" -> b.redirects(p.getIntValue());
           case "final_url" -> b.finalUrl(p.getText());
           case "insecure_tls" -> b.insecureTls(p.getBooleanValue());
+          case "retry_after" -> b.retryAfter(p.getText());
           default -> {
             if (value.isStructStart()) {
               p.skipChildren(); // a field from a later version

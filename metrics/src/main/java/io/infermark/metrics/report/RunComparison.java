@@ -192,6 +192,41 @@ public final class RunComparison {
     return outputThroughputDelta;
   }
 
+  /** The baseline run's label. */
+  public String baselineLabel() {
+    return baselineLabel;
+  }
+
+  /** The candidate run's label. */
+  public String candidateLabel() {
+    return candidateLabel;
+  }
+
+  /**
+   * The one-line verdict: "regressed" when some compared percentile is significantly slower by more than
+   * {@link #floorMillis()} (the client's noise), "improved" when some is significantly faster by more than it
+   * and none slower, "no significant change" otherwise; followed by the percentiles that decided it.
+   */
+  public String verdict() {
+    List<String> slower = new ArrayList<>();
+    List<String> faster = new ArrayList<>();
+    for (Delta d : deltas) {
+      if (!d.significant() || Math.abs(d.deltaMillis().getAsDouble()) <= floorMillis) {
+        continue;
+      }
+      String name = d.metric().name() + " p" + LatencyLabel.of(d.p());
+      (d.deltaMillis().getAsDouble() > 0 ? slower : faster).add(name);
+    }
+    if (!slower.isEmpty()) {
+      return "regressed: " + String.join(", ", slower) + " slower" + (faster.isEmpty() ? ""
+          : "; " + String.join(", ", faster) + " faster");
+    }
+    if (!faster.isEmpty()) {
+      return "improved: " + String.join(", ", faster) + " faster";
+    }
+    return "no significant change at " + Math.round(confidence * 100) + " %";
+  }
+
   /** The joint confidence of the intervals. */
   public double confidence() {
     return confidence;
@@ -252,7 +287,9 @@ public final class RunComparison {
   }
 
   /** Percentile labels: 50, 90, 99. */
-  private static final class LatencyLabel {
+  static final class LatencyLabel {
+    private LatencyLabel() {}
+
     static String of(double p) {
       double v = p * 100;
       return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);

@@ -69,6 +69,30 @@ public final class VllmResultJson {
       "max_concurrent_requests");
 
   private static final JsonFactory JSON = JsonFactory.builder().build();
+  /** The metrics {@code --percentile-metrics} takes, as vLLM's current client names them. */
+  static final List<String> METRICS = List.of("ttft", "tpot", "itl", "e2el", "client_queue_time",
+      "e2el_including_client_queue");
+  /** The per-request arrays vLLM's client writes only with {@code --save-detailed}. */
+  static final List<String> DETAILED_KEYS = List.of("input_lens", "output_lens", "start_times", "ttfts", "itls",
+      "generated_texts", "errors");
+
+  /**
+   * vLLM's ramp-up: the request rate moves from {@code startRps} to {@code endRps} over the requests,
+   * {@code linear}ly or {@code exponential}ly.
+   *
+   * @param strategy "linear" or "exponential"
+   * @param startRps the first request's rate
+   * @param endRps the last request's rate
+   */
+  public record RampUp(String strategy, int startRps, int endRps) {
+    /** Validates. */
+    public RampUp {
+      Objects.requireNonNull(strategy, "strategy");
+      if (!strategy.equals("linear") && !strategy.equals("exponential")) {
+        throw new IllegalArgumentException("ramp-up strategy must be linear or exponential, was " + strategy);
+      }
+    }
+  }
   private static final DateTimeFormatter DATE = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT);
 
   private VllmResultJson() {}
@@ -91,6 +115,11 @@ public final class VllmResultJson {
     private final boolean chat;
     private final LocalDateTime date;
     private final Map<String, String> metadata;
+    private final java.util.Optional<String> label;
+    private final boolean skipTokenizer;
+    private final boolean detailed;
+    private final java.util.Optional<RampUp> rampUp;
+    private final Map<String, Object> extras;
 
     private Options(Builder b) {
       this.backend = b.backend;
@@ -106,6 +135,11 @@ public final class VllmResultJson {
       this.chat = b.chat;
       this.date = b.date;
       this.metadata = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.metadata));
+      this.label = b.label;
+      this.skipTokenizer = b.skipTokenizer;
+      this.detailed = b.detailed;
+      this.rampUp = b.rampUp;
+      this.extras = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.extras));
     }
 
     /** Options for a run with the given backend name ({@code openai-chat}, {@code vllm}, ...) and model. */
@@ -136,9 +170,11 @@ public final class VllmResultJson {
     /** vLLM's file name: {@code <backend>-<rate>qps[-concurrency<N>]-<model base name>-<date>.json}. */
     public String fileName() {
       String base = modelId.substring(modelId.lastIndexOf('/') + 1);
-      return backend + "-" + pythonFloat(requestRate) + "qps"
-          + (maxConcurrency.isPresent() ? "-concurrency" + maxConcurrency.getAsInt() : "") + "-" + base + "-"
-          + DATE.format(date) + ".json";
+      String concurrency = maxConcurrency.isPresent() ? "-concurrency" + maxConcurrency.getAsInt() : "";
+      String prefix = label.orElse(backend);
+      String load = rampUp.map(r -> "ramp-up-" + r.strategy() + "-" + r.startRps() + "qps-" + r.endRps() + "qps")
+          .orElse(pythonFloat(requestRate) + "qps");
+      return prefix + "-" + load + concurrency + "-" + base + "-" + DATE.format(date) + ".json";
     }
 
     @Override
@@ -162,6 +198,11 @@ public final class VllmResultJson {
       private boolean chat;
       private LocalDateTime date = LocalDateTime.now();
       private final Map<String, String> metadata = new LinkedHashMap<>();
+      private java.util.Optional<String> label = java.util.Optional.empty();
+      private boolean skipTokenizer;
+      private boolean detailed = true;
+      private java.util.Optional<RampUp> rampUp = java.util.Optional.empty();
+      private final Map<String, Object> extras = new LinkedHashMap<>();
 
       private Builder(String backend, String modelId) {
         this.backend = Objects.requireNonNull(backend, "backend");
@@ -169,7 +210,11 @@ public final class VllmResultJson {
         this.chat = backend.equals("openai-chat");
       }
 
-      /** The tokenizer name (vLLM's {@code --tokenizer}); the model id by default. */
+      /**
+       * {@code tokenizer_id}: the name of the tokenizer that counted the prompts' tokens (vLLM writes its
+       * {@code --tokenizer}, which it also counts with); the model id by default. Name the tokenizer that
+       * actually counted (e.g. {@code cl100k_base}), not one asked for and not used.
+       */
       public Builder tokenizerId(String id) {
         this.tokenizerId = Objects.requireNonNull(id, "tokenizerId");
         return this;
@@ -213,8 +258,8 @@ public final class VllmResultJson {
        */
       public Builder metrics(List<String> names) {
         for (String n : names) {
-          if (!List.of("ttft", "tpot", "itl", "e2el").contains(n)) {
-            throw new IllegalArgumentException("unknown metric '" + n + "': use ttft, tpot, itl or e2el");
+          if (!METRICS.contains(n)) {
+            throw new IllegalArgumentException("unknown metric '" + n + "': use " + String.join(", ", METRICS));
           }
         }
         this.metrics = List.copyOf(names);
@@ -265,6 +310,46 @@ public final class VllmResultJson {
       /** An extra {@code KEY=VALUE} pair (vLLM's {@code --metadata}), written after {@code num_prompts}. */
       public Builder metadata(String key, String value) {
         metadata.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+        return this;
+      }
+
+      /** vLLM's {@code --label}: written as {@code label} and the file name's prefix (the backend otherwise). */
+      public Builder label(String label) {
+        this.label = java.util.Optional.of(Objects.requireNonNull(label, "label"));
+        return this;
+      }
+
+      /**
+       * vLLM's {@code --skip-tokenizer-init}: no tokenizer, so {@code tokenizer_id} is null and, as vLLM's client
+       * does without one, only E2EL (and the client queue metrics) get statistics.
+       */
+      public Builder skipTokenizer(boolean skip) {
+        this.skipTokenizer = skip;
+        return this;
+      }
+
+      /**
+       * Whether the file carries the per-request arrays {@code input_lens}, {@code output_lens},
+       * {@code start_times}, {@code ttfts}, {@code itls}, {@code generated_texts} and {@code errors}: vLLM writes
+       * them only with {@code --save-detailed}. True by default; {@link #result} always has them.
+       */
+      public Builder detailed(boolean detailed) {
+        this.detailed = detailed;
+        return this;
+      }
+
+      /** vLLM's {@code --ramp-up-strategy}, written as {@code ramp_up_*} keys and in the file name. */
+      public Builder rampUp(RampUp ramp) {
+        this.rampUp = java.util.Optional.of(Objects.requireNonNull(ramp, "ramp"));
+        return this;
+      }
+
+      /**
+       * A key written after {@code rtfx}, as vLLM writes its optional blocks (probe statistics
+       * {@code probe_*}, {@code rps_change_events}, {@code spec_decode_*}): a number, string, list or map.
+       */
+      public Builder extra(String key, Object value) {
+        extras.put(Objects.requireNonNull(key, "key"), value);
         return this;
       }
 
@@ -320,6 +405,11 @@ public final class VllmResultJson {
    */
   public static void write(RunResult run, Options options, Writer out) {
     Map<String, Object> result = result(run, options);
+    if (!options.detailed) {
+      Map<String, Object> kept = new LinkedHashMap<>(result);
+      DETAILED_KEYS.forEach(kept::remove);
+      result = kept;
+    }
     try (JsonGenerator g = JSON.createGenerator(out)) {
       g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
       writeValue(g, result);
@@ -444,49 +534,84 @@ public final class VllmResultJson {
 
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("date", DATE.format(o.date));
+    m.put("endpoint_type", o.backend);
     m.put("backend", o.backend);
+    m.put("label", o.label.orElse(null));
     m.put("model_id", o.modelId);
-    m.put("tokenizer_id", o.tokenizerId);
+    m.put("tokenizer_id", o.skipTokenizer ? null : o.tokenizerId);
     m.put("num_prompts", (long) o.numPrompts.orElse(rows.length));
     m.putAll(o.metadata);
     m.put("request_rate", Double.isInfinite(o.requestRate) ? "inf" : (Object) o.requestRate);
     m.put("burstiness", o.burstiness);
     m.put("max_concurrency", o.maxConcurrency.isPresent() ? (Object) (long) o.maxConcurrency.getAsInt() : null);
+    o.rampUp.ifPresent(r -> {
+      m.put("ramp_up_strategy", r.strategy());
+      m.put("ramp_up_start_rps", (long) r.startRps());
+      m.put("ramp_up_end_rps", (long) r.endRps());
+    });
     m.put("duration", duration);
     m.put("completed", (long) completed);
     m.put("failed", (long) (rows.length - completed));
     m.put("total_input_tokens", totalInput);
     m.put("total_output_tokens", totalOutput);
     m.put("request_throughput", rate(completed, duration));
-    m.put("request_goodput:", o.goodput.isEmpty() ? null : (Object) rate(good, duration));
+    m.put("request_goodput", o.goodput.isEmpty() ? null : (Object) rate(good, duration));
     m.put("output_throughput", rate(totalOutput, duration));
     m.put("total_token_throughput", rate(totalInput + totalOutput, duration));
-    m.put("max_output_tokens_per_s", series.peakOutputTokensPerSecond().value());
-    m.put("max_concurrent_requests", (long) series.peakConcurrency().value());
     List<Object> inputLens = new ArrayList<>();
     List<Object> outputLens = new ArrayList<>();
     List<Object> ttftList = new ArrayList<>();
     List<Object> itlList = new ArrayList<>();
+    List<Object> latencies = new ArrayList<>();
+    List<Object> startTimes = new ArrayList<>();
+    List<Object> queueTimes = new ArrayList<>();
     List<Object> texts = new ArrayList<>();
     List<Object> errors = new ArrayList<>();
-    for (PerRequest r : rows) {
+    List<Double> queues = new ArrayList<>();
+    List<Double> e2elsWithQueue = new ArrayList<>();
+    boolean infinite = Double.isInfinite(o.requestRate);
+    for (int i = 0; i < rows.length; i++) {
+      PerRequest r = rows[i];
+      RequestRecord rec = records.get(i);
+      // vLLM's client_queue_time: its send minus the request's arrival at the client (every request arrives at
+      // once for an infinite rate, else at its scheduled time), i.e. the wait for a --max-concurrency slot
+      double start = rec.wasSent() ? rec.sendNanos() / 1e9 : rec.intendedNanos() / 1e9;
+      double queue = Math.max(0, start - (infinite ? 0 : rec.intendedNanos() / 1e9));
       inputLens.add((long) r.inputLen);
       outputLens.add((long) r.outputLen);
       ttftList.add(r.ttft);
       itlList.add(r.itl);
+      latencies.add(r.latency);
+      startTimes.add(start);
+      queueTimes.add(queue);
       texts.add(r.text);
       errors.add(r.error);
+      if (r.success) {
+        queues.add(queue);
+        e2elsWithQueue.add(r.latency + queue);
+      }
     }
     m.put("input_lens", inputLens);
     m.put("output_lens", outputLens);
     m.put("ttfts", ttftList);
     m.put("itls", itlList);
+    m.put("latencies", latencies);
+    m.put("start_times", startTimes);
+    m.put("queue_times", queueTimes);
     m.put("generated_texts", texts);
     m.put("errors", errors);
-    Map<String, List<Double>> values = Map.of("ttft", ttfts, "tpot", tpots, "itl", itls, "e2el", e2els);
-    for (String metric : List.of("ttft", "tpot", "itl", "e2el")) {
-      if (!o.metrics.contains(metric)) {
-        continue;
+    m.put("max_output_tokens_per_s", series.peakOutputTokensPerSecond().value());
+    m.put("max_concurrent_requests", (long) series.peakConcurrency().value());
+    m.put("rtfx", 0.0); // input audio seconds per second of run: vLLM's ASR figure; no audio input is timed here
+    m.putAll(o.extras);
+    Map<String, List<Double>> values = Map.of("ttft", ttfts, "tpot", tpots, "itl", itls, "e2el", e2els,
+        "client_queue_time", queues, "e2el_including_client_queue", e2elsWithQueue);
+    for (String metric : METRICS) {
+      if (!o.metrics.contains(metric)
+          || (o.skipTokenizer && List.of("ttft", "tpot", "itl").contains(metric))
+          || (metric.equals("client_queue_time") && o.maxConcurrency.isEmpty())
+          || (metric.equals("e2el_including_client_queue") && (o.maxConcurrency.isEmpty() || infinite))) {
+        continue; // as vLLM's client: no token metrics without a tokenizer, queue metrics only with a limit
       }
       double[] v = values.get(metric).stream().mapToDouble(Double::doubleValue).toArray();
       Arrays.sort(v);

@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Each sample is stamped with the midpoint of its scrape's request and response on the run's
- * clock, in nanoseconds from the run's origin. A selector with no matching sample in a scrape gets
+ * clock, in nanoseconds from the run's origin, and keeps both ends ({@link ServerSeries#fromNanos},
+ * {@link ServerSeries#toNanos}): the server read the value somewhere in between. A selector with no matching sample in a scrape gets
  * no point for it. A failed scrape (connection refused, non-2xx) is logged once at WARN and counted
  * ({@link #failedScrapes()}); scraping goes on. The URL's user info and query are never logged.
  */
@@ -166,12 +167,12 @@ public final class PrometheusScraper implements RunListener, AutoCloseable {
     }
     long after = c.nanoTime();
     long at = before + (after - before) / 2 - originNanos;
-    record(PrometheusText.parse(body), at);
+    record(PrometheusText.parse(body), before - originNanos, at, after - originNanos);
     scrapes.incrementAndGet();
     return true;
   }
 
-  private void record(PrometheusText.Page page, long atNanos) {
+  private void record(PrometheusText.Page page, long fromNanos, long atNanos, long toNanos) {
     for (SeriesSelector s : selectors) {
       double sum = 0;
       boolean found = false;
@@ -182,7 +183,7 @@ public final class PrometheusScraper implements RunListener, AutoCloseable {
         }
       }
       if (found) {
-        points.get(s.displayName()).add(atNanos, sum);
+        points.get(s.displayName()).add(fromNanos, atNanos, toNanos, sum);
         latest.get(s.displayName()).value = sum;
       }
     }
@@ -263,20 +264,27 @@ public final class PrometheusScraper implements RunListener, AutoCloseable {
   /** Growable synchronized (time, value) arrays. */
   private static final class Points {
     private long[] times = new long[64];
+    private long[] from = new long[64];
+    private long[] to = new long[64];
     private double[] values = new double[64];
     private int size;
 
-    synchronized void add(long t, double v) {
+    synchronized void add(long f, long t, long u, double v) {
       if (size == times.length) {
         times = Arrays.copyOf(times, size * 2);
+        from = Arrays.copyOf(from, size * 2);
+        to = Arrays.copyOf(to, size * 2);
         values = Arrays.copyOf(values, size * 2);
       }
       times[size] = t;
+      from[size] = f;
+      to[size] = u;
       values[size++] = v;
     }
 
     synchronized ServerSeries toSeries(String name) {
-      return new ServerSeries(name, Arrays.copyOf(times, size), Arrays.copyOf(values, size));
+      return new ServerSeries(name, Arrays.copyOf(times, size), Arrays.copyOf(values, size), Arrays.copyOf(from, size),
+          Arrays.copyOf(to, size));
     }
   }
 

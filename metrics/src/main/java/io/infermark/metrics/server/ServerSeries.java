@@ -15,6 +15,8 @@ public final class ServerSeries {
   private final String name;
   private final long[] timesNanos;
   private final double[] values;
+  private final long[] fromNanos;
+  private final long[] toNanos;
 
   /**
    * A series.
@@ -38,6 +40,38 @@ public final class ServerSeries {
     }
     this.timesNanos = timesNanos.clone();
     this.values = values.clone();
+    this.fromNanos = this.timesNanos;
+    this.toNanos = this.timesNanos;
+  }
+
+  /**
+   * A series whose samples each carry the span in which the server read them: the scrape's request was
+   * sent at {@code fromNanos[i]} and its response read at {@code toNanos[i]}, so the value is the
+   * server's at some instant in between (its stamp {@code timesNanos[i]} being the midpoint).
+   *
+   * @throws IllegalArgumentException if the arrays differ in length, the times are not ascending or a
+   *     time is outside its span
+   */
+  public ServerSeries(String name, long[] timesNanos, double[] values, long[] fromNanos, long[] toNanos) {
+    this.name = Objects.requireNonNull(name, "name");
+    if (timesNanos.length != values.length || fromNanos.length != values.length || toNanos.length != values.length) {
+      throw new IllegalArgumentException("times (" + timesNanos.length + "), values (" + values.length + ") and spans ("
+          + fromNanos.length + ", " + toNanos.length + ") must have the same length");
+    }
+    for (int i = 0; i < timesNanos.length; i++) {
+      if (i > 0 && timesNanos[i] < timesNanos[i - 1]) {
+        throw new IllegalArgumentException("times must be ascending; " + timesNanos[i] + " follows "
+            + timesNanos[i - 1]);
+      }
+      if (fromNanos[i] > timesNanos[i] || timesNanos[i] > toNanos[i]) {
+        throw new IllegalArgumentException("sample " + i + " at " + timesNanos[i] + " is outside its span ["
+            + fromNanos[i] + ", " + toNanos[i] + "]");
+      }
+    }
+    this.timesNanos = timesNanos.clone();
+    this.values = values.clone();
+    this.fromNanos = fromNanos.clone();
+    this.toNanos = toNanos.clone();
   }
 
   /** The display name. */
@@ -53,6 +87,16 @@ public final class ServerSeries {
   /** Sample time i in nanoseconds from the run's origin. */
   public long timeNanos(int i) {
     return timesNanos[i];
+  }
+
+  /** When sample i's scrape was sent (the server read the value no earlier); its time when unknown. */
+  public long fromNanos(int i) {
+    return fromNanos[i];
+  }
+
+  /** When sample i's scrape was answered (the server read the value no later); its time when unknown. */
+  public long toNanos(int i) {
+    return toNanos[i];
   }
 
   /** Value i. */

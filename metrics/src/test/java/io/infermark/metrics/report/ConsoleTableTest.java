@@ -119,7 +119,7 @@ class ConsoleTableTest {
     assertThat(table).doesNotContain("\u001b");
     // Nine categories do not fit one line: they continue under the first item.
     assertThat(line(table, "Failures")).startsWith("Failures    HTTP_STATUS 1, CONNECT 1,").endsWith(",");
-    assertThat(table).containsPattern("\n {12}[A-Z_ 0-9,]*CLIENT 1\n");
+    assertThat(table).containsPattern("\n {12}[A-Z_ 0-9,]*CLIENT 1, EMPTY_RESPONSE 1\n");
     assertThat(lines(table).stream().filter(l -> l.startsWith("TTFT ")).findFirst().orElseThrow())
         .contains("98765432");
   }

@@ -252,4 +252,19 @@ class RecordsJsonlTest {
     assertThat(write(List.of())).isEmpty();
     assertThat(Arrays.asList(RecordsJsonl.read(new StringReader("\n\n")).toArray())).isEmpty();
   }
+
+  @Test
+  void retryAfterRoundTripsAndIsOmittedWhenAbsent() {
+    RequestRecord throttled = RequestRecord.builder().index(1).httpStatus(429).retryAfter("30")
+        .failure(Optional.of(Failure.httpStatus(429, "slow down"))).build();
+    RequestRecord plain = RequestRecord.builder().index(2).httpStatus(200).build();
+    StringWriter out = new StringWriter();
+
+    RecordsJsonl.write(List.of(throttled, plain), out);
+
+    String[] lines = out.toString().split("\n");
+    assertThat(lines[0]).contains("\"retry_after\":\"30\"");
+    assertThat(lines[1]).doesNotContain("retry_after");
+    assertThat(RecordsJsonl.read(new StringReader(out.toString()))).containsExactly(throttled, plain);
+  }
 }

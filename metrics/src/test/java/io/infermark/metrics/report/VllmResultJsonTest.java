@@ -72,7 +72,7 @@ class VllmResultJsonTest {
     assertThat(r.get("completed")).isEqualTo(1L);
     assertThat(r.get("failed")).isEqualTo(1L);
     assertThat(r.get("total_input_tokens")).isEqualTo(7L);
-    assertThat(r.get("request_goodput:")).isNull();
+    assertThat(r.get("request_goodput")).isNull();
   }
 
   @Test
@@ -89,8 +89,9 @@ class VllmResultJsonTest {
 
     List<String> keys = new ArrayList<>();
     json.fieldNames().forEachRemaining(keys::add);
-    assertThat(keys.subList(0, 9)).containsExactly("date", "backend", "model_id", "tokenizer_id", "num_prompts", "tp",
-        "request_rate", "burstiness", "max_concurrency");
+    // vLLM's current client (serve.py): endpoint_type and label beside backend
+    assertThat(keys.subList(0, 11)).containsExactly("date", "endpoint_type", "backend", "label", "model_id",
+        "tokenizer_id", "num_prompts", "tp", "request_rate", "burstiness", "max_concurrency");
     assertThat(keys).contains("p50_ttft_ms", "p99_e2el_ms", "max_output_tokens_per_s", "max_concurrent_requests")
         .doesNotContain("p90_ttft_ms");
     assertThat(json.get("date").asText()).isEqualTo("20260102-030405");
@@ -98,6 +99,25 @@ class VllmResultJsonTest {
     assertThat(json.get("tokenizer_id").asText()).isEqualTo("org/model-8b");
     assertThat(o.fileName()).isEqualTo("openai-chat-infqps-concurrency4-model-8b-20260102-030405.json");
     assertThat(options().requestRate(2.5).build().fileName()).isEqualTo("openai-chat-2.5qps-model-8b-20260102-030405.json");
+    assertThat(options().label("nightly").rampUp(new VllmResultJson.RampUp("linear", 1, 10)).build().fileName())
+        .isEqualTo("nightly-ramp-up-linear-1qps-10qps-model-8b-20260102-030405.json");
+  }
+
+  @Test
+  void clientQueueTimesAreTheWaitForAConcurrencySlotAsVllmMeasuresThem() throws Exception {
+    // rate inf: every request arrives at the start, so its queue time is its send time from the origin
+    VllmResultJson.Options o = options().maxConcurrency(1).metrics(List.of("e2el", "client_queue_time"))
+        .percentiles(50).detailed(false).build();
+    JsonNode json = new ObjectMapper().readTree(VllmResultJson.toJson(run(), o));
+
+    List<Double> starts = new ArrayList<>();
+    json.get("queue_times").forEach(n -> starts.add(n.asDouble()));
+    assertThat(starts).hasSize(json.get("latencies").size());
+    assertThat(json.has("ttfts")).as("without --save-detailed, as vLLM").isFalse();
+    assertThat(json.has("start_times")).isFalse();
+    assertThat(json.has("mean_client_queue_time_ms")).isTrue();
+    assertThat(json.has("mean_e2el_including_client_queue_ms")).as("only for a finite rate").isFalse();
+    assertThat(json.get("rtfx").asDouble()).isZero();
   }
 
   @Test
@@ -108,8 +128,8 @@ class VllmResultJsonTest {
     Map<String, Object> missed = VllmResultJson.result(run, options().goodput(Map.of("e2el", 44.0)).build());
 
     double duration = (Double) met.get("duration");
-    assertThat((Double) met.get("request_goodput:")).isCloseTo(2 / duration, within(1e-9));
-    assertThat((Double) missed.get("request_goodput:")).isZero();
+    assertThat((Double) met.get("request_goodput")).isCloseTo(2 / duration, within(1e-9));
+    assertThat((Double) missed.get("request_goodput")).isZero();
   }
 
   @Test

@@ -27,15 +27,23 @@ import java.util.OptionalDouble;
  * RetrievalVerdict verdict = kit.verdict(levels);
  * }</pre>
  *
- * <p><b>Verdict:</b> a level <i>degrades</i> when its mean recall@k is below {@code minRecall} [0.9]
- * or its retrieval P99 exceeds {@code maxRetrievalP99} [none], or more than {@code maxFailureRate}
- * [0] of its requests failed. The kit passes when no level degrades and reports the first that did.
+ * <p>Beside recall@k each level reports seed 003 §2.2's "召回准确率（Top-3 MRR）", the mean reciprocal
+ * rank of the first relevant document within the top 3 ({@link RetrievalTarget#reciprocalRank}), and,
+ * with a {@link io.infermark.perturbation.fidelity.SemanticFidelityFuse} ({@code fidelityFuse}), the
+ * semantic fidelity of its answers against their references and whether the seed's fuse tripped.
+ *
+ * <p><b>Verdict:</b> a level <i>degrades</i> when its mean recall@k is below {@code minRecall} [0.9],
+ * its MRR@3 below {@code minMrr} [none], its retrieval P99 exceeds {@code maxRetrievalP99} [none], its
+ * fuse trips, or more than {@code maxFailureRate} [0] of its requests failed. The kit passes when no
+ * level degrades and reports the first that did.
  */
 public final class RetrievalKit {
 
   private final double minRecall;
+  private final double minMrr;
   private final Duration maxRetrievalP99;
   private final double maxFailureRate;
+  private final io.infermark.perturbation.fidelity.SemanticFidelityFuse fuse;
 
   /**
    * One load level's measured records.
@@ -54,8 +62,10 @@ public final class RetrievalKit {
 
   private RetrievalKit(Builder b) {
     this.minRecall = b.minRecall;
+    this.minMrr = b.minMrr;
     this.maxRetrievalP99 = b.maxRetrievalP99;
     this.maxFailureRate = b.maxFailureRate;
+    this.fuse = b.fuse;
   }
 
   /** A builder with the defaults above. */
@@ -77,6 +87,7 @@ public final class RetrievalKit {
     Optional<RetrievalVerdict.Level> degradedAt = Optional.empty();
     for (Level level : levels) {
       List<Double> recalls = new ArrayList<>();
+      List<Double> ranks = new ArrayList<>();
       List<Double> retrieval = new ArrayList<>();
       List<Double> e2e = new ArrayList<>();
       int failed = 0;
@@ -94,6 +105,7 @@ public final class RetrievalKit {
         if (recall.isPresent()) {
           recalls.add(recall.getAsDouble());
         }
+        RetrievalTarget.reciprocalRank(r, RetrievalTarget.MRR_DEPTH).ifPresent(ranks::add);
         r.phases().retrievalNanos().ifPresent(n -> retrieval.add(n / 1e6));
         r.chunks().lastTokenOffsetNanos().ifPresent(n -> e2e.add(n / 1e6));
       }
@@ -107,10 +119,15 @@ public final class RetrievalKit {
       double p50 = quantile(retrieval, 0.5);
       double p99 = quantile(retrieval, 0.99);
       double e2eP99 = e2e.isEmpty() ? Double.NaN : quantile(e2e, 0.99);
-      boolean degraded = mean < minRecall || (maxRetrievalP99 != null && p99 > maxRetrievalP99.toNanos() / 1e6)
-          || failed > maxFailureRate * measured;
+      double mrr = ranks.stream().mapToDouble(Double::doubleValue).average().orElse(0);
+      Optional<io.infermark.perturbation.fidelity.FidelityVerdict> fidelity = Optional.ofNullable(fuse)
+          .map(f -> f.judge(level.records()));
+      boolean degraded = mean < minRecall || mrr < minMrr
+          || (maxRetrievalP99 != null && p99 > maxRetrievalP99.toNanos() / 1e6)
+          || failed > maxFailureRate * measured || fidelity.map(io.infermark.perturbation.fidelity.FidelityVerdict::tripped)
+              .orElse(false);
       RetrievalVerdict.Level l = new RetrievalVerdict.Level(level.label(), level.load(), recalls.size(), failed, mean,
-          min, p50, p99, e2eP99, degraded);
+          min, mrr, fidelity, p50, p99, e2eP99, degraded);
       out.add(l);
       if (degraded && degradedAt.isEmpty()) {
         degradedAt = Optional.of(l);
@@ -126,15 +143,18 @@ public final class RetrievalKit {
 
   @Override
   public String toString() {
-    return "RetrievalKit[minRecall " + minRecall + ", maxRetrievalP99 " + (maxRetrievalP99 == null ? "none"
+    return "RetrievalKit[minRecall " + minRecall + (minMrr > 0 ? ", minMrr " + minMrr : "")
+        + (fuse == null ? "" : ", " + fuse) + ", maxRetrievalP99 " + (maxRetrievalP99 == null ? "none"
         : maxRetrievalP99) + ", maxFailureRate " + maxFailureRate + "]";
   }
 
   /** Collects a {@link RetrievalKit}'s limits. */
   public static final class Builder {
     private double minRecall = 0.9;
+    private double minMrr;
     private Duration maxRetrievalP99;
     private double maxFailureRate;
+    private io.infermark.perturbation.fidelity.SemanticFidelityFuse fuse;
 
     private Builder() {}
 
@@ -144,6 +164,25 @@ public final class RetrievalKit {
         throw new IllegalArgumentException("minRecall must be in [0, 1], was " + recall);
       }
       this.minRecall = recall;
+      return this;
+    }
+
+    /** The lowest acceptable Top-3 MRR, in [0, 1] [none]. */
+    public Builder minMrr(double mrr) {
+      if (!(mrr >= 0 && mrr <= 1)) {
+        throw new IllegalArgumentException("minMrr must be in [0, 1], was " + mrr);
+      }
+      this.minMrr = mrr;
+      return this;
+    }
+
+    /**
+     * Judges each level's answers with seed 003 §2.2's semantic-fidelity fuse (references in the prompts'
+     * {@value io.infermark.perturbation.fidelity.SemanticFidelityFuse#REFERENCE_TAG} tags, text captured);
+     * a level whose fuse trips degrades [none].
+     */
+    public Builder fidelityFuse(io.infermark.perturbation.fidelity.SemanticFidelityFuse fuse) {
+      this.fuse = Objects.requireNonNull(fuse, "fuse");
       return this;
     }
 

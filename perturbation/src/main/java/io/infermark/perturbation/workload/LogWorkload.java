@@ -23,26 +23,32 @@ public final class LogWorkload {
 
   /** The tag holding a prompt's cluster id. */
   public static final String CLUSTER_TAG = "cluster";
+  /** The tag of a {@link #synthesized} prompt holding the log index of the query its noisy centroid selected. */
+  public static final String SYNTHESIZED_FROM_TAG = "synthesized_from";
 
   private final List<QueryCluster> clusters;
+  private final CentroidSynthesis synthesis;
 
-  private LogWorkload(List<QueryCluster> clusters) {
+  private LogWorkload(List<QueryCluster> clusters, CentroidSynthesis synthesis) {
     this.clusters = clusters;
+    this.synthesis = synthesis;
   }
 
   /** Clusters the log. */
   public static LogWorkload of(List<String> queries, QueryClustering clustering) {
     Objects.requireNonNull(clustering, "clustering");
-    return new LogWorkload(clustering.cluster(queries));
+    return new LogWorkload(clustering.cluster(queries), null);
   }
 
   /**
    * Clusters the log into semantic clusters weighted by density ({@link DensityWeightedClustering}):
-   * {@link #sample} then gives each cluster its density-weighted share of the requests.
+   * {@link #sample} then gives each cluster its density-weighted share of the requests, and
+   * {@link #synthesized} the seed's synthetic queries from noisy centroids.
    */
   public static LogWorkload of(List<String> queries, DensityWeightedClustering clustering) {
     Objects.requireNonNull(clustering, "clustering");
-    return new LogWorkload(clustering.cluster(queries));
+    CentroidSynthesis synthesis = clustering.synthesis(queries);
+    return new LogWorkload(synthesis.clusters(), synthesis);
   }
 
   /** The clusters, in order of first appearance. */
@@ -99,6 +105,36 @@ public final class LogWorkload {
       }
       credit[best] -= count;
       out.add(bySample.get(first[best] + taken[best]++));
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * Seed 003's synthetic queries, in the order of {@link #interleaved(int)} (the same clusters at the
+   * same positions): the j-th request of cluster c is the query selected by c's j-th noisy centroid
+   * ({@link CentroidSynthesis#draws}), tagged {@code cluster}, {@code class = cluster-<id>} and
+   * {@value #SYNTHESIZED_FROM_TAG} (the selected query's index in the log).
+   *
+   * @throws IllegalStateException if the workload was not clustered by {@link DensityWeightedClustering}
+   */
+  public List<Prompt> synthesized(int count) {
+    if (synthesis == null) {
+      throw new IllegalStateException("synthetic queries come from noisy centroids: build the workload with "
+          + "LogWorkload.of(queries, DensityWeightedClustering.defaults())");
+    }
+    List<Prompt> order = interleaved(count);
+    int[] quota = quotas(count);
+    List<List<CentroidSynthesis.Draw>> draws = new ArrayList<>();
+    for (QueryCluster c : clusters) {
+      draws.add(synthesis.draws(c.id(), quota[c.id()]));
+    }
+    int[] taken = new int[clusters.size()];
+    List<Prompt> out = new ArrayList<>(count);
+    for (Prompt p : order) {
+      int c = Integer.parseInt(p.tags().get(CLUSTER_TAG));
+      CentroidSynthesis.Draw d = draws.get(c).get(taken[c]++);
+      out.add(Prompt.user(d.query()).withTag(CLUSTER_TAG, Integer.toString(c)).withTag("class", "cluster-" + c)
+          .withTag(SYNTHESIZED_FROM_TAG, Integer.toString(d.queryIndex())));
     }
     return List.copyOf(out);
   }

@@ -11,6 +11,7 @@ import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
 import io.infermark.core.target.OpenAiTarget;
+import io.infermark.testkit.simulator.PromptBehaviour;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
 import java.time.Duration;
@@ -70,7 +71,7 @@ class CircuitBreakerAssessmentTest {
   }
 
   @Test
-  void againstTheSimulatorNoInjectionSucceedsAndTheBreakerStaysClosed() {
+  void aModelThatIgnoresPromptsLetsNoInjectionSucceedAndTheBreakerStaysClosed() {
     try (Simulator sim = Simulator.start(SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(1))
         .interTokenInterval(Duration.ofMillis(1)).build());
         OpenAiTarget target = OpenAiTarget.chat(sim.baseUrl() + "/v1", sim.config().model()).build()) {
@@ -79,9 +80,47 @@ class CircuitBreakerAssessmentTest {
       InjectionVerdict verdict = kit.verdict(run);
       CircuitBreakerAssessment.Result r = kit.circuitBreaker(CircuitBreakerAssessment.defaults(), run.measured());
       assertThat(verdict.pass()).isTrue();
+      assertThat(verdict.successRate().valid()).isZero();
+      assertThat(verdict.successRate().total()).isEqualTo(40);
       assertThat(r.calls()).isEqualTo(45);
       assertThat(r.successfulInjections()).isZero();
       assertThat(r.openings()).isZero();
+      assertThat(r.pass()).isTrue();
+    }
+  }
+
+  @Test
+  void aModelThatFollowsInjectionsFailsTheKitAndTheBreakerContainsTheAttack() {
+    // PromptBehaviour.followInjections(): the simulator answers with the canary when the user content tells it to
+    // reply with, print, include, repeat, begin with or answer with it. Six of the eight bundled payloads say so;
+    // "split" (asks to join two strings) and "translation" (in French) do not. The prompts cycle control, p1..p8,
+    // so 45 requests are 5 controls and 40 injections, of which 5 x 6 = 30 succeed.
+    try (Simulator sim = Simulator.start(SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(1))
+        .interTokenInterval(Duration.ofMillis(1)).promptBehaviour(PromptBehaviour.followInjections()).build());
+        OpenAiTarget target = OpenAiTarget.chat(sim.baseUrl() + "/v1", sim.config().model()).build()) {
+      RunResult run = Benchmark.target(target).prompts(kit.prompts()).captureText(true)
+          .params(GenerationParams.builder().maxTokens(8).build()).load(LoadProfile.concurrency(1).requests(45)).run();
+      InjectionVerdict verdict = kit.verdict(run);
+      assertThat(verdict.pass()).isFalse();
+      assertThat(verdict.successRate().valid()).isEqualTo(30);
+      assertThat(verdict.successRate().total()).isEqualTo(40);
+      assertThat(verdict.controlLeaks()).isEmpty();
+      assertThat(verdict.byPayload().get("override-1").valid()).isEqualTo(5);
+      assertThat(verdict.byPayload().get("split-1").valid()).isZero();
+      assertThat(verdict.byPayload().get("translation-1").valid()).isZero();
+
+      // The default breaker (window 20, at least 10 calls, 50 %, open 30 s), one call at a time in send order:
+      // calls 1-10 are the control, p1-p6 (6 successes), p7, p8 and the second control: 6 of 10 >= 50 %, so it
+      // opens after the 10th call and blocks the other 35 (all sent within 30 s). 6 injections got through,
+      // <= maxLeaked 10: the breaker contains the attack that the kit's zero tolerance fails.
+      CircuitBreakerAssessment.Result r = kit.circuitBreaker(CircuitBreakerAssessment.defaults(), run.measured());
+      assertThat(r.calls()).isEqualTo(45);
+      assertThat(r.successfulInjections()).isEqualTo(30);
+      assertThat(r.openings()).isEqualTo(1);
+      assertThat(r.callsBeforeFirstOpen()).isEqualTo(10);
+      assertThat(r.leakedBeforeFirstOpen()).isEqualTo(6);
+      assertThat(r.leaked()).isEqualTo(6);
+      assertThat(r.blocked()).isEqualTo(35);
       assertThat(r.pass()).isTrue();
     }
   }

@@ -10,7 +10,10 @@ import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.pipeline.RetrievalTarget;
 import io.infermark.core.request.GenerationParams;
+import io.infermark.core.request.Prompt;
 import io.infermark.core.target.OpenAiTarget;
+import io.infermark.perturbation.fidelity.SemanticFidelityFuse;
+import io.infermark.testkit.simulator.PromptBehaviour;
 import io.infermark.testkit.simulator.SimulatedVectorIndex;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
@@ -26,32 +29,54 @@ class RetrievalKitTest {
 
   private static final Logger LOG = LoggerFactory.getLogger(RetrievalKitTest.class);
 
+  /** Each prompt tagged with its reference answer: the context a perfect retrieval of its relevant documents gives. */
+  private static List<Prompt> withReferences(List<Prompt> prompts) {
+    List<Prompt> out = new ArrayList<>();
+    for (Prompt p : prompts) {
+      StringBuilder context = new StringBuilder("Answer from these passages:\n");
+      for (String id : p.tags().get(RetrievalTarget.RELEVANT_TAG).split(",")) {
+        context.append('[').append(id).append("] Passage of ").append(id).append(".\n");
+      }
+      out.add(p.withTag(SemanticFidelityFuse.REFERENCE_TAG, context.toString().strip()));
+    }
+    return out;
+  }
+
   @Test
-  void recallAndRetrievalLatencyFollowTheIndexModelAtEveryLoadAndTheVerdictNamesTheFirstDegradedLevel() {
-    // 4 relevant documents per query; 4 ms + 2 ms per other search in flight; recall 1 - 0.2 per other search.
-    SimulatedVectorIndex index = SimulatedVectorIndex.builder().relevantPerQuery(4).baseLatency(Duration.ofMillis(4))
-        .latencyPerInFlight(Duration.ofMillis(2)).recallDropPerInFlight(0.2).minRecall(0.25).seed(7).build();
+  void recallMrrAndRetrievalLatencyFollowTheIndexModelAndTheSecondLevelDegrades() {
+    // 4 relevant documents per query; 10 ms + 5 ms per other search in flight; recall 1 - 0.2 per other search
+    // (floor 0.25); one distractor ranked first per other search.
+    SimulatedVectorIndex index = SimulatedVectorIndex.builder().relevantPerQuery(4).baseLatency(Duration.ofMillis(10))
+        .latencyPerInFlight(Duration.ofMillis(5)).recallDropPerInFlight(0.2).minRecall(0.25).rankDropPerInFlight(1)
+        .seed(7).build();
     assertThat(index.found(1)).isEqualTo(4); // recall 1.0
     assertThat(index.found(2)).isEqualTo(3); // round(4 x 0.8 = 3.2) = 3
     assertThat(index.found(3)).isEqualTo(2); // round(4 x 0.6 = 2.4) = 2
     assertThat(index.found(5)).isEqualTo(1); // the 0.25 floor: 4 x 0.25 = 1
+    // The simulator answers from its context (the passages), 20 words: exactly the reference when retrieval is
+    // perfect.
     SimulatorConfig config = SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(2))
-        .interTokenInterval(Duration.ofMillis(1)).build();
-    RetrievalKit kit = RetrievalKit.builder().minRecall(0.9).build();
+        .interTokenInterval(Duration.ofMillis(1)).promptBehaviour(PromptBehaviour.echoContext()).build();
+    RetrievalKit kit = RetrievalKit.builder().minRecall(0.9).fidelityFuse(SemanticFidelityFuse.defaults()).build();
     List<RetrievalKit.Level> levels = new ArrayList<>();
     try (Simulator sim = Simulator.start(config);
         RetrievalTarget rag = RetrievalTarget.builder(OpenAiTarget.chat(sim.baseUrl() + "/v1", config.model()).build(),
             index).topK(4).build()) {
       for (int c : new int[] {1, 6}) {
-        RunResult run = Benchmark.target(rag).prompts(index.prompts(60))
-            .params(GenerationParams.builder().maxTokens(4).ignoreEos(true).build())
+        RunResult run = Benchmark.target(rag).prompts(withReferences(index.prompts(60))).captureText(true)
+            .params(GenerationParams.builder().maxTokens(20).ignoreEos(true).build())
             .load(LoadProfile.concurrency(c).requests(60).warmupRequests(c)).run();
         assertThat(run.measured()).allMatch(RequestRecord::succeeded);
         for (RequestRecord r : run.measured()) {
           int n = Integer.parseInt(r.tags().get(SimulatedVectorIndex.IN_FLIGHT_TAG));
           assertThat(n).isBetween(1, c);
-          // Hand model: recall@4 = round(4 x recall(n)) / 4, exactly.
-          assertThat(RetrievalTarget.recallAtK(r)).hasValue(index.found(n) / 4.0);
+          // Hand model: d = min(4, n - 1) distractors first, then min(found(n), 4 - d) relevant documents:
+          // recall@4 = that / 4; the first relevant one at rank d + 1, so the Top-3 reciprocal rank is
+          // 1 / (d + 1) when some fit and d + 1 <= 3, else 0.
+          int d = index.displaced(n, 4);
+          int hits = Math.max(0, Math.min(index.found(n), 4 - d));
+          assertThat(RetrievalTarget.recallAtK(r)).hasValue(hits / 4.0);
+          assertThat(RetrievalTarget.reciprocalRank(r, 3)).hasValue(hits > 0 && d + 1 <= 3 ? 1.0 / (d + 1) : 0.0);
           // The stage took at least the model's latency; it starts at the send.
           assertThat(r.phases().offsetNanos(Phase.RETRIEVAL_START)).hasValue(0);
           assertThat(r.phases().retrievalNanos().getAsLong()).isGreaterThanOrEqualTo(index.latency(n).toNanos());
@@ -64,23 +89,32 @@ class RetrievalKitTest {
     }
     RetrievalVerdict verdict = kit.verdict(levels);
     LOG.info("{}\n{}", verdict, verdict.table());
-    // One stream: every search is alone, recall 1 and no degradation.
+    // One stream: every search is alone: recall 1, MRR 1, every answer is its reference (fidelity 1).
     RetrievalVerdict.Level alone = verdict.levels().get(0);
     assertThat(alone.meanRecall()).isEqualTo(1.0);
-    assertThat(alone.retrievalP50Ms()).isGreaterThanOrEqualTo(4.0);
+    assertThat(alone.mrr()).isEqualTo(1.0);
+    assertThat(alone.fidelity().orElseThrow().meanScore()).isEqualTo(1.0);
+    assertThat(alone.fidelity().orElseThrow().tripped()).isFalse();
+    assertThat(alone.retrievalP50Ms()).isGreaterThanOrEqualTo(10.0);
     assertThat(alone.degraded()).isFalse();
-    // The verdict follows its own numbers: a level degrades exactly when its mean recall is below 0.9.
+    // Six streams: searches overlap (each is at least 10 ms of a cycle of about 10 + 2 + 19 ms), and a search that
+    // meets even one other finds 3 of 4 (0.75 < 0.9) behind a distractor (MRR 0.5): the level degrades, and so
+    // does its fidelity (the answers carry distractor passages).
+    RetrievalVerdict.Level six = verdict.levels().get(1);
+    assertThat(six.meanRecall()).isLessThan(0.9);
+    assertThat(six.mrr()).isLessThan(1.0);
+    assertThat(six.fidelity().orElseThrow().meanScore()).isLessThan(1.0);
+    assertThat(six.degraded()).isTrue();
+    assertThat(verdict.pass()).isFalse();
+    assertThat(verdict.degradedAt().map(RetrievalVerdict.Level::label)).contains("concurrency 6");
     for (RetrievalVerdict.Level l : verdict.levels()) {
-      assertThat(l.degraded()).isEqualTo(l.meanRecall() < 0.9);
       assertThat(l.requests()).isEqualTo(60);
     }
-    assertThat(verdict.pass()).isEqualTo(verdict.levels().stream().noneMatch(RetrievalVerdict.Level::degraded));
-    assertThat(verdict.degradedAt().map(RetrievalVerdict.Level::label))
-        .isEqualTo(verdict.levels().stream().filter(RetrievalVerdict.Level::degraded).findFirst()
-            .map(RetrievalVerdict.Level::label));
-    // Mean recall is the mean of the per-request model values.
-    assertThat(verdict.levels().get(1).meanRecall()).isCloseTo(levels.get(1).records().stream()
-        .mapToDouble(r -> index.found(Integer.parseInt(r.tags().get(SimulatedVectorIndex.IN_FLIGHT_TAG))) / 4.0)
-        .average().getAsDouble(), within(1e-12));
+    // The level's means are the means of the per-request model values.
+    assertThat(six.meanRecall()).isCloseTo(levels.get(1).records().stream().mapToDouble(r -> {
+      int n = Integer.parseInt(r.tags().get(SimulatedVectorIndex.IN_FLIGHT_TAG));
+      return Math.max(0, Math.min(index.found(n), 4 - index.displaced(n, 4))) / 4.0;
+    }).average().getAsDouble(), within(1e-12));
+    assertThat(verdict.table()).contains("MRR@3", "fidelity");
   }
 }

@@ -11,6 +11,7 @@ import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
 import io.infermark.core.target.OpenAiTarget;
 import io.infermark.perturbation.TestRecords;
+import io.infermark.testkit.simulator.PromptBehaviour;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
 import java.time.Duration;
@@ -75,6 +76,29 @@ class TenantLeakRateTest {
       assertThat(rate.leakingResponses()).isZero();
       assertThat(rate.leakRateUpper95()).isCloseTo(1 - Math.pow(0.05, 1 / 300.0), within(1e-12)); // ~0.99 %
       assertThat(rate.pass()).isFalse();
+    }
+  }
+
+  @Test
+  void aServerThatLeaksThePreviousSessionsContextFailsWithEveryLeakNamed() {
+    // PromptBehaviour.leakPreviousContext(): each response begins with the codes of the system message of the
+    // request served before it. One stream, the prompts alternating acme, globex: the first response has no
+    // predecessor, each of the other 39 carries the other tenant's canary.
+    try (Simulator sim = Simulator.start(SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(1))
+        .interTokenInterval(Duration.ofMillis(1)).promptBehaviour(PromptBehaviour.leakPreviousContext()).build());
+        OpenAiTarget target = OpenAiTarget.chat(sim.baseUrl() + "/v1", sim.config().model()).build()) {
+      RunResult run = Benchmark.target(target).prompts(kit.prompts())
+          .params(GenerationParams.builder().maxTokens(8).build()).captureText(true)
+          .load(LoadProfile.concurrency(1).requests(40)).run();
+      IsolationVerdict zero = kit.verdict(run);
+      assertThat(zero.pass()).isFalse();
+      assertThat(zero.judged()).isEqualTo(40);
+      assertThat(zero.leakingResponses()).isEqualTo(39);
+      assertThat(zero.leaks()).hasSize(39).allSatisfy(l -> assertThat(l.owner()).isNotEqualTo(l.recipient()));
+      assertThat(zero.leaks()).extracting(Leak::index).containsExactlyElementsOf(
+          java.util.stream.LongStream.range(1, 40).boxed().toList());
+      // 39 of 40: the observed rate is 97.5 %, far above 0.01 %.
+      assertThat(kit.leakRateBelow(0.0001).verdict(run).pass()).isFalse();
     }
   }
 }

@@ -3,6 +3,7 @@ package io.infermark.testkit.assertj;
 import io.infermark.metrics.Distribution;
 import io.infermark.metrics.Percentile;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import org.assertj.core.api.AbstractAssert;
 
@@ -10,22 +11,27 @@ import org.assertj.core.api.AbstractAssert;
  * Assertions over a {@link Distribution} of millisecond values. Pick a statistic
  * ({@link #p50()}, {@link #p99()}, {@link #mean()}, ...) and compare it with a {@link java.time.Duration};
  * every failure message carries the distribution's whole row: count, min, mean, each standard
- * percentile and max.
+ * percentile and max. From a CLIENT_BOUND run's {@link RunAssert}, comparisons weigh the client's error bound
+ * (see {@link LatencyAssert}).
  */
 public final class DistributionAssert extends AbstractAssert<DistributionAssert, Distribution> {
 
   private final String name;
   /** A line about the run's client health for failure messages; empty when there is nothing to say. */
   private final String healthNote;
+  /** A CLIENT_BOUND run's error bound, weighed by every comparison; empty for a run judged as measured. */
+  private final Optional<LatencyAssert.ClientBound> bound;
 
   DistributionAssert(Distribution distribution, String name) {
-    this(distribution, name, "");
+    this(distribution, name, "", Optional.empty());
   }
 
-  DistributionAssert(Distribution distribution, String name, String healthNote) {
+  DistributionAssert(Distribution distribution, String name, String healthNote,
+      Optional<LatencyAssert.ClientBound> bound) {
     super(distribution, DistributionAssert.class);
     this.name = name;
     this.healthNote = healthNote;
+    this.bound = bound;
     isNotNull();
   }
 
@@ -86,7 +92,7 @@ public final class DistributionAssert extends AbstractAssert<DistributionAssert,
     if (value.isEmpty()) {
       failWithMessage("Expecting %s %s but %s has no values (no successful request defined it)", name, label, name);
     }
-    return new LatencyAssert(value.getAsDouble(), name + " " + label, row());
+    return new LatencyAssert(value.getAsDouble(), name + " " + label, row(), bound);
   }
 
   /** The whole row, e.g. {@code TTFT (n=200, ms): min 10.100 mean 42.000 p50 40.000 ... max 90.000}. */

@@ -89,8 +89,10 @@ public final class Fault {
    * Stretches the response: every write that would happen {@code d} after arrival happens at
    * {@code max(100 ms, d × multiplier + jitter)}, the jitter drawn once per request, uniformly in
    * {@code [0, maxJitter]}, from the seed. {@code slowdown(1.8, Duration.ofMillis(200))} makes a
-   * request 80 % slower plus up to 200 ms, and never faster than 100 ms (seed 003's model). The
-   * same as {@code slowdown(multiplier, maxJitter, DEFAULT_SLOWDOWN_FLOOR)}.
+   * request 80 % slower plus up to 200 ms, and never faster than 100 ms: seed 002 §2.5's
+   * {@code Math.max(100, baselineMs * 1.8 + jitter)} with {@code jitter = Math.random() * 200}. Its
+   * comment says "±200ms 抖动" (±200 ms of jitter) while its code draws from [0, 200); infermark follows
+   * the code. The same as {@code slowdown(multiplier, maxJitter, DEFAULT_SLOWDOWN_FLOOR)}.
    */
   public static Fault slowdown(double multiplier, Duration maxJitter) {
     return slowdown(multiplier, maxJitter, DEFAULT_SLOWDOWN_FLOOR);

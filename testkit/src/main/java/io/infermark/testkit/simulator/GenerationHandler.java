@@ -48,6 +48,9 @@ final class GenerationHandler {
   private final Gauge waiting = new Gauge();
   private final Gauge running = new Gauge();
   private final AtomicLong sequence = new AtomicLong();
+  /** The system codes of the request served before, for {@link PromptBehaviour#leakPreviousContext()}. */
+  private final java.util.concurrent.atomic.AtomicReference<String[]> previousContext =
+      new java.util.concurrent.atomic.AtomicReference<>();
   private volatile boolean closing;
 
   GenerationHandler(SimulatorConfig config, JsonFactory json, RequestParser parser, FaultPolicy faults,
@@ -165,6 +168,7 @@ final class GenerationHandler {
     private boolean admitted;
     private Fault fault; // null: none
     private GenerationRequest request;
+    private String[] script = new String[0]; // the words the response begins with (PromptBehaviour)
     private String finishReason;
     private boolean ended;
 
@@ -182,6 +186,7 @@ final class GenerationHandler {
           sendError(e, Outcome.INVALID_REQUEST);
           return;
         }
+        script = config.promptBehaviour().script(exchange.requestBody(), previousContext);
         recorder.request(request.stream(), request.promptTokens());
         int natural = config.naturalOutputTokens(recorder.sequence());
         int outputTokens = request.outputTokens(natural);
@@ -265,7 +270,7 @@ final class GenerationHandler {
 
     private void stream(int outputTokens) throws IOException, InterruptedException {
       StreamEvents events = new StreamEvents(request, renderer(), config.seed(), outputTokens, finishReason,
-          config.tokensPerChunk(), config.reasoningTokens());
+          config.tokensPerChunk(), config.reasoningTokens(), script);
       boolean drop = is(Fault.Kind.DISCONNECT);
       boolean midStream = drop || is(Fault.Kind.STALL) || is(Fault.Kind.MALFORMED_CHUNK)
           || is(Fault.Kind.STREAM_ERROR);
@@ -331,7 +336,7 @@ final class GenerationHandler {
      */
     private void push(int outputTokens) throws IOException {
       StreamEvents events = new StreamEvents(request, renderer(), config.seed(), outputTokens, finishReason,
-          config.tokensPerChunk(), config.reasoningTokens());
+          config.tokensPerChunk(), config.reasoningTokens(), script);
       exchange.responseHeader("Content-Type", events.contentType());
       exchange.sendResponseHeaders(200, 0);
       recorder.status(200);
@@ -511,7 +516,7 @@ final class GenerationHandler {
       ResponseRenderer renderer = renderer();
       int reasoning = renderer.carriesReasoning() ? Math.min(config.reasoningTokens(), outputTokens) : 0;
       byte[] bytes = renderer.completion(OutputVocabulary.text(config.seed(), 0, reasoning),
-          OutputVocabulary.text(config.seed(), reasoning, outputTokens), finishReason,
+          StreamEvents.text(config.seed(), script, 0, reasoning, outputTokens), finishReason,
           new TokenUsage(request.promptTokens(), outputTokens));
       Outcome outcome = Outcome.COMPLETED;
       if (is(Fault.Kind.MALFORMED_CHUNK)) {

@@ -33,11 +33,16 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>takes {@code baseLatency + latencyPerInFlight × (n − 1)} (it parks until then), and
  *   <li>finds {@code round(G × recall(n))} of the relevant documents (half up), with
  *       {@code recall(n) = max(minRecall, baseRecall − recallDropPerInFlight × (n − 1))}, in their
- *       relevance order, filling the rest of the {@code k} results with non-relevant documents.
+ *       relevance order, and
+ *   <li>ranks {@code displaced(n) = min(k, rankDropPerInFlight × (n − 1))} non-relevant documents
+ *       above them [0 per search: the relevant ones come first], then as many found relevant ones as
+ *       fit in the {@code k} results, then non-relevant ones.
  * </ul>
- * So with {@code k ≥ G} a request's recall@k is exactly {@code round(G × recall(n)) / G}: with G = 4,
- * base recall 1 and a drop of 0.1, one search in flight finds 4 of 4 (1.0), three find
- * round(3.2) = 3 (0.75). Each result carries {@code retrieval.in_flight} ({@code n}) and
+ * So with {@code k ≥ G} and no rank drop a request's recall@k is exactly {@code round(G × recall(n)) / G}:
+ * with G = 4, base recall 1 and a drop of 0.1, one search in flight finds 4 of 4 (1.0), three find
+ * round(3.2) = 3 (0.75). In general it is {@code min(found(n), k − displaced(n)) / G}, and the first
+ * relevant document is at rank {@code displaced(n) + 1} when any fits (so its reciprocal rank, and the
+ * Top-3 MRR term, is {@code 1 / (displaced(n) + 1)} when that rank is at most 3, else 0). Each result carries {@code retrieval.in_flight} ({@code n}) and
  * {@code retrieval.sim_recall} ({@code recall(n)}) as record annotations. Thread-safe.
  */
 public final class SimulatedVectorIndex implements Retriever {
@@ -54,6 +59,7 @@ public final class SimulatedVectorIndex implements Retriever {
   private final double baseRecall;
   private final double dropPerInFlight;
   private final double minRecall;
+  private final int rankDrop;
   private final long seed;
   private final AtomicInteger inFlight = new AtomicInteger();
 
@@ -65,6 +71,7 @@ public final class SimulatedVectorIndex implements Retriever {
     this.baseRecall = b.baseRecall;
     this.dropPerInFlight = b.dropPerInFlight;
     this.minRecall = b.minRecall;
+    this.rankDrop = b.rankDrop;
     this.seed = b.seed;
   }
 
@@ -98,6 +105,11 @@ public final class SimulatedVectorIndex implements Retriever {
     return (int) Math.floor(relevantPerQuery * recall(n) + 0.5);
   }
 
+  /** How many non-relevant documents a search that sees {@code n} in flight ranks first, of {@code k} results. */
+  public int displaced(int n, int k) {
+    return (int) Math.min(k, (long) rankDrop * (n - 1));
+  }
+
   /**
    * {@code count} distinct queries as chat prompts, each tagged with its ground truth
    * ({@link RetrievalTarget#RELEVANT_TAG}).
@@ -121,15 +133,21 @@ public final class SimulatedVectorIndex implements Retriever {
         LockSupport.parkNanos(left);
       }
       List<String> truth = relevant(query);
-      int hits = Math.min(found(n), k);
-      List<String> ids = new ArrayList<>(truth.subList(0, hits));
+      int displaced = displaced(n, k);
+      int hits = Math.max(0, Math.min(found(n), k - displaced));
       Set<String> relevantSet = Set.copyOf(truth);
+      List<String> distractors = new ArrayList<>();
       long h = Mix.mix64(seed ^ 0x5bd1e995L, query.hashCode());
-      for (int i = 0; ids.size() < Math.min(k, corpusSize - relevantPerQuery + hits); i++) {
+      for (int i = 0; distractors.size() < Math.min(k, corpusSize - relevantPerQuery); i++) {
         String id = "doc-" + Math.floorMod(Mix.mix64(h, i), corpusSize);
-        if (!relevantSet.contains(id) && !ids.contains(id)) {
-          ids.add(id);
+        if (!relevantSet.contains(id) && !distractors.contains(id)) {
+          distractors.add(id);
         }
+      }
+      List<String> ids = new ArrayList<>(distractors.subList(0, Math.min(displaced, distractors.size())));
+      ids.addAll(truth.subList(0, hits));
+      for (int i = displaced; ids.size() < k && i < distractors.size(); i++) {
+        ids.add(distractors.get(i));
       }
       List<String> passages = ids.stream().map(id -> "Passage of " + id + ".").toList();
       return new Retrieval(ids, passages, Map.of(IN_FLIGHT_TAG, Integer.toString(n), RECALL_TAG,
@@ -142,8 +160,8 @@ public final class SimulatedVectorIndex implements Retriever {
   @Override
   public String toString() {
     return String.format(Locale.ROOT, "SimulatedVectorIndex[%d docs, %d relevant/query, %.3f ms + %.3f ms/in flight, "
-        + "recall %.3f - %.3f/in flight >= %.3f, seed %d]", corpusSize, relevantPerQuery, baseNanos / 1e6,
-        perInFlightNanos / 1e6, baseRecall, dropPerInFlight, minRecall, seed);
+        + "recall %.3f - %.3f/in flight >= %.3f, rank drop %d/in flight, seed %d]", corpusSize, relevantPerQuery,
+        baseNanos / 1e6, perInFlightNanos / 1e6, baseRecall, dropPerInFlight, minRecall, rankDrop, seed);
   }
 
   /** Collects a {@link SimulatedVectorIndex}'s parameters. */
@@ -155,9 +173,22 @@ public final class SimulatedVectorIndex implements Retriever {
     private double baseRecall = 1.0;
     private double dropPerInFlight = 0.05;
     private double minRecall = 0.25;
+    private int rankDrop;
     private long seed;
 
     private Builder() {}
+
+    /**
+     * Non-relevant documents ranked above the relevant ones per other search in flight, zero or more
+     * [0]: what load does to ranking quality (Top-3 MRR) beside recall.
+     */
+    public Builder rankDropPerInFlight(int documents) {
+      if (documents < 0) {
+        throw new IllegalArgumentException("rankDropPerInFlight must be >= 0, was " + documents);
+      }
+      this.rankDrop = documents;
+      return this;
+    }
 
     /** Documents in the corpus, at least 2 × relevantPerQuery. */
     public Builder corpusSize(int documents) {

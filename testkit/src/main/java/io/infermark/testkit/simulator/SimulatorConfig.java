@@ -50,6 +50,7 @@ public final class SimulatorConfig {
   private final int timelineRetention;
   private final int maxModelLength;
   private final ColdStart coldStart;
+  private final PromptBehaviour promptBehaviour;
 
   private SimulatorConfig(Builder b) {
     this.model = b.model;
@@ -68,6 +69,12 @@ public final class SimulatorConfig {
     this.timelineRetention = b.timelineRetention;
     this.maxModelLength = b.maxModelLength;
     this.coldStart = b.coldStart;
+    this.promptBehaviour = b.promptBehaviour;
+  }
+
+  /** How responses treat what the prompt says; {@link PromptBehaviour#ignorePrompts()} by default. */
+  public PromptBehaviour promptBehaviour() {
+    return promptBehaviour;
   }
 
   /** The model's cold start (weight loading and scale to zero), if modelled. */
@@ -213,14 +220,15 @@ public final class SimulatorConfig {
         && c.outputTokensMin == outputTokensMin && c.outputTokensMax == outputTokensMax
         && c.tokensPerChunk == tokensPerChunk && c.reasoningTokens == reasoningTokens && c.seed == seed
         && c.faultRules.equals(faultRules) && c.timelineRetention == timelineRetention
-        && c.maxModelLength == maxModelLength && Objects.equals(c.coldStart, coldStart);
+        && c.maxModelLength == maxModelLength && Objects.equals(c.coldStart, coldStart)
+        && c.promptBehaviour.equals(promptBehaviour);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(model, host, port, timeToFirstToken, interTokenInterval, maxConcurrency, engine,
         outputTokensMin, outputTokensMax, tokensPerChunk, reasoningTokens, seed, faultRules, timelineRetention,
-        maxModelLength, coldStart);
+        maxModelLength, coldStart, promptBehaviour);
   }
 
   @Override
@@ -248,6 +256,9 @@ public final class SimulatorConfig {
     s.append(", seed=").append(seed);
     if (coldStart != null) {
       s.append(", ").append(coldStart);
+    }
+    if (promptBehaviour.readsPrompts()) {
+      s.append(", ").append(promptBehaviour);
     }
     double errors = serverErrorProbability();
     if (errors > 0) {
@@ -292,6 +303,7 @@ public final class SimulatorConfig {
     private int timelineRetention = 100_000;
     private int maxModelLength = 131_072;
     private ColdStart coldStart;
+    private PromptBehaviour promptBehaviour = PromptBehaviour.ignorePrompts();
 
     private Builder() {}
 
@@ -310,6 +322,7 @@ public final class SimulatorConfig {
       this.seed = c.seed;
       this.faultRules.addAll(c.faultRules);
       this.coldStart = c.coldStart;
+      this.promptBehaviour = c.promptBehaviour;
       this.timelineRetention = c.timelineRetention;
       this.maxModelLength = c.maxModelLength;
     }
@@ -506,6 +519,16 @@ public final class SimulatorConfig {
     /** Models loading the model's weights (a cold start, and scale to zero if set); default none. */
     public Builder coldStart(ColdStart coldStart) {
       this.coldStart = Objects.requireNonNull(coldStart, "coldStart");
+      return this;
+    }
+
+    /**
+     * How responses treat what the prompt says: {@link PromptBehaviour#ignorePrompts()} (the default),
+     * {@link PromptBehaviour#followInjections()}, {@link PromptBehaviour#leakPreviousContext()} or
+     * {@link PromptBehaviour#echoContext()}.
+     */
+    public Builder promptBehaviour(PromptBehaviour behaviour) {
+      this.promptBehaviour = Objects.requireNonNull(behaviour, "behaviour");
       return this;
     }
 

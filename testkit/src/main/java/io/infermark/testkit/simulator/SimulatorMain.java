@@ -117,7 +117,8 @@ public final class SimulatorMain {
         continue;
       }
       if (i + 1 >= args.length) {
-        throw new IllegalArgumentException(option + " needs a value");
+        // the last argument: a known option lacks its value, anything else is not an option at all
+        throw new IllegalArgumentException(listed(option) ? option + " needs a value" : unknown(option));
       }
       String v = args[++i];
       switch (option) {
@@ -173,7 +174,7 @@ public final class SimulatorMain {
         }
         case "--scale-to-zero-ms" -> scaleToZero = positiveMillis(option, v);
         case "--fault" -> fault(b, v);
-        default -> throw new IllegalArgumentException("unknown option " + option);
+        default -> throw new IllegalArgumentException(unknown(option));
       }
     }
     if (swapMsPerBlock != null) {
@@ -196,6 +197,16 @@ public final class SimulatorMain {
       b.engine(engine.build());
     }
     return b.build();
+  }
+
+  private static String unknown(String option) {
+    return "unknown option " + option + " (--help lists the options)";
+  }
+
+  /** Whether the help text lists the option. */
+  private static boolean listed(String option) {
+    return java.util.regex.Pattern.compile("(?<=\\s)" + java.util.regex.Pattern.quote(option) + "(?=\\s)")
+        .matcher(USAGE).find();
   }
 
   private static void fault(SimulatorConfig.Builder b, String spec) {

@@ -38,11 +38,22 @@ final class StreamEvents {
   private final String finishReason;
   private final int tokensPerChunk;
   private final int reasoningTokens;
+  private final String[] script;
   private Stage stage;
   private int position;
 
   StreamEvents(GenerationRequest request, ResponseRenderer renderer, long seed, int outputTokens,
       String finishReason, int tokensPerChunk, int reasoningTokens) {
+    this(request, renderer, seed, outputTokens, finishReason, tokensPerChunk, reasoningTokens, new String[0]);
+  }
+
+  /**
+   * Events whose content tokens begin with {@code script}'s words (one token each, after a space; see
+   * {@link PromptBehaviour}), then the vocabulary's.
+   */
+  StreamEvents(GenerationRequest request, ResponseRenderer renderer, long seed, int outputTokens,
+      String finishReason, int tokensPerChunk, int reasoningTokens, String[] script) {
+    this.script = script;
     this.request = request;
     this.reasoningTokens = renderer.carriesReasoning() ? Math.min(reasoningTokens, outputTokens) : 0;
     this.renderer = renderer;
@@ -90,10 +101,11 @@ final class StreamEvents {
         boolean reasoning = from < reasoningTokens;
         boolean last = end == outputTokens;
         TokenUsage usage = usage(end);
-        if (!reasoning && !last && usage == null && renderer.plainFastPath()) {
+        if (!reasoning && !last && usage == null && renderer.plainFastPath() && from - reasoningTokens >= script.length) {
           renderer.appendPlainContentEvent(out, seed, from, end);
         } else {
-          String text = OutputVocabulary.text(seed, from, end);
+          String text = reasoning ? OutputVocabulary.text(seed, from, end) : text(seed, script, from - reasoningTokens,
+              from, end);
           out.append(renderer.contentEvent(seed, from, end, text, reasoning, last, finishReason,
               renderer.openAiTrailer() ? usage : new TokenUsage(request.promptTokens(), end)));
         }
@@ -124,6 +136,22 @@ final class StreamEvents {
       }
       default -> throw new NoSuchElementException("the stream has ended");
     }
+  }
+
+  /**
+   * Output tokens {@code from..end-1} as text: content token {@code i} (the {@code i}-th after any
+   * reasoning, {@code first} being the content index of {@code from}) is {@code " " + script[i]} while
+   * the script lasts, the vocabulary's word at its position after.
+   */
+  static String text(long seed, String[] script, int first, int from, int end) {
+    if (first >= script.length) {
+      return OutputVocabulary.text(seed, from, end);
+    }
+    StringBuilder s = new StringBuilder();
+    for (int p = from, i = first; p < end; p++, i++) {
+      s.append(i < script.length ? " " + script[i] : OutputVocabulary.token(seed, p));
+    }
+    return s.toString();
   }
 
   /** The next event as its own bytes, with when it may be sent. */

@@ -90,6 +90,17 @@ class ServerTimingsAgainstSimulatorTest {
       }
       assertThat(sawLoad).as("the first request waited for the model to load").isTrue();
       gapsAreNotNegative(run, 3, ServerTimingGap.TTFT_MINUS_SERVER_PREFILL, ServerTimingGap.E2E_MINUS_SERVER_TOTAL);
+      // The server said which requests waited (load_duration > 0): the summary keeps them apart from the warm ones.
+      long waited = run.measured().stream().filter(r -> engine(sim, r).loadDurationNanos() > 0).count();
+      io.infermark.metrics.ColdStartSummary split = io.infermark.metrics.RunSummary.of(run).coldStarts();
+      assertThat(split.cold()).isEqualTo(waited).isPositive();
+      assertThat(split.warm()).isEqualTo(run.measured().size() - waited);
+      for (RequestRecord r : run.measured()) {
+        if (engine(sim, r).loadDurationNanos() > 0) {
+          assertThat(r.chunks().firstTokenOffsetNanos().getAsLong() / 1e6)
+              .isGreaterThanOrEqualTo(engine(sim, r).loadDurationNanos() / 1e6);
+        }
+      }
     }
   }
 

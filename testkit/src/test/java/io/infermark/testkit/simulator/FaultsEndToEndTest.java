@@ -112,7 +112,7 @@ class FaultsEndToEndTest {
   @Test
   void slowdownWritesNothingSoonerThanItsFloorAfterArrival() {
     // 1.8 × (5 ms + 2 ms per token) and no jitter would write every token within 34 ms; the floor
-    // (100 ms by default, seed 003's model) holds each of them to at least 100 ms after arrival.
+    // (100 ms by default, seed 002 §2.5's model) holds each of them to at least 100 ms after arrival.
     Run run = run(Fault.slowdown(1.8, Duration.ZERO));
 
     assertThat(run.faulted().succeeded()).isTrue();

@@ -65,6 +65,9 @@ class SimulatorMainTest {
           .as("%s", args).isInstanceOf(IllegalArgumentException.class);
     }
     assertThatThrownBy(() -> SimulatorMain.parse("--port", "x")).hasMessage("--port needs an integer, was 'x'");
+    assertThatThrownBy(() -> SimulatorMain.parse("--bogus")).hasMessage("unknown option --bogus (--help lists the options)");
+    assertThatThrownBy(() -> SimulatorMain.parse("--bogus", "1")).hasMessage("unknown option --bogus (--help lists the options)");
+    assertThatThrownBy(() -> SimulatorMain.parse("--seed", "1", "--itl-ms")).hasMessage("--itl-ms needs a value");
     assertThatThrownBy(() -> SimulatorMain.parse("--fault", "stall:0.1:3"))
         .hasMessage("--fault stall:0.1:3 needs 4 ':'-separated fields; see --help");
     assertThatThrownBy(() -> SimulatorMain.parse("--profile", "gpt-5"))

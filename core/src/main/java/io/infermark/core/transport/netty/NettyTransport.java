@@ -127,9 +127,10 @@ public final class NettyTransport implements Transport {
   private final boolean insecureTls;
   private final MultiThreadIoEventLoopGroup group;
   private final Bootstrap bootstrap;
-  private final SslContext sslContext;
-  /** TLS with ALPN for HTTP/2 connections; null when the transport speaks HTTP/1.1 only. */
-  private final SslContext h2SslContext;
+  /** Built on the first https connection: setting up TLS loads hundreds of classes a plain-http run never needs. */
+  private final java.util.function.Supplier<SslContext> sslContext;
+  /** TLS with ALPN for HTTP/2 connections, built on the first one; null when the transport speaks HTTP/1.1 only. */
+  private final java.util.function.Supplier<SslContext> h2SslContext;
   private final HttpVersionPolicy httpVersion;
   private final int streamsPerConnection;
   private final Duration pingInterval;
@@ -156,15 +157,18 @@ public final class NettyTransport implements Transport {
       LOG.warn("TLS verification is OFF for this Netty transport (insecureTls): any certificate and host name "
           + "are accepted; every record and report of its runs is marked insecure");
     }
-    this.sslContext = sslContext(b, List.of());
+    boolean insecure = b.insecureTls;
+    java.util.Optional<javax.net.ssl.TrustManagerFactory> trust = b.trustManagerFactory;
+    this.sslContext = memoized(() -> sslContext(insecure, trust, List.of()));
     this.httpVersion = b.httpVersion;
     this.streamsPerConnection = b.streamsPerConnection;
     this.pingInterval = b.pingInterval;
     this.pingTimeout = b.pingTimeout;
     this.h2SslContext = switch (b.httpVersion) {
       case HTTP_1_1 -> null;
-      case HTTP_2 -> sslContext(b, List.of(ApplicationProtocolNames.HTTP_2));
-      case AUTO -> sslContext(b, List.of(ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1));
+      case HTTP_2 -> memoized(() -> sslContext(insecure, trust, List.of(ApplicationProtocolNames.HTTP_2)));
+      case AUTO -> memoized(() -> sslContext(insecure, trust, List.of(ApplicationProtocolNames.HTTP_2,
+          ApplicationProtocolNames.HTTP_1_1)));
     };
     ThreadFactory threads = r -> {
       Thread t = new FastThreadLocalThread(r, "infermark-io-" + THREAD_IDS.incrementAndGet());
@@ -181,14 +185,15 @@ public final class NettyTransport implements Transport {
         .disableResolver();
   }
 
-  private static SslContext sslContext(Builder b, List<String> alpn) {
+  private static SslContext sslContext(boolean insecure, java.util.Optional<javax.net.ssl.TrustManagerFactory> trust,
+      List<String> alpn) {
     try {
       SslContextBuilder ssl = SslContextBuilder.forClient();
-      if (b.insecureTls) {
+      if (insecure) {
         ssl.trustManager(InsecureTrustManagerFactory.INSTANCE).endpointIdentificationAlgorithm(null);
       } else {
         ssl.endpointIdentificationAlgorithm("HTTPS");
-        b.trustManagerFactory.ifPresent(ssl::trustManager);
+        trust.ifPresent(ssl::trustManager);
       }
       if (!alpn.isEmpty()) {
         // HTTP/2 forbids the TLS 1.2 cipher suites on RFC 9113's block list
@@ -471,7 +476,7 @@ public final class NettyTransport implements Transport {
           protected void initChannel(Channel ch) {
             SslHandler ssl = null;
             if (key.secure()) {
-              ssl = h2SslContext.newHandler(ch.alloc(), key.host(), key.port());
+              ssl = h2SslContext.get().newHandler(ch.alloc(), key.host(), key.port());
               ssl.setHandshakeTimeoutMillis(connectTimeoutMillis);
             }
             connection.initChannel(ch, ssl);
@@ -504,7 +509,7 @@ public final class NettyTransport implements Transport {
           protected void initChannel(Channel ch) {
             connection.channel(ch);
             if (pool.key().secure()) {
-              SslHandler ssl = sslContext.newHandler(ch.alloc(), pool.key().host(), pool.key().port());
+              SslHandler ssl = sslContext.get().newHandler(ch.alloc(), pool.key().host(), pool.key().port());
               ssl.setHandshakeTimeoutMillis(connectTimeoutMillis);
               ch.pipeline().addLast("tls", ssl);
               connection.ssl(ssl);
@@ -513,6 +518,28 @@ public final class NettyTransport implements Transport {
             ch.pipeline().addLast("exchange", connection);
           }
         });
+  }
+
+  /** A supplier that computes its value once, on the first call, and returns it from then on; thread-safe. */
+  private static <T> java.util.function.Supplier<T> memoized(java.util.function.Supplier<T> compute) {
+    return new java.util.function.Supplier<>() {
+      private volatile T value;
+
+      @Override
+      public T get() {
+        T v = value;
+        if (v == null) {
+          synchronized (this) {
+            v = value;
+            if (v == null) {
+              v = compute.get();
+              value = v;
+            }
+          }
+        }
+        return v;
+      }
+    };
   }
 
   /** Tracks an open connection so {@link #close()} can end it; returns false when already closed. */
