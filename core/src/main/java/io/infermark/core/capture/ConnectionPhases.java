@@ -125,14 +125,10 @@ public final class ConnectionPhases {
     if (settings < 0) {
       return OptionalLong.empty();
     }
-<<<<<<< HEAD
-    long from = offsets[Phase.CONNECT_END.ordinal()];
+    long from = get(Phase.CONNECT_END.ordinal());
     if (from < 0) {
-      from = offsets[Phase.SECURE_CONNECT_END.ordinal()];
+      from = get(Phase.SECURE_CONNECT_END.ordinal());
     }
-=======
-    long from = get(Phase.SECURE_CONNECT_END.ordinal());
->>>>>>> main
     if (from < 0) {
       from = get(Phase.CONNECT_START.ordinal());
     }
