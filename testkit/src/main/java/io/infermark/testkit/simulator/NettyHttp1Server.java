@@ -89,6 +89,7 @@ final class NettyHttp1Server implements AutoCloseable {
       return t;
     }, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
     java.util.Set<Connection> connections = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    WriteBatch batch = new WriteBatch(group.next()); // the group's one I/O thread serves every connection
     ServerBootstrap b = new ServerBootstrap().group(group)
         .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
         .option(ChannelOption.SO_BACKLOG, backlog)
@@ -96,7 +97,7 @@ final class NettyHttp1Server implements AutoCloseable {
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {
-            Connection c = new Connection(ch, handler, executor, connections);
+            Connection c = new Connection(ch, handler, executor, connections, batch);
             connections.add(c);
             ch.pipeline().addLast("stamp", c.stamper())
                 .addLast("decoder", new HttpRequestDecoder(MAX_HEAD_BYTES, MAX_HEAD_BYTES,
@@ -142,8 +143,6 @@ final class NettyHttp1Server implements AutoCloseable {
    * in batches: one task per batch rather than per write, and one flush per connection per batch.
    */
   static final class WriteBatch implements Runnable {
-    private static final Map<io.netty.channel.EventLoop, WriteBatch> BATCHES =
-        new java.util.concurrent.ConcurrentHashMap<>();
     private final io.netty.channel.EventLoop loop;
     private record Write(Channel channel, ByteBuf bytes) {}
 
@@ -152,12 +151,8 @@ final class NettyHttp1Server implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicBoolean scheduled = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.Set<Channel> touched = new java.util.LinkedHashSet<>();
 
-    private WriteBatch(io.netty.channel.EventLoop loop) {
+    WriteBatch(io.netty.channel.EventLoop loop) {
       this.loop = loop;
-    }
-
-    static WriteBatch of(io.netty.channel.EventLoop loop) {
-      return BATCHES.computeIfAbsent(loop, WriteBatch::new);
     }
 
     void add(Channel channel, ByteBuf bytes) {
@@ -220,9 +215,12 @@ final class NettyHttp1Server implements AutoCloseable {
     private String head = "";
 
     private final java.util.Set<Connection> all;
+    private final WriteBatch batch;
 
-    Connection(Channel channel, Exchange.Handler handler, ExecutorService executor, java.util.Set<Connection> all) {
+    Connection(Channel channel, Exchange.Handler handler, ExecutorService executor, java.util.Set<Connection> all,
+        WriteBatch batch) {
       this.all = all;
+      this.batch = batch;
       this.channel = channel;
       this.handler = handler;
       this.executor = executor;
@@ -420,7 +418,7 @@ final class NettyHttp1Server implements AutoCloseable {
       if (channel.eventLoop().inEventLoop()) {
         channel.writeAndFlush(copy, channel.voidPromise());
       } else {
-        WriteBatch.of(channel.eventLoop()).add(channel, copy);
+        batch.add(channel, copy);
       }
     }
 
