@@ -21,6 +21,9 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2FrameAdapter;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.AsciiString;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.ByteArrayOutputStream;
@@ -42,7 +45,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The simulator's HTTP/2 front end: h2c with prior knowledge on Netty's HTTP/2 codec, serving the
+ * The simulator's HTTP/2 front end: h2c with prior knowledge, or h2 over TLS (ALPN, with HTTP/1.1 for
+ * clients that choose it), on Netty's HTTP/2 codec, serving the
  * same {@link Exchange.Handler} (the router, the engine, the ground-truth timelines and the
  * faults) as the HTTP/1.1 server. One I/O thread reads every connection and assembles each stream's
  * request; the handler runs on the executor, and response frames are written on the I/O thread
@@ -62,9 +66,12 @@ final class NettyH2Server implements AutoCloseable {
   private final InetSocketAddress address;
   private final Exchange.Handler handler;
   private final ExecutorService executor;
+  /** HTTP/1.1 behind TLS, for clients that chose it by ALPN; null without TLS. */
+  private final NettyHttp1Server.Http1Pipeline http1;
 
   private NettyH2Server(MultiThreadIoEventLoopGroup group, Channel listener, Exchange.Handler handler,
-      ExecutorService executor) {
+      ExecutorService executor, NettyHttp1Server.Http1Pipeline http1) {
+    this.http1 = http1;
     this.group = group;
     this.listener = listener;
     this.address = (InetSocketAddress) listener.localAddress();
@@ -79,25 +86,53 @@ final class NettyH2Server implements AutoCloseable {
    */
   static NettyH2Server start(InetSocketAddress address, int backlog, Exchange.Handler handler,
       ExecutorService executor) throws IOException {
+    return start(address, backlog, handler, executor, null);
+  }
+
+  /**
+   * Binds {@code address} and starts the I/O thread; with {@code tls}, connections are TLS and ALPN chooses
+   * h2 or http/1.1 (served by {@link NettyHttp1Server.Http1Pipeline} on the same thread).
+   *
+   * @throws IOException if the address cannot be bound
+   */
+  static NettyH2Server start(InetSocketAddress address, int backlog, Exchange.Handler handler,
+      ExecutorService executor, SslContext tls) throws IOException {
     MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, r -> {
       Thread t = new FastThreadLocalThread(r, "infermark-sim-h2");
       t.setDaemon(true);
       return t;
     }, NioIoHandler.newFactory());
     NettyH2Server[] self = new NettyH2Server[1];
+    NettyHttp1Server.Http1Pipeline http1 = tls == null ? null
+        : new NettyHttp1Server.Http1Pipeline(handler, executor, group.next());
     ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
         .option(ChannelOption.SO_BACKLOG, backlog)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {
-            StreamAssembler assembler = new StreamAssembler(self[0]);
-            ch.pipeline().addLast(new Handler.Builder(assembler).build());
+            if (tls == null) {
+              ch.pipeline().addLast(new Handler.Builder(new StreamAssembler(self[0])).build());
+              return;
+            }
+            ch.pipeline().addLast(tls.newHandler(ch.alloc()), new ApplicationProtocolNegotiationHandler(
+                ApplicationProtocolNames.HTTP_1_1) {
+              @Override
+              protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
+                if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
+                  ctx.pipeline().addLast(new Handler.Builder(new StreamAssembler(self[0])).build());
+                } else if (ApplicationProtocolNames.HTTP_1_1.equals(protocol)) {
+                  http1.install(ctx.channel());
+                } else {
+                  ctx.close();
+                }
+              }
+            });
           }
         });
     try {
       Channel ch = b.bind(address).sync().channel();
-      self[0] = new NettyH2Server(group, ch, handler, executor);
+      self[0] = new NettyH2Server(group, ch, handler, executor, http1);
       return self[0];
     } catch (Exception e) {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -112,7 +147,14 @@ final class NettyH2Server implements AutoCloseable {
   /** Stops accepting and closes every connection (ongoing exchanges learn they lost it); idempotent. */
   @Override
   public void close() {
-    listener.close();
+    listener.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    if (http1 != null && !group.isShuttingDown()) {
+      try {
+        group.next().submit(http1::loseAll).awaitUninterruptibly(5, TimeUnit.SECONDS);
+      } catch (RejectedExecutionException e) {
+        // already stopping
+      }
+    }
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
   }
 

@@ -66,13 +66,13 @@ final class NettyHttp1Server implements AutoCloseable {
   private final MultiThreadIoEventLoopGroup group;
   private final Channel listener;
   private final InetSocketAddress address;
-  private final java.util.Set<Connection> connections;
+  private final Http1Pipeline http1;
 
-  private NettyHttp1Server(MultiThreadIoEventLoopGroup group, Channel listener, java.util.Set<Connection> connections) {
+  private NettyHttp1Server(MultiThreadIoEventLoopGroup group, Channel listener, Http1Pipeline http1) {
     this.group = group;
     this.listener = listener;
     this.address = (InetSocketAddress) listener.localAddress();
-    this.connections = connections;
+    this.http1 = http1;
   }
 
   /**
@@ -88,8 +88,7 @@ final class NettyHttp1Server implements AutoCloseable {
       t.setDaemon(true);
       return t;
     }, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
-    java.util.Set<Connection> connections = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    WriteBatch batch = new WriteBatch(group.next()); // the group's one I/O thread serves every connection
+    Http1Pipeline http1 = new Http1Pipeline(handler, executor, group.next()); // the group's one I/O thread
     ServerBootstrap b = new ServerBootstrap().group(group)
         .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
         .option(ChannelOption.SO_BACKLOG, backlog)
@@ -97,16 +96,11 @@ final class NettyHttp1Server implements AutoCloseable {
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {
-            Connection c = new Connection(ch, handler, executor, connections, batch);
-            connections.add(c);
-            ch.pipeline().addLast("stamp", c.stamper())
-                .addLast("decoder", new HttpRequestDecoder(MAX_HEAD_BYTES, MAX_HEAD_BYTES,
-                    64 * 1024))
-                .addLast("http1", c);
+            http1.install(ch);
           }
         });
     try {
-      return new NettyHttp1Server(group, b.bind(address).sync().channel(), connections);
+      return new NettyHttp1Server(group, b.bind(address).sync().channel(), http1);
     } catch (Exception e) {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       throw e instanceof IOException io ? io : new IOException("cannot bind " + address + ": " + e.getMessage(), e);
@@ -126,16 +120,45 @@ final class NettyHttp1Server implements AutoCloseable {
     listener.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     if (!group.isShuttingDown()) {
       try {
-        group.next().submit(() -> {
-          for (Connection c : connections) {
-            c.lost();
-          }
-        }).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        group.next().submit(http1::loseAll).awaitUninterruptibly(5, TimeUnit.SECONDS);
       } catch (RejectedExecutionException e) {
         // already stopping
       }
     }
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+  }
+
+  /**
+   * Installs the HTTP/1.1 handlers on connections, here or behind TLS on the HTTP/2 server (a client that
+   * chose http/1.1 by ALPN); one per server, so that every connection it served learns when the server closes.
+   */
+  static final class Http1Pipeline {
+    private final Exchange.Handler handler;
+    private final ExecutorService executor;
+    private final java.util.Set<Connection> connections = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final WriteBatch batch;
+
+    /** For connections served by {@code loop}, the one I/O thread of their server. */
+    Http1Pipeline(Exchange.Handler handler, ExecutorService executor, io.netty.channel.EventLoop loop) {
+      this.handler = handler;
+      this.executor = executor;
+      this.batch = new WriteBatch(loop);
+    }
+
+    void install(Channel ch) {
+      Connection c = new Connection(ch, handler, executor, connections, batch);
+      connections.add(c);
+      ch.pipeline().addLast("stamp", c.stamper())
+          .addLast("decoder", new HttpRequestDecoder(MAX_HEAD_BYTES, MAX_HEAD_BYTES, 64 * 1024))
+          .addLast("http1", c);
+    }
+
+    /** Every connection is lost (the server is closing); on the I/O thread. */
+    void loseAll() {
+      for (Connection c : connections) {
+        c.lost();
+      }
+    }
   }
 
   /**

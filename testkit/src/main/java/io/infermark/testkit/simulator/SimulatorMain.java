@@ -31,7 +31,8 @@ public final class SimulatorMain {
       "  --max-model-len N        context length; prompt + max_tokens beyond it is a 400 (default 131072)",
       "  --timeline-retention N   finished timelines kept for /simulator/timelines (default 100000)",
       "  --protocol P             http1 (default) | h2c: cleartext HTTP/2 with prior knowledge, which also serves",
-      "                           gRPC inference.GRPCInferenceService/ModelStreamInfer",
+      "                           gRPC inference.GRPCInferenceService/ModelStreamInfer | h2: TLS with a self-signed",
+      "                           certificate (clients: --insecure), ALPN h2 or http/1.1, gRPC on h2",
       " fixed profile only:",
       "  --ttft-ms X  --itl-ms X  --max-concurrency N",
       " engine profile overrides (costs in ms):",
@@ -71,12 +72,14 @@ public final class SimulatorMain {
       int at = rest.indexOf("--protocol");
       if (at >= 0) {
         if (at + 1 >= rest.size()) {
-          throw new IllegalArgumentException("--protocol needs a value: http1 or h2c");
+          throw new IllegalArgumentException("--protocol needs a value: http1, h2c or h2");
         }
         protocol = switch (rest.get(at + 1)) {
           case "http1" -> SimulatorProtocol.HTTP_1_1;
           case "h2c" -> SimulatorProtocol.H2C;
-          default -> throw new IllegalArgumentException("--protocol must be http1 or h2c, was " + rest.get(at + 1));
+          case "h2" -> SimulatorProtocol.H2;
+          default -> throw new IllegalArgumentException("--protocol must be http1, h2c or h2, was "
+              + rest.get(at + 1));
         };
         rest.subList(at, at + 2).clear();
       }
