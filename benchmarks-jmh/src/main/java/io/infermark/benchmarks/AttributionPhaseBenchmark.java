@@ -79,7 +79,7 @@ public class AttributionPhaseBenchmark {
     decomposition = PhaseDecomposition.of(records, LatencyBasis.RESPONSE_TIME);
   }
 
-  /** Splitting every record on the response-time basis (seven phases) and the mean breakdown. */
+  /** Splitting every record on the response-time basis (eight phases) and the mean breakdown. */
   @Benchmark
   public PhaseDecomposition decompose() {
     return PhaseDecomposition.of(records, LatencyBasis.RESPONSE_TIME);

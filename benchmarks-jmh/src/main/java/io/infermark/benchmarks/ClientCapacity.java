@@ -111,7 +111,7 @@ public final class ClientCapacity {
   private static void level(SimulatorConfig config, double offered, int streams, int seconds, int tokens,
       int warmup) {
     ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-    try (Simulator sim = Simulator.start(config);
+    try (Simulator sim = Simulator.start(config, Transports.simulatorProtocol(Transports.chosen()));
         OpenAiTarget target = Transports.apply(OpenAiTarget.chat(sim.baseUrl() + "/v1", config.model()),
             Transports.chosen()).build()) {
       Benchmark bench = Benchmark.target(target).prompts(Prompt.user("How fast can the client read?"))
@@ -196,7 +196,7 @@ public final class ClientCapacity {
         q.quantile(values, 0.5), q.quantile(values, 0.9), q.quantile(values, 0.99), values[values.length - 1]);
   }
 
-  private static long processCpuNanos() {
+  static long processCpuNanos() {
     var os = ManagementFactory.getOperatingSystemMXBean();
     if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
       return sun.getProcessCpuTime();
@@ -204,7 +204,7 @@ public final class ClientCapacity {
     return 0;
   }
 
-  private static Map<Long, Long> cpuByThread(ThreadMXBean mx) {
+  static Map<Long, Long> cpuByThread(ThreadMXBean mx) {
     Map<Long, Long> cpu = new HashMap<>();
     for (long id : mx.getAllThreadIds()) {
       long t = mx.getThreadCpuTime(id);
@@ -216,7 +216,7 @@ public final class ClientCapacity {
   }
 
   /** The 1, 5 and 15 minute load averages, from /proc/loadavg (Linux), or "n/a". */
-  private static String loadAverage() {
+  static String loadAverage() {
     try {
       String[] f = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim().split(" ");
       return f[0] + " " + f[1] + " " + f[2];
@@ -229,7 +229,7 @@ public final class ClientCapacity {
    * CPU used so far by the JVM's own threads (JIT compilers, GC, VM thread), from
    * {@code /proc/self/task/<tid>/stat}; 0 where that does not exist.
    */
-  private static long jvmThreadsCpuNanos() {
+  static long jvmThreadsCpuNanos() {
     long ticks = 0;
     try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
       for (java.nio.file.Path task : (Iterable<java.nio.file.Path>) tasks::iterator) {
@@ -255,7 +255,7 @@ public final class ClientCapacity {
   }
 
   /** CPU used since {@code before} by the simulator's threads (long-lived platform threads). */
-  private static long[] split(ThreadMXBean mx, Map<Long, Long> before) {
+  static long[] split(ThreadMXBean mx, Map<Long, Long> before) {
     long sim = 0;
     long jvm = 0;
     for (var info : mx.getThreadInfo(mx.getAllThreadIds())) {

@@ -36,8 +36,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * What one streamed chunk costs the server that writes it, by transport: the decision behind the
- * simulator's hand-written NIO server (testkit) rather than a Netty one. Not a test; a measurement.
+ * What one streamed chunk costs the server that writes it, by transport: the bare-socket floor a
+ * streamed token cannot go under on either side (the simulator's server moved from hand-written NIO onto
+ * Netty without its cost rising; see docs/simulator.md). Not a test; a measurement.
  *
  * <p>For each transport it opens {@code streams} loopback connections, and every {@code tickMillis}
  * the server side writes one SSE-sized chunk ({@code bytes}, default 230: a chat delta) to every

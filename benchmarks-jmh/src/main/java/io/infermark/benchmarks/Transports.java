@@ -6,7 +6,8 @@ import io.infermark.core.transport.netty.NettyTransport;
 import java.util.Locale;
 
 /**
- * Picks a transport by name for the measurements' command lines: {@code netty} (the default) or
+ * Picks a transport by name for the measurements' command lines: {@code netty} (the default),
+ * {@code netty-h2c} (the same over HTTP/2 with prior knowledge, against the simulator's h2c server) or
  * {@code okhttp}; harnesses without a transport argument read the system property
  * {@code -Dinfermark.transport=okhttp}. {@code -Dinfermark.ioThreads=N} gives the Netty transport N I/O
  * threads (default 1): in one JVM at 256 lockstep streams, 2 threads measured no better than 1 on the
@@ -26,11 +27,20 @@ final class Transports {
     switch (name.toLowerCase(Locale.ROOT)) {
       case "netty":
         return b.transport(NettyTransport.builder().ioThreads(Integer.getInteger("infermark.ioThreads", 1)).build());
+      case "netty-h2c":
+        return b.transport(NettyTransport.builder().ioThreads(Integer.getInteger("infermark.ioThreads", 1))
+            .httpVersion(io.infermark.core.transport.netty.HttpVersionPolicy.HTTP_2).build());
       case "okhttp":
         return b.transport(OkHttpTransport.create());
       default:
-        throw new IllegalArgumentException("unknown transport \"" + name + "\": use netty or okhttp");
+        throw new IllegalArgumentException("unknown transport \"" + name + "\": use netty, netty-h2c or okhttp");
     }
+  }
+
+  /** The simulator protocol the named transport speaks: h2c for {@code netty-h2c}, HTTP/1.1 otherwise. */
+  static io.infermark.testkit.simulator.SimulatorProtocol simulatorProtocol(String name) {
+    return name.equalsIgnoreCase("netty-h2c") ? io.infermark.testkit.simulator.SimulatorProtocol.H2C
+        : io.infermark.testkit.simulator.SimulatorProtocol.HTTP_1_1;
   }
 
   /** As {@link #apply(OpenAiTarget.Builder, String)}, keeping idle connections for {@code keepAlive}. */
@@ -39,10 +49,14 @@ final class Transports {
       case "netty":
         return b.transport(NettyTransport.builder().keepAlive(keepAlive)
             .ioThreads(Integer.getInteger("infermark.ioThreads", 1)).build());
+      case "netty-h2c":
+        return b.transport(NettyTransport.builder().keepAlive(keepAlive)
+            .ioThreads(Integer.getInteger("infermark.ioThreads", 1))
+            .httpVersion(io.infermark.core.transport.netty.HttpVersionPolicy.HTTP_2).build());
       case "okhttp":
         return b.keepAlive(keepAlive).httpClient(new okhttp3.OkHttpClient());
       default:
-        throw new IllegalArgumentException("unknown transport \"" + name + "\": use netty or okhttp");
+        throw new IllegalArgumentException("unknown transport \"" + name + "\": use netty, netty-h2c or okhttp");
     }
   }
 }

@@ -55,7 +55,7 @@ final class OutputFiles {
       }
       written.add(file);
       return true;
-    } catch (IOException | UncheckedIOException | IllegalStateException e) {
+    } catch (IOException | RuntimeException e) {
       failures.put(file, cause(e));
       if (tmp != null) {
         try {

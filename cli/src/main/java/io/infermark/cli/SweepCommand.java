@@ -164,8 +164,12 @@ final class SweepCommand implements Callable<Integer> {
     out.println("  Slope above " + trim(slopeThreshold) + " ms per achieved req/s: " + knees.slopeLabel()
         .map(l -> "reached at " + l + ", last acceptable level " + knees.lastAcceptableLabel().orElse("none"))
         .orElse("never"));
-    html.file(Path.of("infermark-sweep.html")).ifPresent(file -> out.println("Wrote " + SweepPage.write(points, knees,
-        curve, rates.isEmpty(), file) + " (latency-load curve)"));
+    Path page = resultDir != null ? resultDir.resolve(resultFilename + ".sweep.html") : Path.of("infermark-sweep.html");
+    html.file(page).ifPresent(file -> {
+      if (outputs.write(file, p -> SweepPage.write(points, knees, curve, rates.isEmpty(), p))) {
+        out.println("Wrote " + file + " (latency-load curve)");
+      }
+    });
     if (gates.isPresent()) {
       out.println("Last level meeting every gate: " + Optional.ofNullable(lastPassing.get()).map(Object::toString)
           .orElse("none"));

@@ -8,6 +8,7 @@ import io.infermark.core.target.OpenAiResponsesTarget;
 import io.infermark.core.target.OpenAiTarget;
 import io.infermark.core.target.Target;
 import io.infermark.core.target.TgiTarget;
+import io.infermark.core.target.TritonGrpcTarget;
 import io.infermark.core.target.TritonTarget;
 import io.infermark.core.transport.netty.HttpVersionPolicy;
 import io.infermark.core.transport.netty.NettyTransport;
@@ -32,7 +33,7 @@ final class TargetOptions {
    * {@code --host}/{@code --port}); {@code --endpoint} does not apply.
    */
   static final List<String> NATIVE_BACKENDS = List.of("tgi", "tensorrt-llm", "triton", "anthropic", "ollama",
-      "ollama-generate", "llama.cpp", "openai-responses");
+      "ollama-generate", "llama.cpp", "openai-responses", "triton-grpc", "triton-grpc-vllm");
   /** Every backend name {@code --backend} takes. */
   static final List<String> BACKENDS = java.util.stream.Stream.concat(OPENAI_BACKENDS.stream(),
       NATIVE_BACKENDS.stream()).toList();
@@ -61,7 +62,9 @@ final class TargetOptions {
       description = "Backend: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}). vllm, openai, openai-chat, sglang, "
           + "lmdeploy and scalellm speak the OpenAI API; tgi (/generate_stream), tensorrt-llm and triton "
           + "(/v2/models/MODEL/generate_stream), anthropic (/v1/messages), ollama (/api/chat), ollama-generate "
-          + "(/api/generate), llama.cpp (/completion) and openai-responses (/v1/responses) their own.",
+          + "(/api/generate), llama.cpp (/completion) and openai-responses (/v1/responses) their own; triton-grpc "
+          + "(TensorRT-LLM's tensors) and triton-grpc-vllm (the vLLM backend's) stream over gRPC "
+          + "(GRPCInferenceService/ModelStreamInfer; Triton's gRPC port is 8001).",
       completionCandidates = Backends.class)
   String backend;
 
@@ -84,6 +87,11 @@ final class TargetOptions {
       description = "With --http2: most concurrent streams per connection (default: ${DEFAULT-VALUE}; the server's "
           + "SETTINGS may allow fewer); more in flight open more connections.")
   int http2Streams;
+
+  @Option(names = "--grpc-keepalive-ms", paramLabel = "MS", defaultValue = "0",
+      description = "With a triton-grpc backend: send an HTTP/2 keepalive PING after MS without a read while calls "
+          + "are in flight, closing the connection if it is not answered in 20 s (default: off).")
+  long grpcKeepAliveMillis;
 
   @Option(names = "--api-key-env", paramLabel = "VAR", defaultValue = "OPENAI_API_KEY",
       description = "Environment variable holding the API key, sent as a bearer token (default: ${DEFAULT-VALUE}).")
@@ -215,6 +223,9 @@ final class TargetOptions {
   /** Builds the target with further builder settings applied last; its owner closes it. */
   Target build(java.util.function.Consumer<HttpTarget.Builder<?, ?>> customize) {
     Resolved r = resolved();
+    if (r.backend.startsWith("triton-grpc")) {
+      return grpc(r.base);
+    }
     HttpTarget.Builder<?, ?> b = switch (r.backend) {
       case "tgi" -> TgiTarget.generate(r.base);
       case "tensorrt-llm", "triton" -> TritonTarget.generate(r.base, requestModel());
@@ -240,6 +251,26 @@ final class TargetOptions {
     customize.accept(b);
     // An HTTP/2 transport is built here, insecure itself when asked; the builder makes the others.
     return (http2 == null ? b.insecureTls(insecureTls) : b).build();
+  }
+
+  /** The gRPC target of the triton-grpc backends: always HTTP/2 (h2c for http://, h2 for https://). */
+  private Target grpc(String base) {
+    if (http2 != null || !transport.equalsIgnoreCase("netty")) {
+      throw new IllegalArgumentException("gRPC always speaks HTTP/2 on the netty transport; drop --http2 and "
+          + "--transport");
+    }
+    if (grpcKeepAliveMillis < 0) {
+      throw new IllegalArgumentException("--grpc-keepalive-ms must be >= 0 (0: off), was " + grpcKeepAliveMillis);
+    }
+    TritonGrpcTarget.Builder b = TritonGrpcTarget.streamInfer(base, requestModel()).insecureTls(insecureTls)
+        .streamsPerConnection(http2Streams)
+        .convention(backend.equalsIgnoreCase("triton-grpc-vllm") ? TritonGrpcTarget.Convention.VLLM
+            : TritonGrpcTarget.Convention.TENSORRT_LLM);
+    if (grpcKeepAliveMillis > 0) {
+      b.keepAlive(java.time.Duration.ofMillis(grpcKeepAliveMillis), java.time.Duration.ofSeconds(20));
+    }
+    Optional.ofNullable(System.getenv(apiKeyEnv)).filter(k -> !k.isBlank()).ifPresent(b::apiKey);
+    return b.build();
   }
 
   /** The HTTP/2 transport --http2 asks for, checked against the URL's scheme; empty for HTTP/1.1. */

@@ -100,6 +100,30 @@ class InfermarkCliTest {
     }
   }
 
+  /** Triton's gRPC streaming is a backend too, with either tensor convention, against the simulator's gRPC service. */
+  @ParameterizedTest
+  @ValueSource(strings = {"triton-grpc", "triton-grpc-vllm"})
+  void benchOverGrpcAgainstTheSimulatorsGrpcService(String backend) throws IOException {
+    try (Simulator grpc = Simulator.start(SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(5))
+        .interTokenInterval(Duration.ofMillis(1)).build(), SimulatorProtocol.H2C)) {
+      Outcome o = run("bench", "--backend", backend, "--base-url", "http://127.0.0.1:" + grpc.port(), "--model",
+          grpc.config().model(), "--dataset-name", "random", "--random-input-len", "32", "--random-output-len", "8",
+          "--num-prompts", "6", "--max-concurrency", "3", "--grpc-keepalive-ms", "60000", "--result-dir",
+          dir.toString(), "--result-filename", "grpc.json", "--progress", "lines");
+
+      assertThat(o.code()).as(o.out() + o.err()).isZero();
+      assertThat(o.out()).contains("(" + backend + ")");
+      JsonNode result = new ObjectMapper().readTree(dir.resolve("grpc.json").toFile());
+      assertThat(result.get("backend").asText()).isEqualTo(backend);
+      assertThat(result.get("completed").asInt()).isEqualTo(6);
+      assertThat(result.get("total_output_tokens").asInt()).isPositive();
+    }
+    Outcome h2 = run("bench", "--backend", backend, "--base-url", "http://127.0.0.1:" + sim.port(), "--model", "m",
+        "--num-prompts", "1", "--http2", "h2c");
+    assertThat(h2.code()).isEqualTo(2);
+    assertThat(h2.err()).contains("gRPC always speaks HTTP/2");
+  }
+
   @Test
   void http2ModesThatContradictTheUrlAreRefusedWithTheFix() {
     Outcome h2 = run("bench", "--base-url", "http://127.0.0.1:" + sim.port(), "--model", "m", "--num-prompts", "1",

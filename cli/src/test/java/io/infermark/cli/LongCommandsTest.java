@@ -66,6 +66,7 @@ class LongCommandsTest {
     assertThat(summary.get("levels")).hasSize(3);
     assertThat(summary.get("levels").get(2).get("files").get("vllm").asText()).isEqualTo("sweep-streams-4.json");
     assertThat(summary.get("knee").get("metric").asText()).isEqualTo("TTFT");
+    assertThat(dir.resolve("sweep.sweep.html")).exists(); // the curve goes with the other files
     // Rows come as levels end: the row of level 1 is printed before level 2's run starts.
     String err = o.err();
     String out = o.out();
@@ -105,7 +106,7 @@ class LongCommandsTest {
 
   @Test
   void badDurationsAreRefused() {
-    InfermarkCliTest.Outcome o = InfermarkCliTest.run(command("sweep", "--rates", "1", "--max-duration", "soon")
+    InfermarkCliTest.Outcome o = InfermarkCliTest.run(command("sweep", "--rates", "1", "--max-duration", "soon", "--no-html")
         .toArray(String[]::new));
     assertThat(o.code()).isEqualTo(Infermark.USAGE);
     assertThat(o.err()).contains("'soon' is not a duration");

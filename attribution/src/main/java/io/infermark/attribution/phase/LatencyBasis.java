@@ -10,30 +10,30 @@ import java.util.List;
 public enum LatencyBasis {
 
   /**
-   * From the actual send: the service time, {@link LatencyMetric#E2E}. Six phases, from
+   * From the actual send: the service time, {@link LatencyMetric#E2E}. Seven phases, from
    * {@link LatencyPhase#CONNECT} to {@link LatencyPhase#DECODE}; the client queue is not part of it.
    */
-  SERVICE_TIME(LatencyMetric.E2E, List.of(LatencyPhase.CONNECT, LatencyPhase.TLS, LatencyPhase.REQUEST_WRITE,
-      LatencyPhase.WAITING, LatencyPhase.FIRST_BYTE_TO_FIRST_TOKEN, LatencyPhase.DECODE)),
+  SERVICE_TIME(LatencyMetric.E2E, List.of(LatencyPhase.CONNECT, LatencyPhase.TLS, LatencyPhase.SETTINGS,
+      LatencyPhase.REQUEST_WRITE, LatencyPhase.WAITING, LatencyPhase.FIRST_BYTE_TO_FIRST_TOKEN, LatencyPhase.DECODE)),
 
   /**
    * From the intended send: the response time a user of the schedule saw, free of coordinated
-   * omission, {@link LatencyMetric#E2E_FROM_INTENDED}. Seven phases, starting with
+   * omission, {@link LatencyMetric#E2E_FROM_INTENDED}. Eight phases, starting with
    * {@link LatencyPhase#CLIENT_QUEUE} (the schedule lag).
    */
   RESPONSE_TIME(LatencyMetric.E2E_FROM_INTENDED, List.of(LatencyPhase.CLIENT_QUEUE, LatencyPhase.CONNECT,
-      LatencyPhase.TLS, LatencyPhase.REQUEST_WRITE, LatencyPhase.WAITING, LatencyPhase.FIRST_BYTE_TO_FIRST_TOKEN,
-      LatencyPhase.DECODE)),
+      LatencyPhase.TLS, LatencyPhase.SETTINGS, LatencyPhase.REQUEST_WRITE, LatencyPhase.WAITING,
+      LatencyPhase.FIRST_BYTE_TO_FIRST_TOKEN, LatencyPhase.DECODE)),
 
   /**
    * {@link #SERVICE_TIME} for a pipeline target
    * ({@link io.infermark.core.pipeline.RetrievalTarget}): {@link LatencyPhase#RETRIEVAL} first, then
-   * the generation request's six phases. In the plain basis, retrieval time would land in the first
+   * the generation request's seven phases. In the plain basis, retrieval time would land in the first
    * generation phase whose milestone is present (connect, or request_write on a reused connection).
    */
   SERVICE_TIME_WITH_RETRIEVAL(LatencyMetric.E2E, List.of(LatencyPhase.RETRIEVAL, LatencyPhase.CONNECT,
-      LatencyPhase.TLS, LatencyPhase.REQUEST_WRITE, LatencyPhase.WAITING, LatencyPhase.FIRST_BYTE_TO_FIRST_TOKEN,
-      LatencyPhase.DECODE)),
+      LatencyPhase.TLS, LatencyPhase.SETTINGS, LatencyPhase.REQUEST_WRITE, LatencyPhase.WAITING,
+      LatencyPhase.FIRST_BYTE_TO_FIRST_TOKEN, LatencyPhase.DECODE)),
 
   /** {@link #RESPONSE_TIME} for a pipeline target: the client queue, retrieval, then generation's phases. */
   RESPONSE_TIME_WITH_RETRIEVAL(LatencyMetric.E2E_FROM_INTENDED, List.of(LatencyPhase.values()));

@@ -33,7 +33,14 @@ public enum LatencyPhase {
   TLS("TLS handshake, new TLS connections only"),
 
   /**
-   * End of connection set-up (or send, on a reused connection) → request fully written
+   * HTTP/2's SETTINGS exchange: connection established ({@code CONNECT_END}, the client's preface out) →
+   * the server's SETTINGS ({@code SETTINGS_RECEIVED}), one round trip that a sidecar or gateway in front of
+   * the server can stretch. Zero on HTTP/1.1 and on a reused connection.
+   */
+  SETTINGS("connection established -> server's HTTP/2 SETTINGS, new HTTP/2 connections only"),
+
+  /**
+   * End of connection set-up (the SETTINGS on HTTP/2; or send, on a reused connection) → request fully written
    * ({@code REQUEST_SENT}): acquiring the connection and writing headers and body.
    */
   REQUEST_WRITE("connection ready (or send) -> request written"),

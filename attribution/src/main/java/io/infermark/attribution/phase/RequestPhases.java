@@ -30,6 +30,7 @@ import java.util.function.Function;
  * <tr><td>retrieval (the {@code *_WITH_RETRIEVAL} bases)</td><td>{@link Phase#RETRIEVAL_END}</td></tr>
  * <tr><td>connect</td><td>{@link Phase#SECURE_CONNECT_START} when present, else {@link Phase#CONNECT_END}</td></tr>
  * <tr><td>tls</td><td>{@link Phase#SECURE_CONNECT_END}</td></tr>
+ * <tr><td>settings</td><td>{@link Phase#SETTINGS_RECEIVED} (HTTP/2 only)</td></tr>
  * <tr><td>request_write</td><td>{@link Phase#REQUEST_SENT}</td></tr>
  * <tr><td>waiting</td><td>{@link Phase#RESPONSE_HEADERS_START}</td></tr>
  * <tr><td>first_byte_to_first_token</td><td>the first token-bearing chunk</td></tr>
@@ -42,7 +43,7 @@ import java.util.function.Function;
  * <ul>
  *   <li>An <b>absent</b> milestone is taken to coincide with the previous boundary: its phase has zero
  *       width and its time goes to the next phase whose milestone is present. A pooled connection has
- *       no DNS, connect or TLS milestones, so connect and TLS are zero and acquiring the pooled
+ *       no DNS, connect, TLS or SETTINGS milestones, so connect, TLS and SETTINGS are zero and acquiring the pooled
  *       connection counts as request_write; a target that reports no response-header milestone puts
  *       the server's time to first byte into first_byte_to_first_token.
  *   <li>An <b>out-of-order</b> milestone (earlier than a boundary before it) is moved up to that
@@ -141,6 +142,7 @@ public final class RequestPhases {
       case CONNECT -> c.offsetNanos(Phase.SECURE_CONNECT_START).orElse(c.offsetNanos(Phase.CONNECT_END)
           .orElse(Long.MIN_VALUE));
       case TLS -> c.offsetNanos(Phase.SECURE_CONNECT_END).orElse(Long.MIN_VALUE);
+      case SETTINGS -> c.offsetNanos(Phase.SETTINGS_RECEIVED).orElse(Long.MIN_VALUE);
       case REQUEST_WRITE -> c.offsetNanos(Phase.REQUEST_SENT).orElse(Long.MIN_VALUE);
       case WAITING -> c.offsetNanos(Phase.RESPONSE_HEADERS_START).orElse(Long.MIN_VALUE);
       case FIRST_BYTE_TO_FIRST_TOKEN -> r.chunks().firstTokenOffsetNanos().getAsLong();

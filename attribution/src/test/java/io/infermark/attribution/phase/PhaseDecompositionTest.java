@@ -55,7 +55,7 @@ class PhaseDecompositionTest {
     PhaseBreakdown mean = d.mean();
 
     assertThat(mean.requestCount()).isEqualTo(10);
-    assertThat(mean.meanMillis()).containsExactly(new double[] {0, 0, 1, 14.6, 2, 37.4}, within(1e-12));
+    assertThat(mean.meanMillis()).containsExactly(new double[] {0, 0, 0, 1, 14.6, 2, 37.4}, within(1e-12));
     assertThat(mean.meanTotalMillis()).isEqualTo(55.0);
     assertThat(mean.totalSumNanos()).isEqualTo(ms(550));
     long sum = 0;
@@ -83,7 +83,7 @@ class PhaseDecompositionTest {
 
     assertThat(p80.thresholdMillis()).hasValue(82.0);
     assertThat(p80.requestCount()).isEqualTo(2);
-    assertThat(p80.meanMillis()).containsExactly(new double[] {0, 0, 1, 65, 2, 27}, within(1e-12));
+    assertThat(p80.meanMillis()).containsExactly(new double[] {0, 0, 0, 1, 65, 2, 27}, within(1e-12));
     assertThat(p80.meanTotalMillis()).isEqualTo(95.0);
     assertThat(p80.share(LatencyPhase.WAITING)).isCloseTo(65.0 / 95, within(1e-15));
     assertThat(p80.ranking().get(0)).isEqualTo(LatencyPhase.WAITING);
@@ -91,7 +91,7 @@ class PhaseDecompositionTest {
     // Linear P99 is 99.1: only request 10.
     PhaseBreakdown p99 = d.atOrAbovePercentile(0.99);
     assertThat(p99.requestCount()).isEqualTo(1);
-    assertThat(p99.meanMillis()).containsExactly(new double[] {0, 0, 1, 70, 2, 27}, within(1e-12));
+    assertThat(p99.meanMillis()).containsExactly(new double[] {0, 0, 0, 1, 70, 2, 27}, within(1e-12));
     assertThat(d.atOrAbovePercentile(1).requestCount()).isEqualTo(1);
     assertThat(d.atOrAbovePercentile(0).meanMillis()).containsExactly(d.mean().meanMillis());
   }
@@ -103,7 +103,7 @@ class PhaseDecompositionTest {
     assertThat(d.mean().meanMillis(LatencyPhase.CLIENT_QUEUE)).isCloseTo(0.4, within(1e-12));
     assertThat(d.mean().meanTotalMillis()).isCloseTo(55.4, within(1e-12));
     assertThat(d.atOrAbovePercentile(0.99).meanMillis())
-        .containsExactly(new double[] {4, 0, 0, 1, 70, 2, 27}, within(1e-12));
+        .containsExactly(new double[] {4, 0, 0, 0, 1, 70, 2, 27}, within(1e-12));
   }
 
   @Test
@@ -157,6 +157,7 @@ class PhaseDecompositionTest {
         "|---------------------------|--------:|------:|---------:|------:|",
         "| connect                   |   0.000 |  0.0% |    0.000 |  0.0% |",
         "| tls                       |   0.000 |  0.0% |    0.000 |  0.0% |",
+        "| settings                  |   0.000 |  0.0% |    0.000 |  0.0% |",
         "| request_write             |   1.000 |  1.8% |    1.000 |  1.1% |",
         "| waiting                   |  14.600 | 26.5% |   65.000 | 68.4% |",
         "| first_byte_to_first_token |   2.000 |  3.6% |    2.000 |  2.1% |",
@@ -173,7 +174,8 @@ class PhaseDecompositionTest {
     assertThat(d.toString()).isEqualTo(
         "PhaseDecomposition[service_time, 10 requests (3 skipped), mean 55.000 ms, top decode]");
     assertThat(d.atOrAbovePercentile(0.8).toString()).isEqualTo("PhaseBreakdown[>=P80 service_time (E2E >= 82.000 ms), "
-        + "2 requests, mean 95.000 ms, connect 0.000 ms (0.0%), tls 0.000 ms (0.0%), request_write 1.000 ms (1.1%), "
-        + "waiting 65.000 ms (68.4%), first_byte_to_first_token 2.000 ms (2.1%), decode 27.000 ms (28.4%)]");
+        + "2 requests, mean 95.000 ms, connect 0.000 ms (0.0%), tls 0.000 ms (0.0%), settings 0.000 ms (0.0%), "
+        + "request_write 1.000 ms (1.1%), waiting 65.000 ms (68.4%), first_byte_to_first_token 2.000 ms (2.1%), "
+        + "decode 27.000 ms (28.4%)]");
   }
 }

@@ -14,6 +14,7 @@ import static io.infermark.core.capture.Phase.REQUEST_SENT;
 import static io.infermark.core.capture.Phase.RESPONSE_HEADERS_END;
 import static io.infermark.core.capture.Phase.RESPONSE_HEADERS_START;
 import static io.infermark.core.capture.Phase.SECURE_CONNECT_END;
+import static io.infermark.core.capture.Phase.SETTINGS_RECEIVED;
 import static io.infermark.core.capture.Phase.SECURE_CONNECT_START;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -55,14 +56,15 @@ class RequestPhasesTest {
   void newTlsConnectionSplitsIntoEveryPhaseByHand() {
     RequestPhases p = RequestPhases.of(tlsStreamed(), LatencyBasis.SERVICE_TIME);
 
-    // connect: send -> TLS start 3; tls 3 -> 8; request write 8 -> 9 (connect end, acquisition, writing);
+    // connect: send -> TLS start 3; tls 3 -> 8; no SETTINGS (HTTP/1.1); request write 8 -> 9 (connect end,
+    // acquisition, writing);
     // waiting 9 -> 50; first byte -> first token 50 -> 60; decode 60 -> 80.
-    assertThat(p.nanos()).containsExactly(ms(3), ms(5), ms(1), ms(41), ms(10), ms(20));
-    assertThat(p.millis()).containsExactly(3.0, 5.0, 1.0, 41.0, 10.0, 20.0);
+    assertThat(p.nanos()).containsExactly(ms(3), ms(5), 0, ms(1), ms(41), ms(10), ms(20));
+    assertThat(p.millis()).containsExactly(3.0, 5.0, 0.0, 1.0, 41.0, 10.0, 20.0);
     assertThat(p.totalNanos()).isEqualTo(ms(80));
     assertThat(p.millis(LatencyPhase.WAITING)).isEqualTo(41.0);
-    assertThat(p.phases()).containsExactly(LatencyPhase.CONNECT, LatencyPhase.TLS, LatencyPhase.REQUEST_WRITE,
-        LatencyPhase.WAITING, LatencyPhase.FIRST_BYTE_TO_FIRST_TOKEN, LatencyPhase.DECODE);
+    assertThat(p.phases()).containsExactly(LatencyPhase.CONNECT, LatencyPhase.TLS, LatencyPhase.SETTINGS,
+        LatencyPhase.REQUEST_WRITE, LatencyPhase.WAITING, LatencyPhase.FIRST_BYTE_TO_FIRST_TOKEN, LatencyPhase.DECODE);
     assertThat(p.index()).isEqualTo(3);
   }
 
@@ -70,7 +72,7 @@ class RequestPhasesTest {
   void responseTimeAddsTheScheduleLagAsClientQueue() {
     RequestPhases p = RequestPhases.of(tlsStreamed(), LatencyBasis.RESPONSE_TIME);
 
-    assertThat(p.nanos()).containsExactly(ms(5), ms(3), ms(5), ms(1), ms(41), ms(10), ms(20));
+    assertThat(p.nanos()).containsExactly(ms(5), ms(3), ms(5), 0, ms(1), ms(41), ms(10), ms(20));
     assertThat(p.totalNanos()).isEqualTo(ms(85));
     assertThat(p.millis(LatencyPhase.CLIENT_QUEUE)).isEqualTo(5.0);
   }
@@ -103,8 +105,22 @@ class RequestPhasesTest {
 
     RequestPhases p = RequestPhases.of(r, LatencyBasis.SERVICE_TIME);
 
-    assertThat(p.nanos()).containsExactly(0, 0, ms(0.5), ms(29.5), ms(0.4), 0);
+    assertThat(p.nanos()).containsExactly(0, 0, 0, ms(0.5), ms(29.5), ms(0.4), 0);
     assertThat(p.totalNanos()).isEqualTo(ms(30.4));
+  }
+
+  @Test
+  void anHttp2ConnectionPutsTheSettingsRoundTripInItsOwnPhase() {
+    // h2 over TLS: TCP 0 -> 3, TLS 3 -> 8, connection established at 8 (the preface goes out), the server's
+    // SETTINGS at 10.5, the stream opened and written by 11, headers at 40
+    RequestRecord r = record(0, 0, 0, at(CONNECT_START, 0, SECURE_CONNECT_START, 3, SECURE_CONNECT_END, 8,
+        CONNECT_END, 8, SETTINGS_RECEIVED, 10.5, CONNECTION_ACQUIRED, 10.6, REQUEST_SENT, 11,
+        RESPONSE_HEADERS_START, 40), content(45, 60));
+
+    RequestPhases p = RequestPhases.of(r, LatencyBasis.SERVICE_TIME);
+    assertThat(p.nanos()).containsExactly(ms(3), ms(5), ms(2.5), ms(0.5), ms(29), ms(5), ms(15));
+    assertThat(p.millis(LatencyPhase.SETTINGS)).isEqualTo(2.5);
+    assertThat(r.phases().settingsNanos()).hasValue(ms(2.5));
   }
 
   @Test
@@ -113,7 +129,7 @@ class RequestPhasesTest {
         REQUEST_SENT, 2.5, RESPONSE_HEADERS_START, 10), content(15, 25));
 
     assertThat(RequestPhases.of(r, LatencyBasis.SERVICE_TIME).nanos())
-        .containsExactly(ms(2), 0, ms(0.5), ms(7.5), ms(5), ms(10));
+        .containsExactly(ms(2), 0, 0, ms(0.5), ms(7.5), ms(5), ms(10));
   }
 
   @Test
@@ -122,14 +138,14 @@ class RequestPhasesTest {
     RequestRecord r = record(0, 0, 0, at(REQUEST_SENT, 1), content(20, 30));
 
     assertThat(RequestPhases.of(r, LatencyBasis.SERVICE_TIME).nanos())
-        .containsExactly(0, 0, ms(1), 0, ms(19), ms(10));
+        .containsExactly(0, 0, 0, ms(1), 0, ms(19), ms(10));
   }
 
   @Test
   void noMilestonesAtAllPutsSendToFirstTokenInFirstByteToFirstToken() {
     RequestRecord r = record(0, 0, 0, Map.of(), content(12, 40));
 
-    assertThat(RequestPhases.of(r, LatencyBasis.SERVICE_TIME).nanos()).containsExactly(0, 0, 0, 0, ms(12), ms(28));
+    assertThat(RequestPhases.of(r, LatencyBasis.SERVICE_TIME).nanos()).containsExactly(0, 0, 0, 0, 0, ms(12), ms(28));
   }
 
   @Test
@@ -140,7 +156,7 @@ class RequestPhasesTest {
     RequestPhases p = RequestPhases.of(r, LatencyBasis.SERVICE_TIME);
 
     // request_write keeps 0 -> 12; waiting and first byte -> first token collapse to zero; decode 12 -> 20.
-    assertThat(p.nanos()).containsExactly(0, 0, ms(12), 0, 0, ms(8));
+    assertThat(p.nanos()).containsExactly(0, 0, 0, ms(12), 0, 0, ms(8));
     assertThat(Arrays.stream(p.nanos()).sum()).isEqualTo(ms(20));
   }
 
@@ -148,7 +164,7 @@ class RequestPhasesTest {
   void milestoneAfterTheLastTokenIsMovedBackToIt() {
     RequestRecord r = record(0, 0, 0, at(REQUEST_SENT, 1, RESPONSE_HEADERS_START, 25), content(5, 20));
 
-    assertThat(RequestPhases.of(r, LatencyBasis.SERVICE_TIME).nanos()).containsExactly(0, 0, ms(1), ms(19), 0, 0);
+    assertThat(RequestPhases.of(r, LatencyBasis.SERVICE_TIME).nanos()).containsExactly(0, 0, 0, ms(1), ms(19), 0, 0);
   }
 
   @Test
@@ -158,7 +174,7 @@ class RequestPhasesTest {
 
     RequestPhases p = RequestPhases.of(r, LatencyBasis.RESPONSE_TIME);
 
-    assertThat(p.nanos()).containsExactly(0, 0, 0, 0, ms(9), ms(5), ms(5));
+    assertThat(p.nanos()).containsExactly(0, 0, 0, 0, 0, ms(9), ms(5), ms(5));
     assertThat(p.totalMillis()).isEqualTo(LatencyMetric.E2E_FROM_INTENDED.valuesMillis(r)[0]).isEqualTo(19.0);
   }
 
@@ -215,15 +231,15 @@ class RequestPhasesTest {
   void extractorGivesMillisInLabelOrder() {
     var extract = RequestPhases.extractor(LatencyBasis.RESPONSE_TIME);
 
-    assertThat(extract.apply(tlsStreamed())).containsExactly(5.0, 3.0, 5.0, 1.0, 41.0, 10.0, 20.0);
-    assertThat(LatencyBasis.RESPONSE_TIME.labels()).containsExactly("client_queue", "connect", "tls",
+    assertThat(extract.apply(tlsStreamed())).containsExactly(5.0, 3.0, 5.0, 0.0, 1.0, 41.0, 10.0, 20.0);
+    assertThat(LatencyBasis.RESPONSE_TIME.labels()).containsExactly("client_queue", "connect", "tls", "settings",
         "request_write", "waiting", "first_byte_to_first_token", "decode");
   }
 
   @Test
   void toStringIsOneLineWithEveryPhase() {
     assertThat(RequestPhases.of(tlsStreamed(), LatencyBasis.SERVICE_TIME).toString()).isEqualTo(
-        "RequestPhases[#3 service_time 80.000 ms: connect 3.000, tls 5.000, request_write 1.000, waiting 41.000, "
-            + "first_byte_to_first_token 10.000, decode 20.000]");
+        "RequestPhases[#3 service_time 80.000 ms: connect 3.000, tls 5.000, settings 0.000, request_write 1.000, "
+            + "waiting 41.000, first_byte_to_first_token 10.000, decode 20.000]");
   }
 }

@@ -116,15 +116,19 @@ public final class ConnectionPhases {
   }
 
   /**
-   * Duration of the HTTP/2 SETTINGS exchange: from the end of TLS (or of TCP on cleartext h2c) to the
-   * server's SETTINGS, if a new HTTP/2 connection was made.
+   * Duration of the HTTP/2 SETTINGS exchange: from the connection being established
+   * ({@link Phase#CONNECT_END}: TCP, and TLS when there is TLS), when the client's preface goes out, to
+   * the server's SETTINGS, if a new HTTP/2 connection was made.
    */
   public OptionalLong settingsNanos() {
     long settings = get(Phase.SETTINGS_RECEIVED.ordinal());
     if (settings < 0) {
       return OptionalLong.empty();
     }
-    long from = get(Phase.SECURE_CONNECT_END.ordinal());
+    long from = get(Phase.CONNECT_END.ordinal());
+    if (from < 0) {
+      from = get(Phase.SECURE_CONNECT_END.ordinal());
+    }
     if (from < 0) {
       from = get(Phase.CONNECT_START.ordinal());
     }

@@ -26,12 +26,16 @@ public enum Phase {
    */
   SECURE_CONNECT_END,
   /**
+   * The connection (TCP, and TLS when there is TLS) is established. On HTTP/2 the client's preface goes
+   * out now and the SETTINGS exchange follows ({@link #SETTINGS_RECEIVED}).
+   */
+  CONNECT_END,
+  /**
    * HTTP/2 only: the server's SETTINGS frame arrived, one round trip after the client's connection
-   * preface; the connection can carry streams from here. Absent on HTTP/1.1.
+   * preface (sent at {@link #CONNECT_END}); the connection can carry streams from here. Absent on
+   * HTTP/1.1 and on a reused connection.
    */
   SETTINGS_RECEIVED,
-  /** The connection (TCP, TLS and, on HTTP/2, the SETTINGS exchange) is established. */
-  CONNECT_END,
   /**
    * A connection (new or pooled) was assigned to the request; on HTTP/2, a stream on a connection
    * was opened for it (later than {@link #CONNECT_END} when it waited for a connection another

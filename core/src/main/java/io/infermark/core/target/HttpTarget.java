@@ -267,12 +267,26 @@ public abstract class HttpTarget implements Target {
     transport.close();
   }
 
+  /**
+   * One line: protocol, URL, model, transport, and on HTTP/2 the SETTINGS each server announced (known once a
+   * connection was made; the run's result keeps this description, so its SETTINGS are on the run).
+   */
   @Override
   public String toString() {
     return getClass().getSimpleName() + "[" + protocolName() + " " + url()
         + (model.isEmpty() ? "" : ", model " + model) + ", " + transport.name()
         + (apiKey.isEmpty() ? "" : ", api key ***") + (maxRedirects > 0 ? ", follows redirects" : "")
-        + (transport.insecureTls() ? ", INSECURE TLS" : "") + "]";
+        + (transport.insecureTls() ? ", INSECURE TLS" : "") + http2Settings() + "]";
+  }
+
+  /** What the HTTP/2 servers announced, for the run's record of its target; empty on HTTP/1.1. */
+  private String http2Settings() {
+    if (!(transport instanceof NettyTransport n) || n.http2Settings().isEmpty()) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder();
+    n.http2Settings().forEach(x -> b.append(", server ").append(x));
+    return b.toString();
   }
 
   /**

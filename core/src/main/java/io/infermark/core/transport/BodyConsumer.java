@@ -17,4 +17,12 @@ public interface BodyConsumer {
 
   /** The body ended (end of message) at {@code nanoTime}; not called after {@link #onBytes} returned true. */
   void onEnd(long nanoTime);
+
+  /**
+   * The response's trailer fields arrived at {@code nanoTime}, after the last body bytes and just
+   * before {@link #onEnd}: on HTTP/2 a HEADERS frame after the DATA, which is where gRPC puts its
+   * {@code grpc-status}. Not called when the consumer said it was done, nor for a response without
+   * trailers. The default ignores them.
+   */
+  default void onTrailers(ResponseHead trailers, long nanoTime) {}
 }

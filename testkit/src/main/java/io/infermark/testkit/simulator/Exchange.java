@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One request received by the {@link NioHttpServer} (HTTP/1.1) or the {@link NettyH2Server} (h2c) and its response: the request's
+ * One request received by the {@link NettyHttp1Server} (HTTP/1.1) or the {@link NettyH2Server} (h2c) and its response: the request's
  * method, path, headers and body, and the calls that write the response to the connection.
  *
  * <p>Writes never block: what the socket does not take at once is queued on the connection and
@@ -19,6 +19,11 @@ import java.util.List;
  * off with {@link #abort()}, which closes the connection.
  */
 final class Exchange {
+
+  /** Serves one request; runs on the server's executor. Throwing closes the connection (HTTP/2: resets the stream). */
+  interface Handler {
+    void handle(Exchange exchange) throws IOException;
+  }
 
   /** Where an exchange's response bytes go: an HTTP/1.1 connection, or one HTTP/2 stream. */
   interface Wire {
@@ -159,7 +164,7 @@ final class Exchange {
       return;
     }
     StringBuilder head = new StringBuilder(160).append("HTTP/1.1 ").append(status).append(' ')
-        .append(NioHttpServer.reason(status)).append("\r\n");
+        .append(NettyHttp1Server.reason(status)).append("\r\n");
     for (String[] h : responseHeaders) {
       head.append(h[0]).append(": ").append(h[1]).append("\r\n");
     }

@@ -21,6 +21,9 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2FrameAdapter;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.AsciiString;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.ByteArrayOutputStream;
@@ -42,15 +45,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The simulator's HTTP/2 front end: h2c with prior knowledge on Netty's HTTP/2 codec, serving the
- * same {@link NioHttpServer.Handler} (the router, the engine, the ground-truth timelines and the
+ * The simulator's HTTP/2 front end: h2c with prior knowledge, or h2 over TLS (ALPN, with HTTP/1.1 for
+ * clients that choose it), on Netty's HTTP/2 codec, serving the
+ * same {@link Exchange.Handler} (the router, the engine, the ground-truth timelines and the
  * faults) as the HTTP/1.1 server. One I/O thread reads every connection and assembles each stream's
  * request; the handler runs on the executor, and response frames are written on the I/O thread
  * from whichever thread produced them. A fault that drops a connection mid-response resets the
  * stream (RST_STREAM INTERNAL_ERROR), HTTP/2's way of cutting one response off.
  *
  * <p>Limits: 100 concurrent streams per connection (announced in SETTINGS), a request body of at most
- * {@link NioHttpServer#MAX_BODY_BYTES} (larger ones are answered 413), 64 KiB of request headers.
+ * {@link NettyHttp1Server#MAX_BODY_BYTES} (larger ones are answered 413), 64 KiB of request headers.
  */
 final class NettyH2Server implements AutoCloseable {
 
@@ -60,11 +64,14 @@ final class NettyH2Server implements AutoCloseable {
   private final MultiThreadIoEventLoopGroup group;
   private final Channel listener;
   private final InetSocketAddress address;
-  private final NioHttpServer.Handler handler;
+  private final Exchange.Handler handler;
   private final ExecutorService executor;
+  /** HTTP/1.1 behind TLS, for clients that chose it by ALPN; null without TLS. */
+  private final NettyHttp1Server.Http1Pipeline http1;
 
-  private NettyH2Server(MultiThreadIoEventLoopGroup group, Channel listener, NioHttpServer.Handler handler,
-      ExecutorService executor) {
+  private NettyH2Server(MultiThreadIoEventLoopGroup group, Channel listener, Exchange.Handler handler,
+      ExecutorService executor, NettyHttp1Server.Http1Pipeline http1) {
+    this.http1 = http1;
     this.group = group;
     this.listener = listener;
     this.address = (InetSocketAddress) listener.localAddress();
@@ -77,27 +84,55 @@ final class NettyH2Server implements AutoCloseable {
    *
    * @throws IOException if the address cannot be bound
    */
-  static NettyH2Server start(InetSocketAddress address, int backlog, NioHttpServer.Handler handler,
+  static NettyH2Server start(InetSocketAddress address, int backlog, Exchange.Handler handler,
       ExecutorService executor) throws IOException {
+    return start(address, backlog, handler, executor, null);
+  }
+
+  /**
+   * Binds {@code address} and starts the I/O thread; with {@code tls}, connections are TLS and ALPN chooses
+   * h2 or http/1.1 (served by {@link NettyHttp1Server.Http1Pipeline} on the same thread).
+   *
+   * @throws IOException if the address cannot be bound
+   */
+  static NettyH2Server start(InetSocketAddress address, int backlog, Exchange.Handler handler,
+      ExecutorService executor, SslContext tls) throws IOException {
     MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, r -> {
       Thread t = new FastThreadLocalThread(r, "infermark-sim-h2");
       t.setDaemon(true);
       return t;
     }, NioIoHandler.newFactory());
     NettyH2Server[] self = new NettyH2Server[1];
+    NettyHttp1Server.Http1Pipeline http1 = tls == null ? null
+        : new NettyHttp1Server.Http1Pipeline(handler, executor, group.next());
     ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
         .option(ChannelOption.SO_BACKLOG, backlog)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {
-            StreamAssembler assembler = new StreamAssembler(self[0]);
-            ch.pipeline().addLast(new Handler.Builder(assembler).build());
+            if (tls == null) {
+              ch.pipeline().addLast(new Handler.Builder(new StreamAssembler(self[0])).build());
+              return;
+            }
+            ch.pipeline().addLast(tls.newHandler(ch.alloc()), new ApplicationProtocolNegotiationHandler(
+                ApplicationProtocolNames.HTTP_1_1) {
+              @Override
+              protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
+                if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
+                  ctx.pipeline().addLast(new Handler.Builder(new StreamAssembler(self[0])).build());
+                } else if (ApplicationProtocolNames.HTTP_1_1.equals(protocol)) {
+                  http1.install(ctx.channel());
+                } else {
+                  ctx.close();
+                }
+              }
+            });
           }
         });
     try {
       Channel ch = b.bind(address).sync().channel();
-      self[0] = new NettyH2Server(group, ch, handler, executor);
+      self[0] = new NettyH2Server(group, ch, handler, executor, http1);
       return self[0];
     } catch (Exception e) {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -112,7 +147,14 @@ final class NettyH2Server implements AutoCloseable {
   /** Stops accepting and closes every connection (ongoing exchanges learn they lost it); idempotent. */
   @Override
   public void close() {
-    listener.close();
+    listener.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    if (http1 != null && !group.isShuttingDown()) {
+      try {
+        group.next().submit(http1::loseAll).awaitUninterruptibly(5, TimeUnit.SECONDS);
+      } catch (RejectedExecutionException e) {
+        // already stopping
+      }
+    }
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
   }
 
@@ -165,7 +207,7 @@ final class NettyH2Server implements AutoCloseable {
         server(true);
         frameListener(assembler);
         initialSettings(new Http2Settings().maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
-            .maxHeaderListSize(NioHttpServer.MAX_HEAD_BYTES));
+            .maxHeaderListSize(NettyHttp1Server.MAX_HEAD_BYTES));
       }
 
       @Override
@@ -272,7 +314,7 @@ final class NettyH2Server implements AutoCloseable {
       if (body == null) {
         body = new ByteArrayOutputStream(Math.max(256, data.readableBytes()));
       }
-      if (body.size() + data.readableBytes() > NioHttpServer.MAX_BODY_BYTES) {
+      if (body.size() + data.readableBytes() > NettyHttp1Server.MAX_BODY_BYTES) {
         tooLarge = true;
         body = null;
         return;
@@ -306,13 +348,22 @@ final class NettyH2Server implements AutoCloseable {
         head(400);
         return;
       }
+      boolean grpc = GrpcInferenceService.isGrpc(requestHeaders);
       if (tooLarge) {
-        head(413);
+        if (grpc) {
+          trailersOnly(8, "request message larger than " + NettyHttp1Server.MAX_BODY_BYTES + " bytes"); // RESOURCE_EXHAUSTED
+        } else {
+          head(413);
+        }
         return;
       }
       byte[] bytes = body == null ? new byte[0] : body.toByteArray();
       body = null;
-      Exchange ex = new Exchange(this, method, path, query, headers, bytes, true, conn.readAt);
+      Exchange ex = grpc ? GrpcInferenceService.exchange(this, path, headers, bytes, conn.readAt)
+          : new Exchange(this, method, path, query, headers, bytes, true, conn.readAt);
+      if (ex == null) {
+        return; // a gRPC call answered at once
+      }
       exchange = ex;
       try {
         conn.server.executor.execute(() -> conn.server.serve(ex, this));
@@ -328,6 +379,48 @@ final class NettyH2Server implements AutoCloseable {
       conn.handler.encoder().writeHeaders(conn.ctx, id, h, 0, true, conn.ctx.newPromise());
       conn.ctx.flush();
       conn.streams.remove(id);
+    }
+
+    /** A gRPC response's HEADERS: status 200 and the gRPC content type, the body to follow. */
+    void grpcHeaders() throws IOException {
+      DefaultHttp2Headers h = new DefaultHttp2Headers();
+      h.status("200");
+      h.add(AsciiString.of("content-type"), "application/grpc");
+      run(() -> {
+        conn.handler.encoder().writeHeaders(conn.ctx, id, h, 0, false, conn.ctx.newPromise());
+        conn.ctx.flush();
+      });
+    }
+
+    /** A gRPC call's trailers (after its headers and messages), ending the stream. */
+    void trailers(int code, String message) throws IOException {
+      Http2Headers h = GrpcInferenceService.trailers(code, message);
+      run(() -> {
+        conn.handler.encoder().writeHeaders(conn.ctx, id, h, 0, true, conn.ctx.newPromise());
+        conn.ctx.flush();
+        conn.streams.remove(id);
+      });
+    }
+
+    /** A gRPC call answered by one HEADERS frame: status 200, the gRPC content type and the trailers' fields. */
+    void trailersOnly(int code, String message) {
+      Http2Headers h = GrpcInferenceService.trailers(code, message);
+      h.status("200");
+      h.add(AsciiString.of("content-type"), "application/grpc");
+      try {
+        run(() -> {
+          conn.handler.encoder().writeHeaders(conn.ctx, id, h, 0, true, conn.ctx.newPromise());
+          conn.ctx.flush();
+          conn.streams.remove(id);
+        });
+      } catch (IOException e) {
+        log.debug("stream {} already gone: {}", id, e.getMessage());
+      }
+    }
+
+    /** Runs {@code task} on the connection's I/O thread after {@code delayNanos}. */
+    void schedule(Runnable task, long delayNanos) {
+      conn.loop().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
     }
 
     void lost() {

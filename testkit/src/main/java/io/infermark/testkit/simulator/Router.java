@@ -13,7 +13,7 @@ import java.io.OutputStream;
  * answered here; anything else is a 404 (unknown path) or 405 (known path, wrong method) in
  * OpenAI's error shape.
  */
-final class Router implements NioHttpServer.Handler {
+final class Router implements Exchange.Handler {
 
   private static final String TIMELINES = "/simulator/timelines";
   private static final String TRITON_MODELS = "/v2/models/";

@@ -61,10 +61,14 @@ public final class Simulator implements AutoCloseable {
   private final TimelineStore timelines;
   private final ServingModel model;
   private final String baseUrl;
+  /** The TLS port's certificate; null without TLS. */
+  private final SelfSignedCertificate certificate;
   private volatile boolean closed;
 
   private Simulator(SimulatorConfig config, AutoCloseable server, InetSocketAddress bound, SimulatorProtocol protocol,
-      ExecutorService threads, GenerationHandler generation, TimelineStore timelines, ServingModel model) {
+      ExecutorService threads, GenerationHandler generation, TimelineStore timelines, ServingModel model,
+      SelfSignedCertificate certificate) {
+    this.certificate = certificate;
     this.config = config;
     this.server = server;
     this.protocol = protocol;
@@ -76,7 +80,7 @@ public final class Simulator implements AutoCloseable {
     String host = config.host();
     boolean any = host.equals("0.0.0.0") || host.equals("::") || host.equals("0:0:0:0:0:0:0:0");
     String shown = any ? "127.0.0.1" : host.contains(":") ? "[" + host + "]" : host;
-    this.baseUrl = "http://" + shown + ":" + bound.getPort();
+    this.baseUrl = (protocol == SimulatorProtocol.H2 ? "https://" : "http://") + shown + ":" + bound.getPort();
   }
 
   /** Starts a simulator with the default configuration. */
@@ -121,13 +125,19 @@ public final class Simulator implements AutoCloseable {
         metrics, model, timelines);
     AutoCloseable server;
     InetSocketAddress bound;
+    SelfSignedCertificate certificate = null;
     try {
       if (protocol == SimulatorProtocol.H2C) {
         NettyH2Server h2 = NettyH2Server.start(address, ACCEPT_BACKLOG, router, threads);
         server = h2;
         bound = h2.address();
+      } else if (protocol == SimulatorProtocol.H2) {
+        certificate = SelfSignedCertificate.generate();
+        NettyH2Server h2 = NettyH2Server.start(address, ACCEPT_BACKLOG, router, threads, tls(certificate));
+        server = h2;
+        bound = h2.address();
       } else {
-        NioHttpServer h1 = NioHttpServer.start(address, ACCEPT_BACKLOG, router, threads);
+        NettyHttp1Server h1 = NettyHttp1Server.start(address, ACCEPT_BACKLOG, router, threads);
         server = h1;
         bound = h1.address();
       }
@@ -137,7 +147,8 @@ public final class Simulator implements AutoCloseable {
       throw new UncheckedIOException("could not bind the simulator to " + config.host() + ":" + config.port()
           + "; choose another port or 0 for an ephemeral one", e);
     }
-    Simulator simulator = new Simulator(config, server, bound, protocol, threads, generation, timelines, model);
+    Simulator simulator = new Simulator(config, server, bound, protocol, threads, generation, timelines, model,
+        certificate);
     simulator.warmUpHttp();
     log.info("simulator started at {} ({})", simulator.baseUrl, config);
     return simulator;
@@ -159,6 +170,33 @@ public final class Simulator implements AutoCloseable {
     } catch (IOException e) {
       log.debug("simulator warm-up request failed; the first request may be slow", e);
     }
+  }
+
+  /** TLS for the h2 port: the certificate, the cipher suites HTTP/2 allows, ALPN offering h2 then http/1.1. */
+  private static io.netty.handler.ssl.SslContext tls(SelfSignedCertificate certificate) {
+    try {
+      return io.netty.handler.ssl.SslContextBuilder.forServer(certificate.keyManagerFactory())
+          .ciphers(io.netty.handler.codec.http2.Http2SecurityUtil.CIPHERS,
+              io.netty.handler.ssl.SupportedCipherSuiteFilter.INSTANCE)
+          .applicationProtocolConfig(new io.netty.handler.ssl.ApplicationProtocolConfig(
+              io.netty.handler.ssl.ApplicationProtocolConfig.Protocol.ALPN,
+              io.netty.handler.ssl.ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+              io.netty.handler.ssl.ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+              io.netty.handler.ssl.ApplicationProtocolNames.HTTP_2,
+              io.netty.handler.ssl.ApplicationProtocolNames.HTTP_1_1))
+          .build();
+    } catch (javax.net.ssl.SSLException e) {
+      throw new IllegalStateException("cannot set up the simulator's TLS: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Trust in this simulator's self-signed certificate ({@link SimulatorProtocol#H2}), for a client that
+   * verifies TLS, e.g. {@code NettyTransport.builder().trustManagerFactory(sim.trustManagerFactory().get())};
+   * the certificate names {@code localhost} and {@code 127.0.0.1}. Empty without TLS.
+   */
+  public java.util.Optional<javax.net.ssl.TrustManagerFactory> trustManagerFactory() {
+    return certificate == null ? java.util.Optional.empty() : java.util.Optional.of(certificate.trustManagerFactory());
   }
 
   private static InetAddress address(String host) {

@@ -30,6 +30,9 @@ public final class SimulatorMain {
       "  --reasoning-tokens N     leading reasoning tokens of chat responses (default 0)",
       "  --max-model-len N        context length; prompt + max_tokens beyond it is a 400 (default 131072)",
       "  --timeline-retention N   finished timelines kept for /simulator/timelines (default 100000)",
+      "  --protocol P             http1 (default) | h2c: cleartext HTTP/2 with prior knowledge, which also serves",
+      "                           gRPC inference.GRPCInferenceService/ModelStreamInfer | h2: TLS with a self-signed",
+      "                           certificate (clients: --insecure), ALPN h2 or http/1.1, gRPC on h2",
       " fixed profile only:",
       "  --ttft-ms X  --itl-ms X  --max-concurrency N",
       " engine profile overrides (costs in ms):",
@@ -59,19 +62,35 @@ public final class SimulatorMain {
   public static void main(String[] args) throws InterruptedException {
     PrintStream out = System.out;
     SimulatorConfig config;
+    SimulatorProtocol protocol = SimulatorProtocol.HTTP_1_1;
     try {
       if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
         out.println(USAGE);
         return;
       }
-      config = parse(args);
+      java.util.List<String> rest = new java.util.ArrayList<>(java.util.List.of(args));
+      int at = rest.indexOf("--protocol");
+      if (at >= 0) {
+        if (at + 1 >= rest.size()) {
+          throw new IllegalArgumentException("--protocol needs a value: http1, h2c or h2");
+        }
+        protocol = switch (rest.get(at + 1)) {
+          case "http1" -> SimulatorProtocol.HTTP_1_1;
+          case "h2c" -> SimulatorProtocol.H2C;
+          case "h2" -> SimulatorProtocol.H2;
+          default -> throw new IllegalArgumentException("--protocol must be http1, h2c or h2, was "
+              + rest.get(at + 1));
+        };
+        rest.subList(at, at + 2).clear();
+      }
+      config = parse(rest.toArray(new String[0]));
     } catch (IllegalArgumentException e) {
       System.err.println("infermark-simulator: " + e.getMessage());
       System.err.println(USAGE);
       System.exit(2);
       return;
     }
-    Simulator sim = Simulator.start(config);
+    Simulator sim = Simulator.start(config, protocol);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       sim.close();

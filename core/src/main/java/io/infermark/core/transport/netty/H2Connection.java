@@ -85,6 +85,11 @@ final class H2Connection extends Http2FrameAdapter {
   private int idleGeneration;
   /** The server's GOAWAY, for messages: its error code and debug text; null before one. */
   private String goAwayReason;
+  /** When the socket was last read ({@link System#nanoTime()}), for the keepalive PING. */
+  private long lastReadNanos;
+  /** The payload of the keepalive PING awaiting its ACK; 0 when none is. */
+  private long pingOutstanding;
+  private long pingsSent;
 
   H2Connection(H2Pool pool) {
     this.pool = pool;
@@ -177,7 +182,8 @@ final class H2Connection extends Http2FrameAdapter {
       return;
     }
     if (ssl == null) {
-      return; // the SETTINGS exchange is under way
+      opener.phase(Phase.CONNECT_END, clock.nanoTime()); // TCP is up: the preface is out, the SETTINGS exchange under way
+      return;
     }
     opener.phase(Phase.SECURE_CONNECT_START, clock.nanoTime());
     ssl.handshakeFuture().addListener((Future<Channel> hf) -> guarded(() -> handshaken(hf)));
@@ -216,6 +222,7 @@ final class H2Connection extends Http2FrameAdapter {
       channel.close();
       return;
     }
+    opener.phase(Phase.CONNECT_END, clock.nanoTime()); // TCP and TLS are up: the SETTINGS exchange starts
     channel.pipeline().addLast("h2", newHandler());
   }
 
@@ -292,9 +299,9 @@ final class H2Connection extends Http2FrameAdapter {
       throw new IllegalStateException(e);
     }
     transport.serverSettings(io.infermark.core.transport.netty.Http2Settings.of(authority, settings));
+    scheduleKeepAlive(transport.pingIntervalNanos());
     if (!opener.isDone()) {
       opener.phase(Phase.SETTINGS_RECEIVED, now);
-      opener.phase(Phase.CONNECT_END, now);
     }
     List<H2Stream> ready = new ArrayList<>(waiting);
     waiting.clear();
@@ -397,8 +404,54 @@ final class H2Connection extends Http2FrameAdapter {
 
   /** A read of the socket returned: every frame decoded from it carries this stamp. */
   void stamp() {
+    lastReadNanos = System.nanoTime();
     if (clock != null) {
       stamp = clock.nanoTime();
+    }
+  }
+
+  // ---- keepalive ----
+
+  private void scheduleKeepAlive(long delayNanos) {
+    if (delayNanos > 0 && state != State.CLOSED) {
+      pool.loop().schedule(() -> guarded(this::keepAlive), delayNanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /**
+   * The keepalive check: a connection with streams that has read nothing for the interval sends a
+   * PING, whose ACK must come within the timeout; without streams it sends none.
+   */
+  private void keepAlive() {
+    long interval = transport.pingIntervalNanos();
+    if (state == State.CLOSED || !channel.isActive()) {
+      return;
+    }
+    long quiet = System.nanoTime() - lastReadNanos;
+    if (quiet < interval || streams.isEmpty() || pingOutstanding != 0) {
+      scheduleKeepAlive(Math.max(1, interval - (quiet < interval ? quiet : 0)));
+      return;
+    }
+    long payload = ++pingsSent;
+    pingOutstanding = payload;
+    handler.encoder().writePing(ctx, false, payload, ctx.newPromise());
+    channel.flush();
+    long timeout = transport.pingTimeoutNanos();
+    pool.loop().schedule(() -> guarded(() -> {
+      if (pingOutstanding == payload && channel.isActive()) {
+        connectionError = new IOException("keepalive PING not acknowledged within "
+            + TimeUnit.NANOSECONDS.toMillis(timeout) + " ms");
+        LOG.debug("HTTP/2 connection to {}: {}", authority, connectionError.getMessage());
+        close();
+      }
+    }), timeout, TimeUnit.NANOSECONDS);
+    scheduleKeepAlive(interval);
+  }
+
+  @Override
+  public void onPingAckRead(ChannelHandlerContext ctx, long data) {
+    if (data == pingOutstanding) {
+      pingOutstanding = 0;
     }
   }
 
@@ -426,7 +479,8 @@ final class H2Connection extends Http2FrameAdapter {
     long t = stampFor(s);
     if (s.hasResponse()) {
       if (endOfStream) {
-        s.end(t); // trailers
+        s.onTrailers(headers, t);
+        s.end(t);
       }
       return;
     }

@@ -308,6 +308,19 @@ final class H2Stream implements Runnable {
     }
   }
 
+  /** The response's trailers (a HEADERS frame after the response's, ending the stream) arrived at {@code t}. */
+  void onTrailers(Http2Headers trailers, long t) {
+    if (done) {
+      return;
+    }
+    lastProgress = t;
+    try {
+      consumer.onTrailers(name -> lookup(trailers, name), t);
+    } catch (Throwable e) {
+      hostThrew("onTrailers", e);
+    }
+  }
+
   /** The response ended (END_STREAM) in the read stamped {@code t}. */
   void end(long t) {
     if (done) {

@@ -133,6 +133,8 @@ public final class NettyTransport implements Transport {
   private final java.util.function.Supplier<SslContext> h2SslContext;
   private final HttpVersionPolicy httpVersion;
   private final int streamsPerConnection;
+  private final Duration pingInterval;
+  private final Duration pingTimeout;
   private final ConcurrentHashMap<H2Key, H2Pool> h2Pools = new ConcurrentHashMap<>();
   /** TLS servers that chose HTTP/1.1 by ALPN under {@link HttpVersionPolicy#AUTO}. */
   private final Set<PoolKey> http1Hosts = ConcurrentHashMap.newKeySet();
@@ -160,6 +162,8 @@ public final class NettyTransport implements Transport {
     this.sslContext = memoized(() -> sslContext(insecure, trust, List.of()));
     this.httpVersion = b.httpVersion;
     this.streamsPerConnection = b.streamsPerConnection;
+    this.pingInterval = b.pingInterval;
+    this.pingTimeout = b.pingTimeout;
     this.h2SslContext = switch (b.httpVersion) {
       case HTTP_1_1 -> null;
       case HTTP_2 -> memoized(() -> sslContext(insecure, trust, List.of(ApplicationProtocolNames.HTTP_2)));
@@ -383,7 +387,28 @@ public final class NettyTransport implements Transport {
     return "NettyTransport[" + name() + ", ioThreads=" + ioThreads + ", keepAlive=" + keepAlive
         + ", maxIdlePerHost=" + maxIdlePerHost.get() + (customTrust ? ", custom trust" : "")
         + (httpVersion == HttpVersionPolicy.HTTP_1_1 ? "" : ", " + httpVersion + " (" + streamsPerConnection
-        + " streams per connection)") + (insecureTls ? ", INSECURE TLS" : "") + "]";
+        + " streams per connection" + (pingInterval.isZero() ? "" : ", keepalive PING every " + pingInterval
+        + " timeout " + pingTimeout) + ")") + (insecureTls ? ", INSECURE TLS" : "") + "]";
+  }
+
+  /**
+   * The HTTP/2 keepalive PING interval ({@link Builder#http2KeepAlive}); empty when keepalive is off.
+   */
+  public Optional<Duration> http2KeepAliveInterval() {
+    return pingInterval.isZero() ? Optional.empty() : Optional.of(pingInterval);
+  }
+
+  /** How long an HTTP/2 keepalive PING may go unanswered before its connection is closed. */
+  public Duration http2KeepAliveTimeout() {
+    return pingTimeout;
+  }
+
+  long pingIntervalNanos() {
+    return saturatedNanos(pingInterval);
+  }
+
+  long pingTimeoutNanos() {
+    return saturatedNanos(pingTimeout);
   }
 
   // ---- package-private: used by the exchange and connection, and by tests ----
@@ -606,8 +631,33 @@ public final class NettyTransport implements Transport {
     private boolean insecureTls;
     private HttpVersionPolicy httpVersion = HttpVersionPolicy.HTTP_1_1;
     private int streamsPerConnection = 100;
+    private Duration pingInterval = Duration.ZERO;
+    private Duration pingTimeout = Duration.ofSeconds(20);
 
     private Builder() {}
+
+    /**
+     * HTTP/2 keepalive, as gRPC clients configure it ({@code keepalive_time} and
+     * {@code keepalive_timeout}): a connection carrying streams that has read nothing for
+     * {@code interval} sends a PING, and one whose PING is not answered within {@code timeout} is
+     * closed, its streams failing as {@link io.infermark.core.capture.ErrorCategory#RESET} with a
+     * message naming the keepalive. Off by default (a zero interval), as in grpc-java and Triton's
+     * client. A connection without streams sends none ({@code permit_without_calls} off), and servers
+     * answer too-frequent PINGs with GOAWAY {@code ENHANCE_YOUR_CALM} (Triton and gRPC servers allow
+     * one per 5 minutes by default without data), so keep {@code interval} above what the server
+     * permits.
+     */
+    public Builder http2KeepAlive(Duration interval, Duration timeout) {
+      Objects.requireNonNull(interval, "interval");
+      Objects.requireNonNull(timeout, "timeout");
+      if (interval.isNegative() || timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("http2KeepAlive needs interval >= 0 (0: off) and timeout > 0, was "
+            + interval + " / " + timeout);
+      }
+      this.pingInterval = interval;
+      this.pingTimeout = timeout;
+      return this;
+    }
 
     /**
      * Which HTTP version to speak (default {@link HttpVersionPolicy#HTTP_1_1}). With HTTP/2, requests to

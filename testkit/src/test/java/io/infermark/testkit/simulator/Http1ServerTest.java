@@ -17,7 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The simulator's HTTP/1.1 transport, spoken to over a raw socket. */
-class NioHttpServerTest {
+class Http1ServerTest {
 
   private static Simulator sim;
 
@@ -121,13 +121,13 @@ class NioHttpServerTest {
         .contains("Malformed header line 'no colon here'");
     assertThat(refusal("POST /v1/completions HTTP/1.1\r\nContent-Length: ten\r\n\r\n").body())
         .contains("Content-Length 'ten' is not a number");
-    assertThat(refusal("POST /v1/completions HTTP/1.1\r\nContent-Length: " + (NioHttpServer.MAX_BODY_BYTES + 1L)
+    assertThat(refusal("POST /v1/completions HTTP/1.1\r\nContent-Length: " + (NettyHttp1Server.MAX_BODY_BYTES + 1L)
         + "\r\n\r\n").status()).isEqualTo(413);
   }
 
   @Test
   void aHeadLongerThanTheLimitIsRefusedWith431() throws IOException {
-    String huge = "GET /health HTTP/1.1\r\nX-Big: " + "a".repeat(NioHttpServer.MAX_HEAD_BYTES) + "\r\n\r\n";
+    String huge = "GET /health HTTP/1.1\r\nX-Big: " + "a".repeat(NettyHttp1Server.MAX_HEAD_BYTES) + "\r\n\r\n";
 
     assertThat(refusal(huge).status()).isEqualTo(431);
   }
