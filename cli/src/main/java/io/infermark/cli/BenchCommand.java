@@ -634,7 +634,7 @@ final class BenchCommand implements Callable<Integer> {
     }));
     if (vllm.plotTimeline) {
       outputs.write(dir.resolve(stem + ".timeline.html"), p -> java.nio.file.Files.writeString(p,
-          io.infermark.metrics.report.TimelineReport.of(result, stem + " timeline").html()));
+          io.infermark.metrics.report.TimelineReport.of(result, stem + " timeline", vllm.itlThresholds()).html()));
     }
     List<Path> written = new ArrayList<>(outputs.written());
     if (!noRecords && !outputs.failures().containsKey(files.records()) && !written.contains(files.records())) {
@@ -645,9 +645,6 @@ final class BenchCommand implements Callable<Integer> {
           : f.toString().endsWith(".timeline.html") ? f + " (request timeline)"
           : f.toString().endsWith(".html") ? f + " (HTML report)" : f.toString())
           .collect(java.util.stream.Collectors.joining(", ")));
-      out.println("Wrote " + ReportPages.write(dir.resolve(stem + ".timeline.html"),
-          io.infermark.metrics.report.TimelineReport.of(result, stem + " timeline", vllm.itlThresholds()).html())
-          + " (request timeline)");
     }
   }
 }

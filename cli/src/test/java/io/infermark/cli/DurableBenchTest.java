@@ -92,8 +92,28 @@ class DurableBenchTest {
       }
       command = List.of("/bin/sh", "-c", line.toString());
     }
-    return new ProcessBuilder(command).redirectOutput(dir.resolve("out.txt").toFile())
-        .redirectError(dir.resolve("err.txt").toFile()).start();
+    if (shellPrefix.isEmpty()) {
+      return new ProcessBuilder(command).redirectOutput(dir.resolve("out.txt").toFile())
+          .redirectError(dir.resolve("err.txt").toFile()).start();
+    }
+    // A limit the prefix sets (ulimit -f) would cut the child's own output files too: read its output through
+    // pipes, which no file-size limit applies to, and write the files here.
+    Process p = new ProcessBuilder(command).start();
+    drain(p.getInputStream(), dir.resolve("out.txt"));
+    drain(p.getErrorStream(), dir.resolve("err.txt"));
+    return p;
+  }
+
+  private static void drain(java.io.InputStream in, Path file) {
+    Thread t = new Thread(() -> {
+      try (in; java.io.OutputStream out = Files.newOutputStream(file)) {
+        in.transferTo(out);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }, "drain-" + file.getFileName());
+    t.setDaemon(true);
+    t.start();
   }
 
   /** Waits until the journal holds at least {@code n} records (the run is going), at most two minutes. */
@@ -213,11 +233,12 @@ class DurableBenchTest {
     // A file-size limit (48 blocks) stands for a full disk: writes past it fail with EFBIG ("File too large").
     Process p = startBench("ulimit -f 48", benchArgsWith("--num-prompts", "60", "--request-rate", "60"));
     assertThat(p.waitFor(2, TimeUnit.MINUTES)).isTrue();
+    awaitDrained();
 
     assertThat(p.exitValue()).as("err: %s", text("err.txt")).isEqualTo(Infermark.FAILED);
     assertThat(text("out.txt")).contains("Serving Benchmark Result");
     List<String> errLines = text("err.txt").lines().filter(l -> l.startsWith("infermark: cannot write")).toList();
-    assertThat(errLines).hasSize(1);
+    assertThat(errLines).as("err: %s", text("err.txt")).hasSize(1);
     assertThat(errLines.get(0)).contains("File too large", "exit code 3");
     for (String name : List.of("run.json", "run.infermark.json")) {
       Path f = dir.resolve(name);
@@ -251,6 +272,15 @@ class DurableBenchTest {
       }
     } finally {
       makeWritable(readOnly);
+    }
+  }
+
+  /** Waits (at most a minute) until the threads copying a child's pipes have ended. */
+  private static void awaitDrained() throws InterruptedException {
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().startsWith("drain-")) {
+        t.join(60_000);
+      }
     }
   }
 

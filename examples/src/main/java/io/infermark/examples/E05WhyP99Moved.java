@@ -41,7 +41,7 @@ public final class E05WhyP99Moved {
   static final int REQUESTS = 100;
   static final int WARMUP = 10;
   static final int SLOW_REQUESTS = 5;
-  static final int HELD_BACK_MS = 200;
+  static final int HELD_BACK_MS = 1000;
 
   private E05WhyP99Moved() {}
 

@@ -166,7 +166,9 @@ class HostileServerTest {
       RawServer.write(s.getOutputStream(), RawServer.SSE_HEAD);
       RawServer.readUntilClosed(s.getInputStream());
     });
-    RequestRecord r = execute(chat(server).readTimeout(Duration.ofMillis(300)).build());
+    // 1.5 s: long enough that a busy machine's stall before the server writes its headers (300 ms was once too
+    // short at load 14) is not taken for the silence after them.
+    RequestRecord r = execute(chat(server).readTimeout(Duration.ofMillis(1500)).build());
     Failure f = r.failure().orElseThrow();
     assertThat(f.category()).isEqualTo(ErrorCategory.TIMEOUT);
     assertThat(f.timeoutPhase()).isEqualTo(TimeoutPhase.READ);
