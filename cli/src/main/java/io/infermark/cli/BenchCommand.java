@@ -116,7 +116,8 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--save-result", description = "Accepted for vLLM compatibility: results are always saved (see --no-save).")
   boolean saveResult;
 
-  @Option(names = "--save-detailed", description = "Accepted for vLLM compatibility: per-request arrays are always written.")
+  @Option(names = "--save-detailed", description = "Write the per-request arrays (input_lens, output_lens, start_times, "
+      + "ttfts, itls, generated_texts with the replies, errors) into the vLLM result JSON, as vLLM does.")
   boolean saveDetailed;
 
   @Option(names = "--no-save", description = "Write no files, only print the summary.")

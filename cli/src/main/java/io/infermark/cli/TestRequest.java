@@ -1,38 +1,17 @@
 package io.infermark.cli;
 
-import io.infermark.core.Benchmark;
-import io.infermark.core.RunResult;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
-import io.infermark.core.capture.RequestRecord;
-import io.infermark.core.health.ClientMonitoring;
-import io.infermark.core.load.LoadProfile;
 import java.util.Optional;
 
 /**
- * The one request {@code bench} sends before its run, as vLLM's client does: it fails fast, with the server's
- * own (redacted, bounded) answer and the URL it went to, when the URL, endpoint, model or flags are wrong, and it
- * warms the connection and the JIT up. It is not counted.
+ * What {@code bench} says when the one request it sends before its run (as vLLM's client does; see
+ * {@code VllmCompatOptions.readyCheck}) failed: the URL it went to, the server's own (redacted, bounded) answer,
+ * and, for the failures whose cause is known, what to check.
  */
 final class TestRequest {
 
   private TestRequest() {}
-
-  /**
-   * Sends it; returns normally when it succeeded.
-   *
-   * @param url where requests go, for the message (no credentials)
-   * @throws CliException with exit code {@link Infermark#FAILED} when it failed
-   */
-  static void send(Benchmark b, String url) {
-    // No monitor: nothing reports this request's client health, and starting one (a thread, JMX) would only delay
-    // the first request.
-    RunResult test = b.load(LoadProfile.concurrency(1).requests(1)).clientMonitoring(ClientMonitoring.OFF).run();
-    Optional<RequestRecord> failed = test.records().stream().filter(r -> !r.succeeded()).findFirst();
-    if (failed.isPresent()) {
-      throw new CliException(Infermark.FAILED, message(url, failed.get().failure()));
-    }
-  }
 
   /** What went wrong, where, and what to check. */
   static String message(String url, Optional<Failure> failure) {

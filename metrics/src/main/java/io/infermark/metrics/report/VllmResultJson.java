@@ -33,12 +33,15 @@ import java.util.Set;
  * duration, milliseconds for statistics) and vLLM's own definitions, so scripts and dashboards that
  * read vLLM's files read this one unchanged.
  *
- * <p>Keys, in vLLM's order: {@code date} ({@code yyyyMMdd-HHmmss}), {@code backend}, {@code model_id},
+ * <p>Keys, in the order of vLLM's current client ({@code vllm/benchmarks/serve.py}; docs/formats.md lists them
+ * all, with {@code endpoint_type}, {@code label}, {@code latencies}, {@code start_times}, {@code queue_times},
+ * {@code rtfx}, the ramp-up keys, {@link Options.Builder#extra extras} and the client queue metrics): {@code date}
+ * ({@code yyyyMMdd-HHmmss}), {@code backend}, {@code model_id},
  * {@code tokenizer_id}, {@code num_prompts}, any {@code --metadata} pairs, {@code request_rate} (a
  * number, or the string {@code "inf"}), {@code burstiness}, {@code max_concurrency} (null when
  * unlimited), {@code duration} (s), {@code completed}, {@code total_input_tokens},
- * {@code total_output_tokens}, {@code request_throughput}, {@code request_goodput:} (spelled with the
- * trailing colon, as vLLM spells it; null without goodput objectives), {@code output_throughput},
+ * {@code total_output_tokens}, {@code request_throughput}, {@code request_goodput} (null without goodput
+ * objectives; vLLM's older client spelled it with a trailing colon), {@code output_throughput},
  * {@code total_token_throughput}, the per-request arrays {@code input_lens}, {@code output_lens},
  * {@code ttfts} (s), {@code itls} (s, one list per request), {@code generated_texts} (empty strings
  * unless the run captured text) and {@code errors} (empty for successes), then for each selected
@@ -64,7 +67,10 @@ import java.util.Set;
  */
 public final class VllmResultJson {
 
-  /** Keys later vLLM releases write that {@code benchmark_serving.py} at commit 0049e29c did not. */
+  /**
+   * Keys later vLLM releases write that {@code benchmark_serving.py} at commit 0049e29c did not (a subset of what
+   * the current client writes, docs/formats.md).
+   */
   public static final Set<String> NEWER_VLLM_KEYS = Set.of("failed", "max_output_tokens_per_s",
       "max_concurrent_requests");
 
