@@ -206,6 +206,14 @@ final class BenchCommand implements Callable<Integer> {
     RunResult result;
     Optional<RecordsJournal> journal = Optional.empty();
     Map<String, Object> extras = new LinkedHashMap<>();
+    signals.whenIdle(() -> {
+      // Before the run (test request, ready check, warm-ups) nothing is measured yet: stop at once.
+      err.println();
+      err.println("infermark: " + signals.signal().orElse("a signal") + " before the run started: nothing was "
+          + "measured, exit code " + signals.exitCode());
+      err.flush();
+      Runtime.getRuntime().exit(signals.exitCode());
+    });
     try (Target t = target.build(vllm::customize)) {
       // The CLI's own test request (as vLLM's: any failure stops the run) replaces the library's pre-flight
       // check, which stops only on definite misconfigurations: one uncounted request, not two per run.
@@ -240,6 +248,7 @@ final class BenchCommand implements Callable<Integer> {
       ProbeLoop probes = vllm.probeRequestRate > 0 ? new ProbeLoop(t, params, vllm.probeRequestRate) : null;
       BenchmarkRun run = b.start();
       signals.watch(run, drain);
+      signals.whenIdle(() -> { }); // from here a signal stops the run, and every output is written
       try {
         result = run.await();
       } finally {

@@ -33,6 +33,7 @@ final class StopSignals {
   private volatile String first;
   private BenchmarkRun run;
   private Duration drain = Duration.ZERO;
+  private Runnable whenIdle = () -> { };
 
   private StopSignals(PrintWriter err) {
     this.err = err;
@@ -78,6 +79,15 @@ final class StopSignals {
     }
   }
 
+  /**
+   * What the first signal does while no run is watched: by default nothing more than being {@link #received()}
+   * (a sweep then starts no further level); {@code bench} exits at once before its run starts (its test request,
+   * a ready check that waits for a loading server, warm-ups), as nothing is measured yet.
+   */
+  synchronized void whenIdle(Runnable action) {
+    this.whenIdle = action;
+  }
+
   /** Stops watching a run that has ended. */
   synchronized void unwatch(BenchmarkRun ended) {
     if (run == ended) {
@@ -115,12 +125,18 @@ final class StopSignals {
       d = drain;
     }
     if (n == 1) {
+      if (current == null) {
+        Runnable idle;
+        synchronized (this) {
+          idle = whenIdle;
+        }
+        idle.run();
+        return;
+      }
       err.printf("%nSIG%s: stopping; requests in flight get up to %s to finish (again: cancel them now)%n", name,
           seconds(d));
       err.flush();
-      if (current != null) {
-        current.stop("SIG" + name, d);
-      }
+      current.stop("SIG" + name, d);
     } else if (n == 2) {
       err.printf("%nSIG%s again: cancelling the requests in flight; the outputs are still written (again: exit now)%n",
           name);

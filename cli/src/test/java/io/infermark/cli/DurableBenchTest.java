@@ -284,6 +284,36 @@ class DurableBenchTest {
     }
   }
 
+  @Test
+  void aSignalBeforeTheRunStartsExitsAtOnce() throws Exception {
+    // A server still loading its model: every request gets 503, and bench's ready check would wait a minute.
+    com.sun.net.httpserver.HttpServer loading = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 8);
+    java.util.concurrent.CountDownLatch asked = new java.util.concurrent.CountDownLatch(1);
+    loading.createContext("/", exchange -> {
+      exchange.getRequestBody().readAllBytes();
+      byte[] body = "loading".getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(503, body.length);
+      try (java.io.OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+      asked.countDown();
+    });
+    loading.start();
+    try {
+      List<String> args = benchArgsWith("--base-url", "http://127.0.0.1:" + loading.getAddress().getPort(),
+          "--ready-check-timeout-sec", "60");
+      Process p = startBench("", args);
+      assertThat(asked.await(2, TimeUnit.MINUTES)).as("the ready check began").isTrue();
+      signal(p, "INT");
+      assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("exited at once; err: %s", text("err.txt")).isTrue();
+      assertThat(p.exitValue()).isEqualTo(130);
+      assertThat(text("err.txt")).contains("SIGINT before the run started: nothing was measured");
+    } finally {
+      loading.stop(0);
+    }
+  }
+
   private void assertNoTemporaryFiles() throws IOException {
     try (Stream<Path> files = Files.list(dir)) {
       assertThat(files.map(f -> f.getFileName().toString())).noneMatch(n -> n.contains(".tmp-"));

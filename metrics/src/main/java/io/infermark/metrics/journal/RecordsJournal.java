@@ -9,14 +9,12 @@ import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.metrics.report.RecordsJsonl;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.BitSet;
 import java.util.LinkedHashMap;
@@ -76,7 +74,11 @@ public final class RecordsJournal implements RunListener, AutoCloseable {
   private static final JsonFactory JSON = JsonFactory.builder().build();
 
   private final Path file;
-  private final FileChannel channel;
+  /**
+   * Stream I/O, not a FileChannel: a FileChannel closes itself when the writing thread is interrupted (a run
+   * being cancelled, the flusher being stopped), which would cut a line and lose every later record.
+   */
+  private final RandomAccessFile out;
   private final Map<String, Object> context;
   private final ScheduledExecutorService flusher;
   /** Guards the buffer and the counters. */
@@ -101,8 +103,15 @@ public final class RecordsJournal implements RunListener, AutoCloseable {
     if (parent != null) {
       Files.createDirectories(parent);
     }
-    this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING);
+    this.out = new RandomAccessFile(file.toFile(), "rw");
+    try {
+      if (out.length() > 0) { // a device (/dev/full, a pipe) has no length to cut
+        out.setLength(0);
+      }
+    } catch (IOException e) {
+      out.close();
+      throw e;
+    }
     long interval = b.flushInterval.toNanos();
     this.flusher = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "infermark-journal");
@@ -289,7 +298,7 @@ public final class RecordsJournal implements RunListener, AutoCloseable {
    */
   @Override
   public void close() {
-    flusher.shutdownNow();
+    flusher.shutdown(); // a flush in progress ends first: this one waits for it on the write lock
     flushQuietly();
     synchronized (writeLock) {
       if (closed) {
@@ -298,13 +307,13 @@ public final class RecordsJournal implements RunListener, AutoCloseable {
       closed = true;
       try {
         if (failure == null) {
-          channel.force(false);
+          out.getFD().sync();
         }
       } catch (IOException e) {
         fail("cannot force " + file + " to the device: " + describe(e));
       } finally {
         try {
-          channel.close();
+          out.close();
         } catch (IOException e) {
           LOG.debug("closing journal {}: {}", file, e.toString());
         }
@@ -314,21 +323,18 @@ public final class RecordsJournal implements RunListener, AutoCloseable {
 
   private void flushQuietly() {
     synchronized (writeLock) {
-      StringBuilder out;
+      StringBuilder batch;
       synchronized (lock) {
         if (pending.length() == 0 || failure != null || closed) {
           return;
         }
-        out = pending;
-        pending = new StringBuilder(Math.max(8192, out.length()));
+        batch = pending;
+        pending = new StringBuilder(Math.max(8192, batch.length()));
       }
-      byte[] bytes = out.toString().getBytes(StandardCharsets.UTF_8);
-      long lines = countRecordLines(out);
+      byte[] bytes = batch.toString().getBytes(StandardCharsets.UTF_8);
+      long lines = countRecordLines(batch);
       try {
-        ByteBuffer buf = ByteBuffer.wrap(bytes);
-        while (buf.hasRemaining()) {
-          channel.write(buf);
-        }
+        out.write(bytes);
         goodBytes += bytes.length;
         synchronized (lock) {
           written += lines;
@@ -339,7 +345,7 @@ public final class RecordsJournal implements RunListener, AutoCloseable {
           dropped += lines;
         }
         try {
-          channel.truncate(goodBytes); // no cut line left behind
+          out.setLength(goodBytes); // no cut line left behind
         } catch (IOException | RuntimeException ignored) {
           // the device is gone or full; a reader skips a cut last line anyway
         }

@@ -177,6 +177,31 @@ class RecordsJournalTest {
   }
 
   @Test
+  void anInterruptedWriterStillWritesItsRecordsAndKeepsTheJournalOpen() {
+    Path file = dir.resolve("interrupted.records.jsonl");
+    RunResult run = Benchmark.target(target(0, null)).prompts(PROMPT).load(LoadProfile.concurrency(1).requests(4))
+        .run();
+    RecordsJournal journal = RecordsJournal.open(file);
+    journal.onRunStarted(new io.infermark.core.RunStart(run.startedAt(), run.originNanos(), CLOCK, run.target(),
+        run.load(), run.params(), java.util.OptionalLong.of(4)));
+    Thread.currentThread().interrupt(); // a cancelled run's thread, or the flusher being stopped
+    try {
+      run.records().forEach(journal::onRecord);
+      journal.flush();
+      assertThat(Thread.currentThread().isInterrupted()).as("the interrupt is left as it was").isTrue();
+      journal.onRunFinished(run);
+    } finally {
+      Thread.interrupted();
+    }
+
+    assertThat(journal.failure()).isEmpty();
+    Journal read = Journal.read(file);
+    assertThat(read.records()).hasSize(4);
+    assertThat(read.complete()).isTrue();
+    assertThat(read.unreadableLines()).isZero();
+  }
+
+  @Test
   void aFullDeviceFailsTheJournalNotTheRun() {
     Path full = Path.of("/dev/full"); // every write: "No space left on device"
     org.junit.jupiter.api.Assumptions.assumeTrue(Files.isWritable(full), "/dev/full exists on Linux");
