@@ -181,6 +181,7 @@ final class BenchCommand implements Callable<Integer> {
         && TargetOptions.OPENAI_BACKENDS.contains(target.backendName())) {
       workload.ignoreEos = true; // vLLM's client: random prompts generate to the requested length
     }
+    target.resolveModel(err);
     VllmResultJson.Options vllmOptions = vllmOptions(rate, Optional.empty());
     slo.gates(); // fail on a malformed --slo before running
     LoadProfile load = shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
@@ -190,7 +191,7 @@ final class BenchCommand implements Callable<Integer> {
           + "--no-records");
     }
     PromptWorkload prompts = workload.workload(Math.min(numPrompts, 100_000));
-    workload.tokenizerWarning(target.model).ifPresent(w -> err.println("warning: " + w));
+    workload.tokenizerWarning(target.model()).ifPresent(w -> err.println("warning: " + w));
     if (workload.vllmData.noOversample && prompts.distinctPrompts() < numPrompts) {
       // vLLM's --no-oversample: a smaller dataset sends each of its prompts once, not --num-prompts requests
       out.println("--no-oversample: the dataset has " + prompts.distinctPrompts() + " prompts; sending each once");
@@ -568,7 +569,7 @@ final class BenchCommand implements Callable<Integer> {
 
   /** vLLM's result options with the keys measured beside the run (probes, ramp events, speculative decoding). */
   VllmResultJson.Options vllmOptions(double rate, Optional<LocalDateTime> date, Map<String, Object> extras) {
-    VllmResultJson.Options.Builder b = VllmResultJson.Options.builder(target.backendName(), target.model)
+    VllmResultJson.Options.Builder b = VllmResultJson.Options.builder(target.backendName(), target.model())
         .requestRate(rate).burstiness(burstiness).chat(target.chat())
         .metrics(Arrays.stream(percentileMetrics.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList())
         .percentiles(percentiles(metricPercentiles)).goodput(slo.goodputObjectives());

@@ -96,6 +96,7 @@ final class CapacityCommand implements Callable<Integer> {
     CapacitySearch search = CapacitySearch.atMost(run -> percentile(run, slo), slo.thresholdMillis())
         .startRate(startRate).minRate(minRate).maxRate(maxRate).tolerance(tolerance).maxRuns(maxRuns);
     Duration drain = BenchCommand.drainTimeout(drainTimeoutSeconds);
+    target.resolveModel(err);
     LevelRunner.Deadline deadline = LevelRunner.Deadline.after(Optional.ofNullable(maxDuration));
     StopSignals signals = StopSignals.current(err);
     OutputFiles outputs = new OutputFiles();

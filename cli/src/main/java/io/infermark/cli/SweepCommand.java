@@ -126,6 +126,7 @@ final class SweepCommand implements Callable<Integer> {
     if (numPrompts < 1) {
       throw new IllegalArgumentException("--num-prompts must be >= 1, was " + numPrompts);
     }
+    target.resolveModel(err);
     LevelRunner.Deadline deadline = LevelRunner.Deadline.after(Optional.ofNullable(maxDuration));
     StopSignals signals = StopSignals.current(err);
     OutputFiles outputs = new OutputFiles();
@@ -258,7 +259,7 @@ final class SweepCommand implements Callable<Integer> {
   }
 
   private VllmResultJson.Options levelOptions(String variable, Number level, RunResult r) {
-    VllmResultJson.Options.Builder b = VllmResultJson.Options.builder(target.backendName(), target.model)
+    VllmResultJson.Options.Builder b = VllmResultJson.Options.builder(target.backendName(), target.model())
         .numPrompts(numPrompts).chat(target.chat()).burstiness(burstiness)
         .date(LocalDateTime.ofInstant(r.startedAt(), ZoneOffset.UTC));
     if (variable.equals("rate")) {

@@ -68,7 +68,8 @@ final class TargetOptions {
       completionCandidates = Backends.class)
   String backend;
 
-  @Option(names = "--model", required = true, description = "Model name (sent in each request unless --served-model-name).")
+  @Option(names = "--model", description = "Model name (sent in each request unless --served-model-name). Without it, "
+      + "an OpenAI-compatible backend uses the first model the server lists at .../models, as vLLM's client does.")
   String model;
 
   @Option(names = "--served-model-name", paramLabel = "NAME", description = "Model name sent in requests, if not --model.")
@@ -204,9 +205,40 @@ final class TargetOptions {
     return t;
   }
 
+  /** The model: {@code --model}, or the one {@link #resolveModel} asked the server for. */
+  String model() {
+    if (model == null) {
+      throw new IllegalStateException("the model is not known yet: resolveModel first");
+    }
+    return model;
+  }
+
+  /**
+   * Without {@code --model}, asks the server which model it serves, as vLLM's client does: {@code GET} the OpenAI
+   * model list beside the endpoint ({@code .../v1/models} for {@code .../v1/chat/completions}) and take the first
+   * entry, saying so on {@code err}. Other backends need {@code --model}.
+   *
+   * @throws IllegalArgumentException if the model is missing and cannot be learnt
+   */
+  void resolveModel(java.io.PrintWriter err) {
+    if (model != null) {
+      return;
+    }
+    Resolved r = resolved();
+    if (!OPENAI_BACKENDS.contains(r.backend)) {
+      throw new IllegalArgumentException("--model is required with backend " + r.backend + " (only the "
+          + "OpenAI-compatible backends list their models)");
+    }
+    String url = r.base + "/models";
+    String shown = url.replaceAll("//[^/@]*@", "//***@");
+    model = ServedModels.first(url, Optional.ofNullable(System.getenv(apiKeyEnv)).filter(k -> !k.isBlank()), shown);
+    err.println("infermark: no --model: using " + model + ", the first model " + shown + " lists");
+    err.flush();
+  }
+
   /** The name sent in requests. */
   String requestModel() {
-    return servedModelName != null ? servedModelName : model;
+    return servedModelName != null ? servedModelName : model();
   }
 
   /** Builds the target; its owner closes it. */

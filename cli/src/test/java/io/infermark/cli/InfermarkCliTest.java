@@ -261,7 +261,41 @@ class InfermarkCliTest {
 
     Outcome noModel = run("bench", "--base-url", "http://127.0.0.1:1");
     assertThat(noModel.code()).isEqualTo(Infermark.USAGE);
-    assertThat(noModel.err()).contains("Missing required option: '--model=<model>'");
+    assertThat(noModel.err()).contains("--model is missing and the server's model list at "
+        + "http://127.0.0.1:1/v1/models gave none (it could not be asked", "name the model with --model");
+
+    Outcome withPassword = run("bench", "--base-url", "http://user:s3cret@127.0.0.1:1");
+    assertThat(withPassword.code()).isEqualTo(Infermark.USAGE);
+    assertThat(withPassword.err()).contains("http://***@127.0.0.1:1/v1/models").doesNotContain("s3cret");
+
+    Outcome nativeNoModel = run("bench", "--backend", "ollama", "--base-url", "http://127.0.0.1:1");
+    assertThat(nativeNoModel.code()).isEqualTo(Infermark.USAGE);
+    assertThat(nativeNoModel.err()).contains("--model is required with backend ollama");
+  }
+
+  @Test
+  void withoutModelTheFirstModelTheServerListsIsUsedAsVllmsClientDoes() throws IOException {
+    List<String> args = bench("--result-filename", "r.json");
+    int at = args.indexOf("--model");
+    args.remove(at + 1);
+    args.remove(at);
+
+    Outcome o = run(args.toArray(String[]::new));
+
+    assertThat(o.code()).as(o.out() + o.err()).isZero();
+    assertThat(o.err()).contains("infermark: no --model: using " + sim.config().model() + ", the first model http://127.0.0.1:"
+        + sim.port() + "/v1/models lists");
+    assertThat(o.out()).contains("model " + sim.config().model(), "Successful requests:                     12");
+    assertThat(new ObjectMapper().readTree(dir.resolve("r.json").toFile()).get("model_id").asText())
+        .isEqualTo(sim.config().model());
+  }
+
+  @Test
+  void aModelListWithNoModelIsAClearError() {
+    assertThat(ServedModels.firstId("{\"object\":\"list\",\"data\":[]}".getBytes(StandardCharsets.UTF_8))).isEmpty();
+    assertThat(ServedModels.firstId("<html>".getBytes(StandardCharsets.UTF_8))).isEmpty();
+    assertThat(ServedModels.firstId("{\"data\":[{\"id\":\"\"},{\"id\":\"b\"}]}".getBytes(StandardCharsets.UTF_8)))
+        .contains("b");
   }
 
   @Test

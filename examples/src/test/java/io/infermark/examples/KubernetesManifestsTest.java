@@ -182,7 +182,7 @@ class KubernetesManifestsTest {
     String dockerfile = Files.readString(Path.of("../cli/src/main/docker/Dockerfile"));
 
     assertThat(dockerfile).contains("FROM eclipse-temurin:17-jre", "COPY infermark.jar /app/infermark.jar",
-        "USER 10001:10001", "ENTRYPOINT [\"java\", \"-XX:MaxRAMPercentage=75\", \"-jar\", \"/app/infermark.jar\"]");
+        "USER 10001:10001", "ENTRYPOINT [\"java\", \"-XX:MaxRAMPercentage=75\", \"-XX:+UseShenandoahGC\", \"-jar\", \"/app/infermark.jar\"]");
     assertThat(dockerfile).contains("-t " + builtImage() + " cli/target");
   }
 }
