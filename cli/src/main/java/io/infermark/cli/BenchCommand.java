@@ -249,7 +249,7 @@ final class BenchCommand implements Callable<Integer> {
       ProbeLoop probes = vllm.probeRequestRate > 0 ? new ProbeLoop(t, params, vllm.probeRequestRate) : null;
       BenchmarkRun run = b.start();
       signals.watch(run, drain);
-      signals.whenIdle(() -> { }); // from here a signal stops the run, and every output is written
+      signals.clearWhenIdle(); // from here a signal stops the run, and every output is written
       try {
         result = run.await();
       } finally {
@@ -266,6 +266,7 @@ final class BenchCommand implements Callable<Integer> {
       vllm.rampUp(rate).ifPresent(r -> extras.putAll(VllmRunFacts.rpsChangeEvents(done,
           new VllmRampArrivals(r.strategy(), r.startRps(), r.endRps(), numPrompts + warmupRequests, burstiness))));
     } finally {
+      signals.clearWhenIdle(); // also when the run never started (a failed test request)
       journal.ifPresent(RecordsJournal::close);
     }
     vllmOptions = vllmOptions(rate, Optional.of(vllmOptions.date()), extras);

@@ -33,7 +33,7 @@ final class StopSignals {
   private volatile String first;
   private BenchmarkRun run;
   private Duration drain = Duration.ZERO;
-  private Runnable whenIdle = () -> { };
+  private Optional<Runnable> whenIdle = Optional.empty();
 
   private StopSignals(PrintWriter err) {
     this.err = err;
@@ -80,12 +80,17 @@ final class StopSignals {
   }
 
   /**
-   * What the first signal does while no run is watched: by default nothing more than being {@link #received()}
-   * (a sweep then starts no further level); {@code bench} exits at once before its run starts (its test request,
+   * What the first signal does while no run is watched, instead of saying it stops and being {@link #received()}
+   * (a sweep then starts no further level): {@code bench} exits at once before its run starts (its test request,
    * a ready check that waits for a loading server, warm-ups), as nothing is measured yet.
    */
   synchronized void whenIdle(Runnable action) {
-    this.whenIdle = action;
+    this.whenIdle = Optional.of(action);
+  }
+
+  /** Back to the default: the first signal while no run is watched says it stops, and is {@link #received()}. */
+  synchronized void clearWhenIdle() {
+    this.whenIdle = Optional.empty();
   }
 
   /** Stops watching a run that has ended. */
@@ -125,18 +130,20 @@ final class StopSignals {
       d = drain;
     }
     if (n == 1) {
-      if (current == null) {
-        Runnable idle;
-        synchronized (this) {
-          idle = whenIdle;
-        }
-        idle.run();
+      Optional<Runnable> idle;
+      synchronized (this) {
+        idle = whenIdle;
+      }
+      if (current == null && idle.isPresent()) {
+        idle.get().run();
         return;
       }
       err.printf("%nSIG%s: stopping; requests in flight get up to %s to finish (again: cancel them now)%n", name,
           seconds(d));
       err.flush();
-      current.stop("SIG" + name, d);
+      if (current != null) {
+        current.stop("SIG" + name, d);
+      }
     } else if (n == 2) {
       err.printf("%nSIG%s again: cancelling the requests in flight; the outputs are still written (again: exit now)%n",
           name);
