@@ -330,7 +330,8 @@ public record ClientHealth(HealthVerdict verdict, List<String> reasons, long flo
           + "them, and its threads waited %.2f ms for a core per ms they ran: %s CPU-bound on the client's own cores "
           + "and starves the client (see docs/cpu-engine-on-the-same-machine.md)", busy.getAsDouble() * 100,
           clientShare.getAsDouble() * 100, wait.getAsDouble(), machine.localServer()
-              .map(h -> "the server at " + h + " runs on this machine and is").orElse("another process on this machine is")));
+              .map(h -> "the server at " + h + " runs on this machine: it, or another process, is")
+              .orElse("another process on this machine is")));
     }
 
     void above(String what, long valueNanos, Duration degradedLimit, Duration boundLimit, String meaning) {

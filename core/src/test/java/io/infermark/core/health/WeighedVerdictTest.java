@@ -59,7 +59,8 @@ class WeighedVerdictTest {
     ClientHealth h = ClientHealth.evaluate(m, HealthThresholds.defaults(), cpuEngine(ClientHealth.floor(m)));
 
     assertThat(h.reasons()).contains("the machine's cores were 98 % busy while this client used 5 % of them, and its "
-        + "threads waited 0.80 ms for a core per ms they ran: the server at 127.0.0.1 runs on this machine and is "
+        + "threads waited 0.80 ms for a core per ms they ran: the server at 127.0.0.1 runs on this machine: it, or another "
+        + "process, is "
         + "CPU-bound on the client's own cores and starves the client (see docs/cpu-engine-on-the-same-machine.md)");
     ClientMeasurements remote = starved(12 * MS, 0.1, 0.98, "http://10.0.0.7:8000/v1");
     assertThat(ClientHealth.evaluate(remote, HealthThresholds.defaults()).reasons())
