@@ -101,13 +101,20 @@ class ExplainTailTest {
     }
     assertThat(s.own().factors()).contains(FeatureTable.INPUT_TOKENS)
         .doesNotContain(FeatureTable.OVERLAPPING_PREFILL_TOKENS);
-    // Seeds 1-10 run three times at this size: overlapping_prefill_tokens first 29 times, second behind
-    // in_flight_at_send (which also rises while a long prefill holds everyone up) once; first in all 10 runs
-    // of seeds 1-5 at the default size.
-    // Not asserted: the held-out R², measured on 12 requests here, is too noisy to compare the models by.
-    assertThat(s.shared().ranking().subList(0, 2)).contains(FeatureTable.OVERLAPPING_PREFILL_TOKENS);
-    assertThat(s.shared().ranking().indexOf(FeatureTable.OVERLAPPING_PREFILL_TOKENS))
-        .isLessThan(s.shared().ranking().indexOf(FeatureTable.INPUT_TOKENS));
+    if (result.runA().clientHealth().isClientBound()) {
+      // Beside two CPU hogs run A's client was CLIENT_BOUND with floors of 87-152 ms (48-76 % of the E2E p50): its
+      // E2E values are then the client's stalls as much as the server's prefills, and the ranking of what drives
+      // them is not the server's. The example must say so instead.
+      assertThat(printed).contains("WARNING: run A's client was CLIENT_BOUND");
+    } else {
+      // Seeds 1-10 run three times at this size: overlapping_prefill_tokens first 29 times, second behind
+      // in_flight_at_send (which also rises while a long prefill holds everyone up) once; first in all 10 runs
+      // of seeds 1-5 at the default size.
+      // Not asserted: the held-out R², measured on 12 requests here, is too noisy to compare the models by.
+      assertThat(s.shared().ranking().subList(0, 2)).contains(FeatureTable.OVERLAPPING_PREFILL_TOKENS);
+      assertThat(s.shared().ranking().indexOf(FeatureTable.OVERLAPPING_PREFILL_TOKENS))
+          .isLessThan(s.shared().ranking().indexOf(FeatureTable.INPUT_TOKENS));
+    }
     assertThat(s.shared().fit().testRows()).isEqualTo(12);
     assertThat(s.shared().fit().trainRows()).isEqualTo(48);
   }
