@@ -11,7 +11,7 @@ import io.infermark.core.capture.*;
 import io.infermark.core.load.*;
 import io.infermark.core.request.*;
 import io.infermark.core.sweep.*;
-import io.infermark.core.target.*;
+import io.infermark.core.protocol.*;
 import io.infermark.core.workload.*;
 import io.infermark.metrics.*;
 import io.infermark.metrics.report.*;

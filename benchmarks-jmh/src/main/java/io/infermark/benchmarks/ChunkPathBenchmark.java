@@ -1,10 +1,10 @@
 package io.infermark.benchmarks;
 
-import io.infermark.core.Clock;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.capture.TokenTimeline;
 import io.infermark.core.stream.StreamDecoder;
 import io.infermark.core.stream.StreamDialect;
+import io.infermark.core.time.Clock;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -13,9 +13,9 @@ import io.infermark.core.Benchmark;
 import io.infermark.core.RunResult;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.load.LoadProfile;
+import io.infermark.core.protocol.TritonGrpcTarget;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
-import io.infermark.core.target.TritonGrpcTarget;
 import io.infermark.testkit.simulator.EngineProfile;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
@@ -236,7 +236,7 @@ public final class GrpcClientCost {
           failed.incrementAndGet();
           call(deadline, responses, calls, failed, slots);
         }
-      }, new io.infermark.core.target.Cancellation());
+      }, new io.infermark.core.transport.Cancellation());
     }
 
     @Override

@@ -2,10 +2,10 @@ package io.infermark.benchmarks;
 
 import io.infermark.core.RunEnvironment;
 import io.infermark.core.RunResult;
-import io.infermark.core.ScheduleStats;
 import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.capture.Usage;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;

@@ -2,11 +2,11 @@ package io.infermark.benchmarks;
 
 import io.infermark.core.Benchmark;
 import io.infermark.core.RunResult;
-import io.infermark.core.ScheduleStats;
+import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.load.LoadProfile;
+import io.infermark.core.protocol.OpenAiTarget;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
-import io.infermark.core.target.OpenAiTarget;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.infermark.benchmarks;
 
-import io.infermark.core.target.OpenAiTarget;
+import io.infermark.core.protocol.OpenAiTarget;
 import io.infermark.core.transport.OkHttpTransport;
 import io.infermark.core.transport.netty.NettyTransport;
 import java.util.Locale;

@@ -1,16 +1,16 @@
 package io.infermark.cli;
 
 import io.infermark.core.RunResult;
+import io.infermark.core.protocol.Target;
 import io.infermark.core.sweep.CapacityProbe;
 import io.infermark.core.sweep.CapacityResult;
 import io.infermark.core.sweep.CapacitySearch;
-import io.infermark.core.target.Target;
 import io.infermark.metrics.RunSummary;
 import io.infermark.metrics.slo.LatencySlo;
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -5,7 +5,7 @@ import io.infermark.core.BenchmarkRun;
 import io.infermark.core.RunResult;
 import io.infermark.core.load.ArrivalProcess;
 import io.infermark.core.load.LoadProfile;
-import io.infermark.core.target.Target;
+import io.infermark.core.protocol.Target;
 import io.infermark.metrics.journal.RecordsJournal;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;

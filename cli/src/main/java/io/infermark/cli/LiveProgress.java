@@ -1,12 +1,12 @@
 package io.infermark.cli;
 
-import io.infermark.core.Clock;
 import io.infermark.core.RunListener;
 import io.infermark.core.RunResult;
 import io.infermark.core.RunStart;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.health.HealthThresholds;
 import io.infermark.core.request.InferenceRequest;
+import io.infermark.core.time.Clock;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Locale;

@@ -3,7 +3,7 @@ package io.infermark.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.infermark.core.RunResult;
 import io.infermark.core.load.LoadProfile;
-import io.infermark.core.shard.ShardMerge;
+import io.infermark.core.sweep.ShardMerge;
 import io.infermark.metrics.journal.Journal;
 import io.infermark.metrics.journal.RecordsJournal;
 import java.io.IOException;
@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code infermark merge}: makes the shards of one schedule ({@code bench --shard-index I --shard-count N})
- * one run with {@code core.shard.ShardMerge}, then prints and writes it as {@code bench} does for a single
+ * one run with {@code core.sweep.ShardMerge}, then prints and writes it as {@code bench} does for a single
  * run, and judges the gates the shards were given on the whole run.
  *
  * <p>A shard is found by its facts file or, when it never got to write one (evicted, killed), by its

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.infermark.core.RunEnvironment;
 import io.infermark.core.RunResult;
-import io.infermark.core.ScheduleStats;
+import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.health.ClientHealth;
 import io.infermark.core.health.HealthVerdict;
 import io.infermark.core.load.ArrivalProcess;

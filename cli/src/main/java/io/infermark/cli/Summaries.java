@@ -1,7 +1,7 @@
 package io.infermark.cli;
 
 import io.infermark.core.RunResult;
-import io.infermark.core.ScheduleStats;
+import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.health.ClientHealth;
 import io.infermark.metrics.Distribution;
 import io.infermark.metrics.LatencyMetric;

@@ -1,15 +1,15 @@
 package io.infermark.cli;
 
-import io.infermark.core.target.AnthropicTarget;
-import io.infermark.core.target.HttpTarget;
-import io.infermark.core.target.LlamaCppTarget;
-import io.infermark.core.target.OllamaTarget;
-import io.infermark.core.target.OpenAiResponsesTarget;
-import io.infermark.core.target.OpenAiTarget;
-import io.infermark.core.target.Target;
-import io.infermark.core.target.TgiTarget;
-import io.infermark.core.target.TritonGrpcTarget;
-import io.infermark.core.target.TritonTarget;
+import io.infermark.core.protocol.AnthropicTarget;
+import io.infermark.core.protocol.HttpTarget;
+import io.infermark.core.protocol.LlamaCppTarget;
+import io.infermark.core.protocol.OllamaTarget;
+import io.infermark.core.protocol.OpenAiResponsesTarget;
+import io.infermark.core.protocol.OpenAiTarget;
+import io.infermark.core.protocol.Target;
+import io.infermark.core.protocol.TgiTarget;
+import io.infermark.core.protocol.TritonGrpcTarget;
+import io.infermark.core.protocol.TritonTarget;
 import io.infermark.core.transport.netty.HttpVersionPolicy;
 import io.infermark.core.transport.netty.NettyTransport;
 import java.util.List;

@@ -3,10 +3,16 @@ package io.infermark.core;
 import io.infermark.core.health.ClientMonitoring;
 import io.infermark.core.health.HealthThresholds;
 import io.infermark.core.load.LoadProfile;
+import io.infermark.core.protocol.Target;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
+import io.infermark.core.run.Preflight;
+import io.infermark.core.run.RunEngine;
+import io.infermark.core.run.RunLifecycle;
+import io.infermark.core.run.RunListeners;
+import io.infermark.core.run.RunSettings;
 import io.infermark.core.shard.StartBarrier;
-import io.infermark.core.target.Target;
+import io.infermark.core.time.Clock;
 import io.infermark.core.workload.Workload;
 import java.util.ArrayList;
 import java.util.List;
@@ -207,7 +213,7 @@ public final class Benchmark {
 
   /**
    * Whether {@link #run()} first sends one test request to an HTTP target
-   * ({@link io.infermark.core.target.HttpTarget}), with the run's parameters and one output token
+   * ({@link io.infermark.core.protocol.HttpTarget}), with the run's parameters and one output token
    * (default true). A 401, 403 or 404 answer, or a host that cannot be reached, then fails the run
    * at once with a {@link PreflightFailedException} carrying the server's own (redacted) message,
    * instead of a run of identical failed records; any other outcome is logged and the run goes
@@ -251,10 +257,10 @@ public final class Benchmark {
     if (workload == null) {
       throw new IllegalStateException("no prompts: call prompts(...) or workload(...) before run()");
     }
-    if (preflight && target instanceof io.infermark.core.target.HttpTarget) {
+    if (preflight && target.supportsPreflight()) {
       Preflight.check(target, params);
     }
-    return new RunEngine(new RunEngine.Settings(target, workload, params, load, captureText || workload.needsText(),
+    return new RunEngine(new RunSettings(target, workload, params, load, captureText || workload.needsText(),
         clock, new RunListeners(listeners), retainRecords, Optional.ofNullable(barrier), virtualThreads,
         healthThresholds, monitoring), lifecycle);
   }

@@ -1,5 +1,7 @@
 package io.infermark.core;
 
+import io.infermark.core.run.RunEngine;
+import io.infermark.core.run.RunLifecycle;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

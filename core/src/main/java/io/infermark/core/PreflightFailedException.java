@@ -14,7 +14,8 @@ public final class PreflightFailedException extends IllegalStateException {
 
   private final transient Failure failure;
 
-  PreflightFailedException(String target, Failure failure, String hint) {
+  /** A failure of the pre-flight request to {@code target}, with a hint for the user. */
+  public PreflightFailedException(String target, Failure failure, String hint) {
     super("the pre-flight request to " + target + " failed, so the run was not started: " + failure
         + (hint.isEmpty() ? "" : "; " + hint) + " (turn the check off with Benchmark.preflight(false))");
     this.failure = failure;

@@ -1,6 +1,7 @@
 package io.infermark.core;
 
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.control.ControlStep;
 import io.infermark.core.health.ClientHealth;
 import io.infermark.core.load.LoadProfile;
@@ -36,7 +37,7 @@ import java.util.Optional;
  * @param clientHealth whether the client itself could be trusted during the run: a verdict with its
  *     reasons and measurement floor ({@link ClientHealth#UNMEASURED} for results built by hand or merged)
  * @param insecureTls true when the target did not verify TLS certificates or host names
- *     ({@link io.infermark.core.target.Target#insecureTls()}): its servers were not authenticated, every
+ *     ({@link io.infermark.core.protocol.Target#insecureTls()}): its servers were not authenticated, every
  *     record says so and reports show a banner
  * @param interruption how the run was cut short (a signal, its host's {@link BenchmarkRun#stop stop}, a
  *     journal without an end); empty for a run that ended by its own limits

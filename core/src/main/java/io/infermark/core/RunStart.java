@@ -2,6 +2,7 @@ package io.infermark.core;
 
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
+import io.infermark.core.time.Clock;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.OptionalLong;

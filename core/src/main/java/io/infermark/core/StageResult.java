@@ -1,6 +1,7 @@
 package io.infermark.core;
 
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.load.UserRamp;
 import io.infermark.core.load.UserRamp.UserStage;
 import java.util.ArrayList;

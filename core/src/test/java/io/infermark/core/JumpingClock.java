@@ -1,5 +1,6 @@
 package io.infermark.core;
 
+import io.infermark.core.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 

@@ -3,9 +3,10 @@ package io.infermark.core;
 import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.StreamObserver;
 import io.infermark.core.capture.Usage;
+import io.infermark.core.protocol.Target;
 import io.infermark.core.request.InferenceRequest;
-import io.infermark.core.target.Cancellation;
-import io.infermark.core.target.Target;
+import io.infermark.core.time.Clock;
+import io.infermark.core.transport.Cancellation;
 
 /** A target that answers at once: 200, one one-token content chunk, usage 5 in / 1 out, complete. */
 final class OneTokenTarget implements Target {

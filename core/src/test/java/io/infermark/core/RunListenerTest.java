@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.capture.ScheduleStats;
+import io.infermark.core.capture.StreamingScheduleStats;
 import io.infermark.core.load.LoadProfile;
+import io.infermark.core.protocol.Target;
 import io.infermark.core.request.InferenceRequest;
 import io.infermark.core.request.Prompt;
-import io.infermark.core.target.Target;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

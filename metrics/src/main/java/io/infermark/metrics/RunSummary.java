@@ -1,10 +1,10 @@
 package io.infermark.metrics;
 
 import io.infermark.core.RunResult;
-import io.infermark.core.ScheduleStats;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.health.ClientHealth;
 import io.infermark.core.stats.QuantileMethod;
 import java.util.Collections;

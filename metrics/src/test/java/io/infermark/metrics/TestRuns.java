@@ -4,12 +4,12 @@ import static io.infermark.core.capture.ChunkTimeline.UNKNOWN_TOKENS;
 
 import io.infermark.core.RunEnvironment;
 import io.infermark.core.RunResult;
-import io.infermark.core.ScheduleStats;
 import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.capture.TimeoutPhase;
 import io.infermark.core.capture.Usage;
 import io.infermark.core.load.LoadProfile;

@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.infermark.core.RunEnvironment;
 import io.infermark.core.RunResult;
-import io.infermark.core.ScheduleStats;
 import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.stats.QuantileMethod;

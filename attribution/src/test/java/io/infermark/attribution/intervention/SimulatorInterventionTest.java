@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.infermark.core.Benchmark;
 import io.infermark.core.load.LoadProfile;
+import io.infermark.core.protocol.OpenAiTarget;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
-import io.infermark.core.target.OpenAiTarget;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;

@@ -6,16 +6,16 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.infermark.core.RunEnvironment;
 import io.infermark.core.RunResult;
-import io.infermark.core.ScheduleStats;
 import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.RunSummary;
-import java.util.ArrayList;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalDouble;
 import java.util.SplittableRandom;

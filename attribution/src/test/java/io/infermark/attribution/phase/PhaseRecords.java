@@ -4,12 +4,12 @@ import static io.infermark.core.capture.ChunkTimeline.UNKNOWN_TOKENS;
 
 import io.infermark.core.RunEnvironment;
 import io.infermark.core.RunResult;
-import io.infermark.core.ScheduleStats;
 import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ConnectionPhases;
 import io.infermark.core.capture.Phase;
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.GenerationParams;
 import java.time.Instant;

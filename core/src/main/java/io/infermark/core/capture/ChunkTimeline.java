@@ -10,7 +10,7 @@ import java.util.OptionalLong;
  * then the nanoseconds since the previous chunk (the first one since the request was sent) as a
  * variable-length integer (four bytes for gaps from 2 ms to 268 ms); larger token counts follow as
  * a variable-length integer.
- * Offsets are exact to the nanosecond of the {@link io.infermark.core.Clock} that captured them.
+ * Offsets are exact to the nanosecond of the {@link io.infermark.core.time.Clock} that captured them.
  * Iterate with {@link #cursor()}; the common aggregates (token-bearing count, first and last token
  * offsets) are precomputed.
  */

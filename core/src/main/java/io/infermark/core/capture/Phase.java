@@ -4,7 +4,7 @@ package io.infermark.core.capture;
  * Connection and exchange milestones of one HTTP request, in the order they normally happen.
  * Reported by targets through {@link StreamObserver#onPhase}; OkHttp targets take them from
  * OkHttp's {@code EventListener}. A reused connection has no DNS, connect or TLS milestones. A
- * pipeline target ({@link io.infermark.core.pipeline.RetrievalTarget}) reports its retrieval stage,
+ * pipeline target ({@code pipeline.RetrievalTarget}) reports its retrieval stage,
  * which runs before the generation request, as the first two.
  */
 public enum Phase {

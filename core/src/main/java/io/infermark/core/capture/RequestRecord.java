@@ -10,7 +10,7 @@ import java.util.OptionalInt;
  * connection went, when every chunk arrived, how many tokens came back and from which source, and
  * how it ended. Every scheduled request of a run ends as exactly one record, failed or not.
  *
- * <p>Times are nanoseconds of the run's {@link io.infermark.core.Clock}: {@link #intendedNanos()}
+ * <p>Times are nanoseconds of the run's {@link io.infermark.core.time.Clock}: {@link #intendedNanos()}
  * and {@link #sendNanos()} from the run's origin, everything else from this request's send. Metric
  * definitions (TTFT, ITL, TPOT, ...) live in the {@code metrics} module and are computed from these
  * facts.

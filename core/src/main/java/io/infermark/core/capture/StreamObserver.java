@@ -1,9 +1,9 @@
 package io.infermark.core.capture;
 
 /**
- * The capture API: what a {@link io.infermark.core.target.Target} (or host code wrapping its own
+ * The capture API: what a {@code Target} (or host code wrapping its own
  * client) reports about one request while it runs. Every timestamp is a reading of the run's
- * {@link io.infermark.core.Clock}, taken as close to the event as possible; for chunks, when the
+ * {@link io.infermark.core.time.Clock}, taken as close to the event as possible; for chunks, when the
  * bytes that completed the chunk were read.
  *
  * <p>A request ends with exactly one of {@link #onComplete} or {@link #onFailure}; implementations

@@ -1,6 +1,6 @@
 package io.infermark.core.capture;
 
-import io.infermark.core.Clock;
+import io.infermark.core.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;

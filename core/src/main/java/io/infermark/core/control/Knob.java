@@ -4,7 +4,7 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * A numeric setting a workload reads while a run goes and a {@link KnobController} (or the host)
+ * A numeric setting a workload reads while a run goes and a {@code sweep.KnobController} (or the host)
  * changes: items per request of one modality, a batch size, a prompt length. Bounded: every value
  * set is clamped into {@code [min, max]}. Thread-safe (reads are a volatile read).
  *

@@ -5,16 +5,16 @@ import java.util.Objects;
 import java.util.OptionalDouble;
 
 /**
- * The PID law shared by {@link PidController} (output: a request rate) and {@link KnobController}
+ * The PID law shared by {@link PidController} (output: a request rate) and {@code sweep.KnobController}
  * (output: a knob's effort): relative error {@code e = (target − y) / target}, output
  * {@code clamp(initial + kp·e + ki·∫e dt + kd·de/dt, min, max)}, the integral clamped so that its term
  * alone stays within {@code [min − initial, max − initial]} (it cannot wind up while the output is pinned), derivative on the measurement over at least one
  * interval. A missing measurement holds the output. Not thread-safe: callers synchronise.
  */
-final class PidLaw {
+public final class PidLaw {
 
   /** Throws unless every gain is finite and {@code >= 0}; shared by the controllers' builders. */
-  static void checkGains(double kp, double ki, double kd) {
+  public static void checkGains(double kp, double ki, double kd) {
     for (double g : new double[] {kp, ki, kd}) {
       if (!(g >= 0) || Double.isInfinite(g)) {
         throw new IllegalArgumentException("gains must be finite and >= 0, were " + kp + ", " + ki + ", " + kd);
@@ -23,7 +23,7 @@ final class PidLaw {
   }
 
   /** Returns {@code interval} if it is positive, else throws; shared by the controllers' builders. */
-  static Duration checkInterval(Duration interval) {
+  public static Duration checkInterval(Duration interval) {
     Objects.requireNonNull(interval, "interval");
     if (interval.isNegative() || interval.isZero()) {
       throw new IllegalArgumentException("interval must be > 0, was " + interval);
@@ -45,7 +45,8 @@ final class PidLaw {
   private long lastNanos;
   private double output;
 
-  PidLaw(double target, double initial, double min, double max, double kp, double ki, double kd, long intervalNanos) {
+  /** A PID law steering an effort in [min, max] towards {@code target}, stepped every {@code intervalNanos}. */
+  public PidLaw(double target, double initial, double min, double max, double kp, double ki, double kd, long intervalNanos) {
     this.target = target;
     this.initial = initial;
     this.min = min;
@@ -58,7 +59,7 @@ final class PidLaw {
   }
 
   /** Reads a measurement taken at {@code elapsedNanos} and returns the new output. */
-  double update(OptionalDouble y, long elapsedNanos) {
+  public double update(OptionalDouble y, long elapsedNanos) {
     double dt = Math.max(elapsedNanos - lastNanos, 1) / 1e9;
     lastNanos = elapsedNanos;
     if (y.isPresent() && Double.isFinite(y.getAsDouble())) {
@@ -84,7 +85,8 @@ final class PidLaw {
     return output;
   }
 
-  double output() {
+  /** The current effort. */
+  public double output() {
     return output;
   }
 }

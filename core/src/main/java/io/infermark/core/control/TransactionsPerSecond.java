@@ -9,7 +9,7 @@ import java.util.OptionalDouble;
  * Completed transactions per second within an SLA latency, over a trailing time window; see
  * {@link ControlSignal#transactionsPerSecond(Duration, Duration)}.
  */
-final class TransactionsPerSecond implements ControlSignal {
+public final class TransactionsPerSecond implements ControlSignal {
   private final long windowNanos;
   private final long slaNanos;
 
@@ -25,7 +25,7 @@ final class TransactionsPerSecond implements ControlSignal {
   }
 
   /** Whether a record is a completed transaction within the SLA: measured, succeeded, E2E at most {@code sla}. */
-  static boolean withinSla(RequestRecord r, long slaNanos) {
+  public static boolean withinSla(RequestRecord r, long slaNanos) {
     return r.measured() && r.succeeded() && r.chunks().lastTokenOffsetNanos().orElse(Long.MAX_VALUE) <= slaNanos;
   }
 

@@ -1,8 +1,8 @@
 package io.infermark.core.health;
 
-import io.infermark.core.Clock;
-import io.infermark.core.ScheduleStats;
+import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.load.LoadProfile;
+import io.infermark.core.time.Clock;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.infermark.core.health;
 
-import io.infermark.core.Clock;
+import io.infermark.core.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;

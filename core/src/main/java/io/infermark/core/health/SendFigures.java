@@ -1,6 +1,6 @@
 package io.infermark.core.health;
 
-import io.infermark.core.ScheduleStats;
+import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.load.LoadProfile;
 import java.util.Locale;
 import java.util.Objects;

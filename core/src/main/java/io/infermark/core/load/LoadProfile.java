@@ -95,7 +95,7 @@ public final class LoadProfile {
    * Closed loop whose users come and go by a Locust-style {@link UserRamp}: one stream per user at
    * the ramp's peak, each active only while the ramp counts it, for the ramp's whole
    * {@linkplain UserRamp#duration() duration} (set as this profile's duration). Split the result by
-   * stage with {@link io.infermark.core.StageResult#split StageResult.split(result)}.
+   * stage with {@code StageResult.split(result)}.
    */
   public static LoadProfile users(UserRamp ramp) {
     Objects.requireNonNull(ramp, "ramp");

@@ -1,16 +1,16 @@
 package io.infermark.core.pipeline;
 
-import io.infermark.core.Clock;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.Phase;
 import io.infermark.core.capture.StreamObserver;
 import io.infermark.core.health.Probe;
+import io.infermark.core.protocol.Target;
 import io.infermark.core.request.InferenceRequest;
 import io.infermark.core.request.Message;
 import io.infermark.core.request.Prompt;
-import io.infermark.core.target.Cancellation;
-import io.infermark.core.target.Target;
+import io.infermark.core.time.Clock;
+import io.infermark.core.transport.Cancellation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

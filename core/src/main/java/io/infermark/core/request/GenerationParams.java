@@ -194,7 +194,7 @@ public final class GenerationParams {
     public Builder header(String name, String value) {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(value, "value");
-      new io.infermark.core.transport.OutboundRequest.Header(name, value); // validates
+      HeaderRules.check(name, value);
       headers.put(name, value);
       return this;
     }

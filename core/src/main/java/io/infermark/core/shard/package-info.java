@@ -1,6 +1,6 @@
 /**
  * Scale-out: one open-loop schedule split over several machines ({@code LoadProfile.shard}), a
  * wall-clock {@link io.infermark.core.shard.StartBarrier} so the shards start together, and
- * {@link io.infermark.core.shard.ShardMerge} to make their results one.
+ * {@code sweep.ShardMerge} to make their results one.
  */
 package io.infermark.core.shard;

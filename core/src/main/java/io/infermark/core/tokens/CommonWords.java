@@ -7,7 +7,7 @@ import java.util.Set;
 
 /**
  * The common short English words synthetic prompts are made of (see
- * {@link io.infermark.core.workload.SyntheticText}). Each is exactly one token under {@link TokenCounter#estimate()}
+ * {@code workload.SyntheticText}). Each is exactly one token under {@link TokenCounter#estimate()}
  * and under OpenAI's {@code cl100k_base} and {@code o200k_base} vocabularies, with or without its leading space; as
  * those vocabularies split text into words before merging, a text of n such words separated by single spaces is
  * n tokens. So a counter of those vocabularies counts such a text without loading the vocabulary (a few hundred

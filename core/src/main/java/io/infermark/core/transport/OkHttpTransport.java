@@ -3,7 +3,6 @@ package io.infermark.core.transport;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.TimeoutPhase;
-import io.infermark.core.target.Cancellation;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Proxy;
@@ -359,7 +358,7 @@ public final class OkHttpTransport implements Transport {
     }
 
     @Override
-    public io.infermark.core.Clock clock() {
+    public io.infermark.core.time.Clock clock() {
       return delegate.clock();
     }
 

@@ -1,5 +1,6 @@
 package io.infermark.core.transport;
 
+import io.infermark.core.request.HeaderRules;
 import java.net.URI;
 import java.util.List;
 import java.util.Locale;
@@ -26,18 +27,7 @@ public record OutboundRequest(String method, URI url, List<Header> headers, byte
   public record Header(String name, String value) {
     /** Validates: a token name and a value without CR, LF or NUL. */
     public Header {
-      Objects.requireNonNull(name, "name");
-      Objects.requireNonNull(value, "value");
-      if (name.isEmpty() || !name.chars().allMatch(Header::isTokenChar)) {
-        throw new IllegalArgumentException("invalid header name: \"" + name + "\"");
-      }
-      if (value.chars().anyMatch(c -> c == '\r' || c == '\n' || c == 0)) {
-        throw new IllegalArgumentException("header " + name + " has a value containing CR, LF or NUL");
-      }
-    }
-
-    private static boolean isTokenChar(int c) {
-      return c > 32 && c < 127 && "\"(),/:;<=>?@[\\]{}".indexOf(c) < 0;
+      HeaderRules.check(name, value);
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.infermark.core.transport;
 
-import io.infermark.core.Clock;
 import io.infermark.core.capture.Phase;
+import io.infermark.core.time.Clock;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Proxy;

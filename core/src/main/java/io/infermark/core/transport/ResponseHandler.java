@@ -1,8 +1,8 @@
 package io.infermark.core.transport;
 
-import io.infermark.core.Clock;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.Phase;
+import io.infermark.core.time.Clock;
 
 /**
  * What a {@link Transport} reports about one exchange; implemented by the protocol side. Calls for

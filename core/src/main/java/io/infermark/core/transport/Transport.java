@@ -6,7 +6,7 @@ package io.infermark.core.transport;
  * requests and decodes bodies; a transport only moves bytes and stamps them, so every protocol runs
  * on every transport.
  *
- * <p>Two transports ship with infermark: {@link io.infermark.core.transport.netty.NettyTransport}, an
+ * <p>Two transports ship with infermark: {@code netty.NettyTransport}, an
  * event loop that reads every stream on a few I/O threads and stamps each chunk at the read that
  * completed it, and {@link OkHttpTransport}, which runs each exchange on the calling thread with a
  * user's own {@code OkHttpClient} (proxies, interceptors, custom TLS).
@@ -39,7 +39,7 @@ public interface Transport extends AutoCloseable {
    * @param handler where to report
    * @param cancellation fires when the caller gives up on the exchange
    */
-  void start(OutboundRequest request, ResponseHandler handler, io.infermark.core.target.Cancellation cancellation);
+  void start(OutboundRequest request, ResponseHandler handler, io.infermark.core.transport.Cancellation cancellation);
 
   /** True when {@link #start} runs the whole exchange on the calling thread. */
   boolean blocking();

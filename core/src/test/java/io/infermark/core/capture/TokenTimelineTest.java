@@ -2,7 +2,7 @@ package io.infermark.core.capture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.infermark.core.Clock;
+import io.infermark.core.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -131,7 +131,7 @@ class ProbesAndMonitorTest {
     assertThat(Thread.getAllStackTraces().keySet().stream()
         .filter(t -> t.getName().equals(HiccupMeter.THREAD_NAME) && t.isAlive()).count())
         .as("no meter thread started").isLessThanOrEqualTo(hiccupThreads);
-    ClientHealth h = off.health(io.infermark.core.ScheduleStats.of(List.of(), java.util.OptionalDouble.empty()),
+    ClientHealth h = off.health(io.infermark.core.capture.ScheduleStats.of(List.of(), java.util.OptionalDouble.empty()),
         io.infermark.core.load.LoadProfile.concurrency(1).requests(1), HealthThresholds.defaults());
     assertThat(h.verdict()).isEqualTo(HealthVerdict.UNMEASURED);
     assertThat(h.reasons()).containsExactly("the client's monitors were off (ClientMonitoring.OFF, --client-monitors "

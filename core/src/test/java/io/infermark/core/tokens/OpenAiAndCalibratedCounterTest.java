@@ -4,9 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import io.infermark.core.Clock;
 import io.infermark.core.capture.Usage;
-import io.infermark.core.target.Target;
+import io.infermark.core.protocol.CalibratedCounter;
+import io.infermark.core.protocol.Target;
+import io.infermark.core.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -2,9 +2,9 @@ package io.infermark.core.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.infermark.core.Clock;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.Phase;
+import io.infermark.core.time.Clock;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

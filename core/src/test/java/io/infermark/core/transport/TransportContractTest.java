@@ -7,7 +7,6 @@ import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.Phase;
 import io.infermark.core.capture.TimeoutPhase;
-import io.infermark.core.target.Cancellation;
 import io.infermark.core.transport.RecordingHandler.Event;
 import io.infermark.core.transport.RecordingHandler.Kind;
 import io.infermark.core.transport.netty.NettyTransport;

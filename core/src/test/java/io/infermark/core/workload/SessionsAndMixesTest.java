@@ -5,16 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.infermark.core.Benchmark;
-import io.infermark.core.Clock;
 import io.infermark.core.RunResult;
 import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.capture.Usage;
 import io.infermark.core.load.LoadProfile;
+import io.infermark.core.protocol.Target;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Message;
 import io.infermark.core.request.Prompt;
-import io.infermark.core.target.Target;
+import io.infermark.core.time.Clock;
 import io.infermark.core.tokens.TokenCounter;
 import java.util.List;
 import java.util.Map;

@@ -191,7 +191,7 @@ public final class RecordsJournal implements RunListener, AutoCloseable {
   public static void write(RunResult result, Map<String, Object> context, Path file) {
     List<RequestRecord> records = result.records();
     context.values().forEach(JournalFormat::requireWritable);
-    RunStart start = new RunStart(result.startedAt(), result.originNanos(), io.infermark.core.Clock.system(),
+    RunStart start = new RunStart(result.startedAt(), result.originNanos(), io.infermark.core.time.Clock.system(),
         result.target(), result.load(), result.params(), java.util.OptionalLong.of(records.size()));
     BitSet notSent = new BitSet();
     long outside = 0;

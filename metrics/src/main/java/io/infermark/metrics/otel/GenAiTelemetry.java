@@ -8,7 +8,7 @@ import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.Phase;
 import io.infermark.core.capture.RequestRecord;
-import io.infermark.core.target.OpenAiTarget;
+import io.infermark.core.protocol.OpenAiTarget;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.InferenceRequest;
 import io.opentelemetry.api.GlobalOpenTelemetry;

@@ -1,10 +1,10 @@
 package io.infermark.metrics.progress;
 
-import io.infermark.core.Clock;
 import io.infermark.core.RunListener;
 import io.infermark.core.RunResult;
 import io.infermark.core.RunStart;
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.time.Clock;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Locale;

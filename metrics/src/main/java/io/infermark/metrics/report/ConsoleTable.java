@@ -1,6 +1,6 @@
 package io.infermark.metrics.report;
 
-import io.infermark.core.ScheduleStats;
+import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.health.ClientHealth;
 import io.infermark.core.health.ClientMeasurements;
 import io.infermark.core.health.ProbeReading;

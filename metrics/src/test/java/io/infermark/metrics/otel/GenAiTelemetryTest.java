@@ -254,7 +254,7 @@ class GenAiTelemetryTest {
 
   @Test
   void modelHostPortAndOperationComeFromTheTargetAndTheProviderDefaultsToOpenai() {
-    try (io.infermark.core.target.OpenAiTarget target = io.infermark.core.target.OpenAiTarget
+    try (io.infermark.core.protocol.OpenAiTarget target = io.infermark.core.protocol.OpenAiTarget
         .completions("http://inference.example:8123/v1", "m2").build()) {
       drive(GenAiTelemetry.builder(sdk).target(target).build());
     }

@@ -8,7 +8,7 @@ import java.lang.annotation.Target;
 
 /**
  * Marks a non-final instance field of type {@link io.infermark.testkit.simulator.Simulator
- * Simulator}, {@link InferenceEndpoint} or {@link io.infermark.core.target.OpenAiTarget
+ * Simulator}, {@link InferenceEndpoint} or {@link io.infermark.core.protocol.OpenAiTarget
  * OpenAiTarget} for {@link SimulatorExtension} to fill before each test.
  */
 @Documented

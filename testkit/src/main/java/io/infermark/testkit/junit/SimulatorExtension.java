@@ -1,6 +1,6 @@
 package io.infermark.testkit.junit;
 
-import io.infermark.core.target.OpenAiTarget;
+import io.infermark.core.protocol.OpenAiTarget;
 import io.infermark.testkit.simulator.EngineProfile;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * after it. On a class, one simulator serves every test of the class; on a method, that method
  * gets its own. Inject it as a parameter or an {@link InjectSimulator @InjectSimulator} field of
  * type {@link io.infermark.testkit.simulator.Simulator Simulator}, {@link InferenceEndpoint} or
- * {@link io.infermark.core.target.OpenAiTarget OpenAiTarget}.
+ * {@link io.infermark.core.protocol.OpenAiTarget OpenAiTarget}.
  *
  * <pre>{@code
  * @WithSimulator(profile = "early-saturation", seed = 7)

@@ -1,4 +1,4 @@
-package io.infermark.core.target;
+package io.infermark.core.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -5,8 +5,8 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 
 import io.infermark.core.Benchmark;
 import io.infermark.core.RunResult;
+import io.infermark.core.protocol.OpenAiTarget;
 import io.infermark.core.request.Prompt;
-import io.infermark.core.target.OpenAiTarget;
 import io.infermark.testkit.simulator.EngineProfile;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;

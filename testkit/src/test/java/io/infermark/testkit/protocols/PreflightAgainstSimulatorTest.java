@@ -9,10 +9,10 @@ import io.infermark.core.RunResult;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.load.LoadProfile;
+import io.infermark.core.protocol.AnthropicTarget;
+import io.infermark.core.protocol.OpenAiTarget;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
-import io.infermark.core.target.AnthropicTarget;
-import io.infermark.core.target.OpenAiTarget;
 import io.infermark.testkit.simulator.Fault;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
@@ -30,7 +30,7 @@ class PreflightAgainstSimulatorTest {
     return SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(2)).interTokenInterval(Duration.ofMillis(1));
   }
 
-  private static Benchmark benchmark(io.infermark.core.target.Target target) {
+  private static Benchmark benchmark(io.infermark.core.protocol.Target target) {
     return Benchmark.target(target).prompts(Prompt.user("Hello")).params(GenerationParams.builder().maxTokens(4).build())
         .load(LoadProfile.concurrency(2).requests(20));
   }

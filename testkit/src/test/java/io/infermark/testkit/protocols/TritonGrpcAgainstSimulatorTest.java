@@ -11,10 +11,10 @@ import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.capture.TimeoutPhase;
 import io.infermark.core.capture.TokenCountSource;
 import io.infermark.core.load.LoadProfile;
+import io.infermark.core.protocol.TritonGrpcTarget;
+import io.infermark.core.protocol.TritonGrpcTarget.Convention;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
-import io.infermark.core.target.TritonGrpcTarget;
-import io.infermark.core.target.TritonGrpcTarget.Convention;
 import io.infermark.testkit.simulator.Fault;
 import io.infermark.testkit.simulator.ServerTimeline;
 import io.infermark.testkit.simulator.Simulator;
@@ -22,9 +22,9 @@ import io.infermark.testkit.simulator.SimulatorConfig;
 import io.infermark.testkit.simulator.SimulatorProtocol;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * The gRPC target against the simulator's gRPC service ({@code ModelStreamInfer} on its h2c port):

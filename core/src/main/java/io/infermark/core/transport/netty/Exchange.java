@@ -1,12 +1,12 @@
 package io.infermark.core.transport.netty;
 
-import io.infermark.core.Clock;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.Phase;
 import io.infermark.core.capture.TimeoutPhase;
-import io.infermark.core.target.Cancellation;
+import io.infermark.core.time.Clock;
 import io.infermark.core.transport.BodyConsumer;
+import io.infermark.core.transport.Cancellation;
 import io.infermark.core.transport.OutboundRequest;
 import io.infermark.core.transport.ResponseHandler;
 import io.netty.buffer.Unpooled;

@@ -1,10 +1,10 @@
 package io.infermark.core.transport.netty;
 
-import io.infermark.core.Clock;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.Phase;
 import io.infermark.core.capture.TimeoutPhase;
+import io.infermark.core.time.Clock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.Phase;
-import io.infermark.core.target.Cancellation;
+import io.infermark.core.transport.Cancellation;
 import io.infermark.core.transport.OutboundRequest;
 import io.infermark.core.transport.RawServer;
 import io.infermark.core.transport.RecordingHandler;
