@@ -53,8 +53,16 @@ final class MetricsData {
       end = Math.max(end, r.sendNanos() + r.endOffsetNanos());
     }
     LoadProfile load = LoadProfile.constantRate(100).requests(Math.max(records.size(), 1));
-    return new RunResult(records, true, Instant.parse("2025-01-01T00:00:00Z"), 0, end, "bench", load,
-        GenerationParams.defaults(), 1, RunEnvironment.current(false),
-        ScheduleStats.of(records, OptionalDouble.of(100)));
+    return RunResult.builder()
+        .records(records)
+        .startedAt(Instant.parse("2025-01-01T00:00:00Z"))
+        .durationNanos(end)
+        .target("bench")
+        .load(load)
+        .params(GenerationParams.defaults())
+        .promptCount(1)
+        .environment(RunEnvironment.current(false))
+        .schedule(ScheduleStats.of(records, OptionalDouble.of(100)))
+        .build();
   }
 }

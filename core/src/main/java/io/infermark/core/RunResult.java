@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalDouble;
 
 /**
  * Everything one run produced: a record per scheduled request (warmup and cooldown included, flagged) and the
@@ -67,39 +68,6 @@ public record RunResult(List<RequestRecord> records, boolean recordsRetained, In
     }
   }
 
-  /** A result of a run that ended by its own limits (not interrupted). */
-  public RunResult(List<RequestRecord> records, boolean recordsRetained, Instant startedAt, long originNanos,
-      long durationNanos, String target, LoadProfile load, GenerationParams params, int promptCount,
-      RunEnvironment environment, ScheduleStats schedule, List<ControlStep> control, ClientHealth clientHealth,
-      boolean insecureTls) {
-    this(records, recordsRetained, startedAt, originNanos, durationNanos, target, load, params, promptCount,
-        environment, schedule, control, clientHealth, insecureTls, Optional.empty());
-  }
-
-  /** A result whose TLS is taken as verified unless one of its records says otherwise. */
-  public RunResult(List<RequestRecord> records, boolean recordsRetained, Instant startedAt, long originNanos,
-      long durationNanos, String target, LoadProfile load, GenerationParams params, int promptCount,
-      RunEnvironment environment, ScheduleStats schedule, List<ControlStep> control, ClientHealth clientHealth) {
-    this(records, recordsRetained, startedAt, originNanos, durationNanos, target, load, params, promptCount,
-        environment, schedule, control, clientHealth, records.stream().anyMatch(RequestRecord::insecureTls));
-  }
-
-  /** A result whose client was not measured ({@link ClientHealth#UNMEASURED}): built by hand, merged, or read back. */
-  public RunResult(List<RequestRecord> records, boolean recordsRetained, Instant startedAt, long originNanos,
-      long durationNanos, String target, LoadProfile load, GenerationParams params, int promptCount,
-      RunEnvironment environment, ScheduleStats schedule, List<ControlStep> control) {
-    this(records, recordsRetained, startedAt, originNanos, durationNanos, target, load, params, promptCount,
-        environment, schedule, control, ClientHealth.UNMEASURED);
-  }
-
-  /** A result without a control trajectory or client health (built by hand, merged, or read back). */
-  public RunResult(List<RequestRecord> records, boolean recordsRetained, Instant startedAt, long originNanos,
-      long durationNanos, String target, LoadProfile load, GenerationParams params, int promptCount,
-      RunEnvironment environment, ScheduleStats schedule) {
-    this(records, recordsRetained, startedAt, originNanos, durationNanos, target, load, params, promptCount,
-        environment, schedule, List.of(), ClientHealth.UNMEASURED);
-  }
-
   /**
    * Epoch nanoseconds of a time given as nanoseconds from the run's origin (a record's
    * {@code sendNanos}, a chunk's send plus offset): {@code startedAt + nanosFromOrigin}. The one
@@ -117,14 +85,179 @@ public record RunResult(List<RequestRecord> records, boolean recordsRetained, In
 
   /** The same result with another client health (for instance re-judged against other thresholds). */
   public RunResult withClientHealth(ClientHealth health) {
-    return new RunResult(records, recordsRetained, startedAt, originNanos, durationNanos, target, load, params,
-        promptCount, environment, schedule, control, health, insecureTls, interruption);
+    return toBuilder().clientHealth(health).build();
   }
 
   /** The same result marked as cut short (or, with an empty value, as complete). */
   public RunResult withInterruption(Optional<Interruption> how) {
-    return new RunResult(records, recordsRetained, startedAt, originNanos, durationNanos, target, load, params,
-        promptCount, environment, schedule, control, clientHealth, insecureTls, how);
+    return toBuilder().interruption(how).build();
+  }
+
+  /**
+   * A builder for a result made by hand, merged from shards or read back from a journal. {@code target},
+   * {@code load} and {@code startedAt} are required; the rest defaults to: no records (retained),
+   * origin and duration 0, {@link GenerationParams#defaults()}, 0 prompts, this JVM's environment, the
+   * schedule statistics of the records against the load's nominal rate, no control trajectory,
+   * {@link ClientHealth#UNMEASURED}, TLS insecure only if a record says so, not interrupted.
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder holding every value of this result. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.records = records;
+    b.recordsRetained = recordsRetained;
+    b.startedAt = startedAt;
+    b.originNanos = originNanos;
+    b.durationNanos = durationNanos;
+    b.target = target;
+    b.load = load;
+    b.params = params;
+    b.promptCount = promptCount;
+    b.environment = environment;
+    b.schedule = schedule;
+    b.control = control;
+    b.clientHealth = clientHealth;
+    b.insecureTls = Optional.of(insecureTls);
+    b.interruption = interruption;
+    return b;
+  }
+
+  /** Builds a {@link RunResult}; see {@link RunResult#builder()} for the defaults. Not thread-safe. */
+  public static final class Builder {
+    private List<RequestRecord> records = List.of();
+    private boolean recordsRetained = true;
+    private Instant startedAt;
+    private long originNanos;
+    private long durationNanos;
+    private String target;
+    private LoadProfile load;
+    private GenerationParams params = GenerationParams.defaults();
+    private int promptCount;
+    private RunEnvironment environment;
+    private ScheduleStats schedule;
+    private List<ControlStep> control = List.of();
+    private ClientHealth clientHealth = ClientHealth.UNMEASURED;
+    private Optional<Boolean> insecureTls = Optional.empty();
+    private Optional<Interruption> interruption = Optional.empty();
+
+    private Builder() {}
+
+    /** The records, one per scheduled request, ordered by index; they are retained. */
+    public Builder records(List<RequestRecord> records) {
+      this.records = Objects.requireNonNull(records, "records");
+      this.recordsRetained = true;
+      return this;
+    }
+
+    /** The run did not retain its records (they went only to its listeners); a schedule must then be given. */
+    public Builder recordsNotRetained() {
+      this.records = List.of();
+      this.recordsRetained = false;
+      return this;
+    }
+
+    /** Wall-clock time of the run's origin. Required. */
+    public Builder startedAt(Instant startedAt) {
+      this.startedAt = Objects.requireNonNull(startedAt, "startedAt");
+      return this;
+    }
+
+    /** The run clock's reading at the origin, in nanoseconds. */
+    public Builder originNanos(long originNanos) {
+      this.originNanos = originNanos;
+      return this;
+    }
+
+    /** From the run's origin to the end of its last request, in nanoseconds. */
+    public Builder durationNanos(long durationNanos) {
+      this.durationNanos = durationNanos;
+      return this;
+    }
+
+    /** A description of the target, without credentials. Required. */
+    public Builder target(String target) {
+      this.target = Objects.requireNonNull(target, "target");
+      return this;
+    }
+
+    /** The load profile. Required. */
+    public Builder load(LoadProfile load) {
+      this.load = Objects.requireNonNull(load, "load");
+      return this;
+    }
+
+    /** The generation parameters. */
+    public Builder params(GenerationParams params) {
+      this.params = Objects.requireNonNull(params, "params");
+      return this;
+    }
+
+    /** How many distinct prompts were cycled through. */
+    public Builder promptCount(int promptCount) {
+      this.promptCount = promptCount;
+      return this;
+    }
+
+    /** The JVM and machine. */
+    public Builder environment(RunEnvironment environment) {
+      this.environment = Objects.requireNonNull(environment, "environment");
+      return this;
+    }
+
+    /** Requested vs achieved rate and schedule lag. */
+    public Builder schedule(ScheduleStats schedule) {
+      this.schedule = Objects.requireNonNull(schedule, "schedule");
+      return this;
+    }
+
+    /** A controlled run's trajectory. */
+    public Builder control(List<ControlStep> control) {
+      this.control = Objects.requireNonNull(control, "control");
+      return this;
+    }
+
+    /** Whether the client could be trusted during the run. */
+    public Builder clientHealth(ClientHealth clientHealth) {
+      this.clientHealth = Objects.requireNonNull(clientHealth, "clientHealth");
+      return this;
+    }
+
+    /** Whether the target skipped TLS verification (by default: whether any record says so). */
+    public Builder insecureTls(boolean insecureTls) {
+      this.insecureTls = Optional.of(insecureTls);
+      return this;
+    }
+
+    /** How the run was cut short; empty for a run that ended by its own limits. */
+    public Builder interruption(Optional<Interruption> interruption) {
+      this.interruption = Objects.requireNonNull(interruption, "interruption");
+      return this;
+    }
+
+    /**
+     * The result.
+     *
+     * @throws IllegalStateException if target, load or startedAt is missing, or records were not
+     *     retained and no schedule was given
+     */
+    public RunResult build() {
+      if (target == null || load == null || startedAt == null) {
+        throw new IllegalStateException("a RunResult needs target, load and startedAt");
+      }
+      ScheduleStats s = schedule;
+      if (s == null) {
+        if (!recordsRetained) {
+          throw new IllegalStateException("a RunResult whose records were not retained needs its schedule");
+        }
+        s = ScheduleStats.of(records, load.arrivalProcess().map(a -> a.nominalRate()).orElse(OptionalDouble.empty()));
+      }
+      return new RunResult(records, recordsRetained, startedAt, originNanos, durationNanos, target, load, params,
+          promptCount, environment == null ? RunEnvironment.current(false) : environment, s, control, clientHealth,
+          insecureTls.orElseGet(() -> records.stream().anyMatch(RequestRecord::insecureTls)), interruption);
+    }
   }
 
   /** True when the run was cut short: {@link #interruption()} says how. */

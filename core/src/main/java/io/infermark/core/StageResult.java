@@ -51,9 +51,19 @@ public record StageResult(UserStage stage, RunResult result) {
     List<StageResult> out = new ArrayList<>(stages.size());
     for (UserStage s : stages) {
       List<RequestRecord> records = parts.get(s.index());
-      RunResult part = new RunResult(records, true, run.startedAt(), run.originNanos(), s.durationNanos(),
-          run.target(), run.load(), run.params(), run.promptCount(), run.environment(),
-          ScheduleStats.of(records, OptionalDouble.empty()), List.of(), run.clientHealth());
+      RunResult part = RunResult.builder()
+          .records(records)
+          .startedAt(run.startedAt())
+          .originNanos(run.originNanos())
+          .durationNanos(s.durationNanos())
+          .target(run.target())
+          .load(run.load())
+          .params(run.params())
+          .promptCount(run.promptCount())
+          .environment(run.environment())
+          .schedule(ScheduleStats.of(records, OptionalDouble.empty()))
+          .clientHealth(run.clientHealth())
+          .build();
       out.add(new StageResult(s, part));
     }
     return List.copyOf(out);

@@ -105,8 +105,18 @@ class ClientHealthRunTest {
   @Test
   void aResultBuiltByHandIsUnmeasured() {
     RunResult run = Benchmark.target(OneTokenTarget.INSTANCE).prompts(PROMPT).run();
-    RunResult byHand = new RunResult(run.records(), true, run.startedAt(), run.originNanos(), run.durationNanos(),
-        run.target(), run.load(), run.params(), run.promptCount(), run.environment(), run.schedule());
+    RunResult byHand = RunResult.builder()
+        .records(run.records())
+        .startedAt(run.startedAt())
+        .originNanos(run.originNanos())
+        .durationNanos(run.durationNanos())
+        .target(run.target())
+        .load(run.load())
+        .params(run.params())
+        .promptCount(run.promptCount())
+        .environment(run.environment())
+        .schedule(run.schedule())
+        .build();
 
     assertThat(byHand.clientHealth()).isEqualTo(ClientHealth.UNMEASURED);
     assertThat(byHand.withClientHealth(run.clientHealth()).clientHealth()).isEqualTo(run.clientHealth());

@@ -43,9 +43,17 @@ public final class TestRuns {
     for (RequestRecord r : records) {
       end = Math.max(end, r.sendNanos() + r.endOffsetNanos());
     }
-    return new RunResult(records, true, STARTED_AT, 0, end, "openai-chat http://localhost:8000/v1 model=test", load,
-        GenerationParams.defaults(), 1, RunEnvironment.current(false),
-        ScheduleStats.of(records, load.arrivalProcess().map(a -> a.nominalRate()).orElse(OptionalDouble.empty())));
+    return RunResult.builder()
+        .records(records)
+        .startedAt(STARTED_AT)
+        .durationNanos(end)
+        .target("openai-chat http://localhost:8000/v1 model=test")
+        .load(load)
+        .params(GenerationParams.defaults())
+        .promptCount(1)
+        .environment(RunEnvironment.current(false))
+        .schedule(ScheduleStats.of(records, load.arrivalProcess().map(a -> a.nominalRate()).orElse(OptionalDouble.empty())))
+        .build();
   }
 
   /**

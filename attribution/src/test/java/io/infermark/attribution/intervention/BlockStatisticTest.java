@@ -44,9 +44,17 @@ class BlockStatisticTest {
   }
 
   private static RunResult runOf(List<RequestRecord> records) {
-    return new RunResult(records, true, Instant.parse("2025-03-04T05:06:07Z"), 0, 1, "test",
-        LoadProfile.concurrency(1).requests(records.size()), GenerationParams.defaults(), 1,
-        RunEnvironment.current(false), ScheduleStats.of(records, OptionalDouble.empty()));
+    return RunResult.builder()
+        .records(records)
+        .startedAt(Instant.parse("2025-03-04T05:06:07Z"))
+        .durationNanos(1)
+        .target("test")
+        .load(LoadProfile.concurrency(1).requests(records.size()))
+        .params(GenerationParams.defaults())
+        .promptCount(1)
+        .environment(RunEnvironment.current(false))
+        .schedule(ScheduleStats.of(records, OptionalDouble.empty()))
+        .build();
   }
 
   @Test

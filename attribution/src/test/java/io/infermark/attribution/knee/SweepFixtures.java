@@ -69,7 +69,16 @@ final class SweepFixtures {
   }
 
   private static RunResult run(LoadProfile load, List<RequestRecord> records) {
-    return new RunResult(records, true, Instant.EPOCH, 0, 1_000_000_000L, "fake", load, GenerationParams.defaults(),
-        1, RunEnvironment.current(false), ScheduleStats.of(records, OptionalDouble.empty()));
+    return RunResult.builder()
+        .records(records)
+        .startedAt(Instant.EPOCH)
+        .durationNanos(1_000_000_000L)
+        .target("fake")
+        .load(load)
+        .params(GenerationParams.defaults())
+        .promptCount(1)
+        .environment(RunEnvironment.current(false))
+        .schedule(ScheduleStats.of(records, OptionalDouble.empty()))
+        .build();
   }
 }

@@ -178,17 +178,33 @@ class ParetoFrontTest {
           .httpStatus(200).chunks(ChunkTimeline.builder().add(50_000_000L, ChunkKind.CONTENT, 1)
               .add(100_000_000L, ChunkKind.CONTENT, 1).build()).endOffsetNanos(100_000_000L).build());
     }
-    RunSummary s = RunSummary.of(new RunResult(records, true, Instant.EPOCH, 0, 1_090_000_000L, "fake",
-        LoadProfile.constantRate(100), GenerationParams.defaults(), 1, RunEnvironment.current(false),
-        ScheduleStats.of(records, OptionalDouble.empty())));
+    RunSummary s = RunSummary.of(RunResult.builder()
+        .records(records)
+        .startedAt(Instant.EPOCH)
+        .durationNanos(1_090_000_000L)
+        .target("fake")
+        .load(LoadProfile.constantRate(100))
+        .params(GenerationParams.defaults())
+        .promptCount(1)
+        .environment(RunEnvironment.current(false))
+        .schedule(ScheduleStats.of(records, OptionalDouble.empty()))
+        .build());
 
     ParetoPoint<String> p = ParetoPoint.of("cfg", s, LatencyMetric.TTFT, 0.99).orElseThrow();
 
     assertThat(p.throughput()).isCloseTo(100 / 1.09, within(1e-9));
     assertThat(p.latencyMillis()).isCloseTo(50, within(1e-9));
-    RunSummary none = RunSummary.of(new RunResult(List.of(), true, Instant.EPOCH, 0, 0, "fake",
-        LoadProfile.constantRate(1), GenerationParams.defaults(), 1, RunEnvironment.current(false),
-        ScheduleStats.of(List.of(), OptionalDouble.empty())));
+    RunSummary none = RunSummary.of(RunResult.builder()
+        .records(List.of())
+        .startedAt(Instant.EPOCH)
+        .durationNanos(0)
+        .target("fake")
+        .load(LoadProfile.constantRate(1))
+        .params(GenerationParams.defaults())
+        .promptCount(1)
+        .environment(RunEnvironment.current(false))
+        .schedule(ScheduleStats.of(List.of(), OptionalDouble.empty()))
+        .build());
     assertThat(ParetoPoint.of("none", none, LatencyMetric.TTFT, 0.99)).isEmpty();
   }
 

@@ -70,8 +70,16 @@ final class PhaseRecords {
       end = Math.max(end, r.sendNanos() + r.endOffsetNanos());
     }
     LoadProfile load = LoadProfile.concurrency(1).requests(Math.max(records.size(), 1));
-    return new RunResult(records, true, Instant.parse("2025-03-04T05:06:07Z"), 0, end, "test", load,
-        GenerationParams.defaults(), 1, RunEnvironment.current(false),
-        ScheduleStats.of(records, OptionalDouble.empty()));
+    return RunResult.builder()
+        .records(records)
+        .startedAt(Instant.parse("2025-03-04T05:06:07Z"))
+        .durationNanos(end)
+        .target("test")
+        .load(load)
+        .params(GenerationParams.defaults())
+        .promptCount(1)
+        .environment(RunEnvironment.current(false))
+        .schedule(ScheduleStats.of(records, OptionalDouble.empty()))
+        .build();
   }
 }

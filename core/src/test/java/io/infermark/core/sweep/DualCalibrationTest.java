@@ -41,9 +41,17 @@ class DualCalibrationTest {
   }
 
   private static RunResult run(List<RequestRecord> records) {
-    return new RunResult(records, true, Instant.EPOCH, 0, 2_000 * MS, "fake",
-        LoadProfile.constantRate(1000).duration(Duration.ofSeconds(2)), GenerationParams.defaults(), 1,
-        RunEnvironment.current(false), ScheduleStats.of(records, OptionalDouble.empty()));
+    return RunResult.builder()
+        .records(records)
+        .startedAt(Instant.EPOCH)
+        .durationNanos(2_000 * MS)
+        .target("fake")
+        .load(LoadProfile.constantRate(1000).duration(Duration.ofSeconds(2)))
+        .params(GenerationParams.defaults())
+        .promptCount(1)
+        .environment(RunEnvironment.current(false))
+        .schedule(ScheduleStats.of(records, OptionalDouble.empty()))
+        .build();
   }
 
   @Test

@@ -58,8 +58,17 @@ class ShardMergeTest {
     LoadProfile whole = LoadProfile.constantRate(1000).requests(4);
     RunResult a = Benchmark.target(INSTANT).prompts(Prompt.user("x")).load(whole.shard(0, 2)).run();
     RunResult b = Benchmark.target(INSTANT).prompts(Prompt.user("x")).load(whole.shard(1, 2)).run();
-    RunResult late = new RunResult(b.records(), true, a.startedAt().plus(Duration.ofMillis(50)), 0, b.durationNanos(),
-        b.target(), b.load(), b.params(), b.promptCount(), b.environment(), b.schedule());
+    RunResult late = RunResult.builder()
+        .records(b.records())
+        .startedAt(a.startedAt().plus(Duration.ofMillis(50)))
+        .durationNanos(b.durationNanos())
+        .target(b.target())
+        .load(b.load())
+        .params(b.params())
+        .promptCount(b.promptCount())
+        .environment(b.environment())
+        .schedule(b.schedule())
+        .build();
 
     RunResult merged = ShardMerge.merge(List.of(a, late));
 

@@ -38,8 +38,17 @@ class SweepAndCapacityTest {
           .add(nanos, ChunkKind.CONTENT, 1).build()).usage(Usage.of(1, 2)).endOffsetNanos(nanos).build());
     }
     LoadProfile load = LoadProfile.constantRate(1).requests(seconds.length);
-    return new RunResult(records, true, Instant.EPOCH, 0, 1, "fake", load, GenerationParams.defaults(), 1,
-        RunEnvironment.current(false), ScheduleStats.of(records, OptionalDouble.empty()));
+    return RunResult.builder()
+        .records(records)
+        .startedAt(Instant.EPOCH)
+        .durationNanos(1)
+        .target("fake")
+        .load(load)
+        .params(GenerationParams.defaults())
+        .promptCount(1)
+        .environment(RunEnvironment.current(false))
+        .schedule(ScheduleStats.of(records, OptionalDouble.empty()))
+        .build();
   }
 
   private static final ToDoubleFunction<RunResult> P95_E2E = RecordPercentiles.of(RecordPercentiles::e2eSeconds, 0.95);

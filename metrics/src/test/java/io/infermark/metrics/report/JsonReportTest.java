@@ -160,10 +160,18 @@ class JsonReportTest {
   @Test
   void neverWritesHeaderValues() throws Exception {
     RunResult base = TestRuns.mixedRun();
-    RunResult run = new RunResult(base.records(), true, base.startedAt(), base.originNanos(), base.durationNanos(), base.target(), base.load(),
-        io.infermark.core.request.GenerationParams.builder().maxTokens(128).ignoreEos(true)
-            .header("Authorization", "Bearer sk-secret").extraBody("top_k", 5).build(),
-        base.promptCount(), base.environment(), base.schedule());
+    RunResult run = RunResult.builder()
+        .records(base.records())
+        .startedAt(base.startedAt())
+        .originNanos(base.originNanos())
+        .durationNanos(base.durationNanos())
+        .target(base.target())
+        .load(base.load())
+        .params(io.infermark.core.request.GenerationParams.builder().maxTokens(128).ignoreEos(true) .header("Authorization", "Bearer sk-secret").extraBody("top_k", 5).build())
+        .promptCount(base.promptCount())
+        .environment(base.environment())
+        .schedule(base.schedule())
+        .build();
 
     String json = JsonReport.toJson(RunSummary.of(run));
 
