@@ -8,5 +8,10 @@
  * sorting: coalitions are visited in Gray-code order so each step updates every request's outcome by one
  * component, and the percentile is selected among the values above a moving threshold (about the top
  * 2 % for P99) rather than over the whole sample.
+ *
+ * <p>May import: {@code io.infermark.attribution.phase}, {@code io.infermark.attribution.shapley},
+ * {@code io.infermark.core.capture}, {@code io.infermark.core.stats}, {@code io.infermark.metrics}. Nothing
+ * else of infermark: the floors are in docs/architecture.md and ArchitectureTest holds every package to this
+ * line.
  */
 package io.infermark.attribution.change;

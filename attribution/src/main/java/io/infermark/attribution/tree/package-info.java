@@ -4,5 +4,7 @@
  * {@link io.infermark.attribution.tree.TreeNode}s or read from xgboost's JSON dump by
  * {@link io.infermark.attribution.tree.XgboostJsonDump}); {@link io.infermark.attribution.tree.TreeShap}
  * computes path-dependent and interventional TreeSHAP values whose sums are checked, not assumed.
+ *
+ * <p>May import: no other infermark package.
  */
 package io.infermark.attribution.tree;

@@ -8,5 +8,9 @@
  * judges those figures with the run's schedule lag and achieved rate against
  * {@link io.infermark.core.health.HealthThresholds}: OK, DEGRADED or CLIENT_BOUND, with reasons and a
  * measurement floor below which latency differences are the client's noise.
+ *
+ * <p>May import: {@code io.infermark.core.capture}, {@code io.infermark.core.load},
+ * {@code io.infermark.core.time}. Nothing else of infermark: the floors are in docs/architecture.md and
+ * ArchitectureTest holds every package to this line.
  */
 package io.infermark.core.health;

@@ -26,5 +26,8 @@
  *   <li>An SSE event not terminated by a blank line before EOF is discarded, as the WHATWG rules
  *       require, even when it would have been the protocol's terminator.</li>
  * </ul>
+ *
+ * <p>May import: {@code io.infermark.core.capture}. Nothing else of infermark: the floors are in
+ * docs/architecture.md and ArchitectureTest holds every package to this line.
  */
 package io.infermark.core.stream;
