@@ -165,20 +165,12 @@ public final class ClientCapacity {
       }
       long sent = run.originNanos() + r.sendNanos();
       ttft[f++] = (sent + r.chunks().firstTokenOffsetNanos().getAsLong() - server.firstTokenNanos().getAsLong()) / 1e6;
-      ChunkTimeline.Cursor c = r.chunks().cursor();
-      long previous = -1;
-      int k = 0;
-      while (c.next()) {
-        if (c.kind().isTokenBearing()) {
-          if (previous >= 0 && k < server.tokenCount()) {
-            if (g == itl.length) {
-              itl = Arrays.copyOf(itl, itl.length * 2);
-            }
-            itl[g++] = Math.abs((c.offsetNanos() - previous) - (server.tokenNanos(k) - server.tokenNanos(k - 1))) / 1e6;
-          }
-          previous = c.offsetNanos();
-          k++;
+      ChunkTimeline.TokenGaps gaps = r.chunks().gaps();
+      for (int k = 1; k < server.tokenCount() && gaps.next(); k++) {
+        if (g == itl.length) {
+          itl = Arrays.copyOf(itl, itl.length * 2);
         }
+        itl[g++] = Math.abs(gaps.gapNanos() - (server.tokenNanos(k) - server.tokenNanos(k - 1))) / 1e6;
       }
     }
     print("TTFT error, client - server first write (ms)", Arrays.copyOf(ttft, f));

@@ -272,20 +272,13 @@ public enum LatencyMetric {
     if (r.chunks().tokenChunkCount() < 2) {
       return;
     }
-    ChunkTimeline.Cursor c = r.chunks().cursor();
-    long previous = -1;
-    while (c.next()) {
-      if (c.kind().isTokenBearing()) {
-        long t = c.offsetNanos();
-        if (previous >= 0) {
-          if (!perToken) {
-            out.addNanosAsMillis(t - previous);
-          } else if (c.tokens() > 0) {
-            // A chunk of unknown (or zero) size cannot be divided, but it still ends the previous gap.
-            out.addNanosAsMillis((double) (t - previous) / c.tokens());
-          }
-        }
-        previous = t;
+    ChunkTimeline.TokenGaps gaps = r.chunks().gaps();
+    while (gaps.next()) {
+      if (!perToken) {
+        out.addNanosAsMillis(gaps.gapNanos());
+      } else if (gaps.tokens() > 0) {
+        // A chunk of unknown (or zero) size cannot be divided, but it still ends the previous gap.
+        out.addNanosAsMillis((double) gaps.gapNanos() / gaps.tokens());
       }
     }
   }

@@ -189,20 +189,14 @@ public final class RunSummary {
       }
       double[] out = itl;
       int n = size;
-      ChunkTimeline.Cursor c = r.chunks().cursor();
-      long previous = -1;
-      while (c.next()) {
-        if (c.kind().isTokenBearing()) {
-          long t = c.offsetNanos();
-          if (previous >= 0) {
-            // As DoubleArray.addNanosAsMillis: the long nanoseconds as a double, divided (correctly rounded).
-            out[n++] = (double) (t - previous) / 1e6;
-            int tokens = c.tokens();
-            if (tokens != 1 || !mirrorsItl) {
-              perToken(t - previous, tokens, out, n);
-            }
-          }
-          previous = t;
+      ChunkTimeline.TokenGaps gaps = r.chunks().gaps();
+      while (gaps.next()) {
+        long gap = gaps.gapNanos();
+        // As DoubleArray.addNanosAsMillis: the long nanoseconds as a double, divided (correctly rounded).
+        out[n++] = (double) gap / 1e6;
+        int tokens = gaps.tokens();
+        if (tokens != 1 || !mirrorsItl) {
+          perToken(gap, tokens, out, n);
         }
       }
       size = n;

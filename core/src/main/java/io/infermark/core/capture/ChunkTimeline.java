@@ -121,6 +121,15 @@ public final class ChunkTimeline {
     return new Cursor(data, size);
   }
 
+  /**
+   * A fresh cursor over the inter-token gaps (DESIGN.md's ITL): one step per token-bearing chunk that has
+   * a token-bearing chunk before it, giving the gap between the two and the later chunk's tokens.
+   * Role-only, empty and usage-only chunks neither start nor end a gap.
+   */
+  public TokenGaps gaps() {
+    return new TokenGaps(cursor());
+  }
+
   /** Number of bytes the encoded chunks occupy (excluding object headers). */
   public int encodedBytes() {
     return data.length;
@@ -251,6 +260,57 @@ public final class ChunkTimeline {
         shift += 7;
       } while (b < 0);
       return v;
+    }
+  }
+
+  /**
+   * Walks the gaps between consecutive token-bearing chunks without allocating per gap: the one place
+   * ITL, per-token ITL and every gap histogram read them from.
+   *
+   * <pre>{@code
+   * ChunkTimeline.TokenGaps g = timeline.gaps();
+   * while (g.next()) { itl.record(g.gapNanos()); perToken(g.gapNanos(), g.tokens()); }
+   * }</pre>
+   */
+  public static final class TokenGaps {
+    private final Cursor cursor;
+    private long previous = -1;
+    private long gap;
+
+    private TokenGaps(Cursor cursor) {
+      this.cursor = cursor;
+    }
+
+    /** Advances to the next gap; false when there is none. */
+    public boolean next() {
+      Cursor c = cursor;
+      while (c.next()) {
+        if (c.kind().isTokenBearing()) {
+          long t = c.offsetNanos();
+          long p = previous;
+          previous = t;
+          if (p >= 0) {
+            gap = t - p;
+            return true;
+          }
+        }
+      }
+      return false;
+    }
+
+    /** Nanoseconds from the previous token-bearing chunk to the current one. */
+    public long gapNanos() {
+      return gap;
+    }
+
+    /** Nanoseconds from send to the token-bearing chunk that ends the current gap. */
+    public long endOffsetNanos() {
+      return cursor.offsetNanos();
+    }
+
+    /** Tokens the chunk ending the current gap carried, or {@link #UNKNOWN_TOKENS}. */
+    public int tokens() {
+      return cursor.tokens();
     }
   }
 

@@ -42,16 +42,9 @@ final class LatencyScale {
       outputs.recordValue(n);
     }
     if (c.tokenChunkCount() > 1) {
-      ChunkTimeline.Cursor cursor = c.cursor();
-      long previous = -1;
-      while (cursor.next()) {
-        if (cursor.kind().isTokenBearing()) {
-          long t = cursor.offsetNanos();
-          if (previous >= 0) {
-            itl.recordValue(clamp(t - previous));
-          }
-          previous = t;
-        }
+      ChunkTimeline.TokenGaps gaps = c.gaps();
+      while (gaps.next()) {
+        itl.recordValue(clamp(gaps.gapNanos()));
       }
     }
   }

@@ -111,16 +111,9 @@ public final class HdrIntervalLog {
       TreeMap<Long, Map<LatencyMetric, Histogram>> intervals) {
     ChunkTimeline c = r.chunks();
     if (m == LatencyMetric.ITL) {
-      ChunkTimeline.Cursor cursor = c.cursor();
-      long previous = -1;
-      while (cursor.next()) {
-        if (cursor.kind().isTokenBearing()) {
-          long t = cursor.offsetNanos();
-          if (previous >= 0) {
-            histogram(intervals, (r.sendNanos() + t) / width, m).recordValue(t - previous);
-          }
-          previous = t;
-        }
+      ChunkTimeline.TokenGaps gaps = c.gaps();
+      while (gaps.next()) {
+        histogram(intervals, (r.sendNanos() + gaps.endOffsetNanos()) / width, m).recordValue(gaps.gapNanos());
       }
       return;
     }

@@ -98,16 +98,9 @@ public final class StreamingSummary implements RunListener {
     if (r.chunks().tokenChunkCount() < 2) {
       return;
     }
-    ChunkTimeline.Cursor c = r.chunks().cursor();
-    long previous = -1;
-    while (c.next()) {
-      if (c.kind().isTokenBearing()) {
-        long t = c.offsetNanos();
-        if (previous >= 0) {
-          h.recordValue(t - previous);
-        }
-        previous = t;
-      }
+    ChunkTimeline.TokenGaps gaps = r.chunks().gaps();
+    while (gaps.next()) {
+      h.recordValue(gaps.gapNanos());
     }
   }
 

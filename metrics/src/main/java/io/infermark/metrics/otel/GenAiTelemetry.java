@@ -208,15 +208,9 @@ public final class GenAiTelemetry implements RunListener {
     ChunkTimeline c = r.chunks();
     c.firstTokenOffsetNanos().ifPresent(t -> timeToFirstChunk.record(t / 1e9, attributes));
     if (c.tokenChunkCount() > 1) {
-      ChunkTimeline.Cursor cursor = c.cursor();
-      long previous = -1;
-      while (cursor.next()) {
-        if (cursor.kind().isTokenBearing()) {
-          if (previous >= 0) {
-            timePerOutputChunk.record((cursor.offsetNanos() - previous) / 1e9, attributes);
-          }
-          previous = cursor.offsetNanos();
-        }
+      ChunkTimeline.TokenGaps gaps = c.gaps();
+      while (gaps.next()) {
+        timePerOutputChunk.record(gaps.gapNanos() / 1e9, attributes);
       }
     }
     for (int i = 0; i < mappings.size(); i++) {

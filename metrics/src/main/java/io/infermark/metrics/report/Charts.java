@@ -155,29 +155,23 @@ final class Charts {
   private static void itlSegments(JsonGenerator g, RequestRecord r, double send, double[] thresholds)
       throws IOException {
     g.writeStartArray();
-    io.infermark.core.capture.ChunkTimeline.Cursor c = r.chunks().cursor();
-    double previous = Double.NaN;
+    io.infermark.core.capture.ChunkTimeline.TokenGaps gaps = r.chunks().gaps();
     double runStart = Double.NaN;
     int runClass = -1;
     double runEnd = Double.NaN;
-    while (c.next()) {
-      if (!c.kind().isTokenBearing()) {
-        continue;
-      }
-      double t = send + c.offsetNanos() / 1e9;
-      if (!Double.isNaN(previous)) {
-        double gapMs = (t - previous) * 1000;
-        int cls = gapMs < thresholds[0] ? 0 : gapMs < thresholds[1] ? 1 : 2;
-        if (cls != runClass) {
-          if (runClass >= 0) {
-            segment(g, runStart, runEnd, runClass);
-          }
-          runStart = previous;
-          runClass = cls;
+    while (gaps.next()) {
+      double previous = send + (gaps.endOffsetNanos() - gaps.gapNanos()) / 1e9;
+      double t = send + gaps.endOffsetNanos() / 1e9;
+      double gapMs = (t - previous) * 1000;
+      int cls = gapMs < thresholds[0] ? 0 : gapMs < thresholds[1] ? 1 : 2;
+      if (cls != runClass) {
+        if (runClass >= 0) {
+          segment(g, runStart, runEnd, runClass);
         }
-        runEnd = t;
+        runStart = previous;
+        runClass = cls;
       }
-      previous = t;
+      runEnd = t;
     }
     if (runClass >= 0) {
       segment(g, runStart, runEnd, runClass);

@@ -25,16 +25,9 @@ final class TimedValues {
       if (c.tokenChunkCount() < 2) {
         return;
       }
-      ChunkTimeline.Cursor cursor = c.cursor();
-      long previous = -1;
-      while (cursor.next()) {
-        if (cursor.kind().isTokenBearing()) {
-          long t = cursor.offsetNanos();
-          if (previous >= 0) {
-            sink.accept(r.sendNanos() + t, (t - previous) / 1e6);
-          }
-          previous = t;
-        }
+      ChunkTimeline.TokenGaps gaps = c.gaps();
+      while (gaps.next()) {
+        sink.accept(r.sendNanos() + gaps.endOffsetNanos(), gaps.gapNanos() / 1e6);
       }
       return;
     }
