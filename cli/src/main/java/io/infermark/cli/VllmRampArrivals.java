@@ -1,6 +1,7 @@
 package io.infermark.cli;
 
 import io.infermark.core.load.ArrivalProcess;
+import io.infermark.core.load.Randoms;
 import java.util.Locale;
 import java.util.OptionalDouble;
 import java.util.SplittableRandom;
@@ -61,36 +62,7 @@ final class VllmRampArrivals implements ArrivalProcess {
   /** A gamma(shape burstiness, mean 1/rate) gap in seconds; exponential when burstiness is 1. */
   private double gap(SplittableRandom random, double rate) {
     double theta = 1.0 / (rate * burstiness);
-    return gamma(random, burstiness) * theta;
-  }
-
-  /** A standard gamma variate (Marsaglia and Tsang; boosted for shape below 1). */
-  static double gamma(SplittableRandom random, double shape) {
-    if (shape < 1) {
-      double u = random.nextDouble();
-      return gamma(random, shape + 1) * Math.pow(u == 0 ? Double.MIN_VALUE : u, 1 / shape);
-    }
-    double d = shape - 1.0 / 3;
-    double c = 1 / Math.sqrt(9 * d);
-    while (true) {
-      double x;
-      double v;
-      do {
-        x = normal(random);
-        v = 1 + c * x;
-      } while (v <= 0);
-      v = v * v * v;
-      double u = random.nextDouble();
-      if (u < 1 - 0.0331 * x * x * x * x || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) {
-        return d * v;
-      }
-    }
-  }
-
-  private static double normal(SplittableRandom random) {
-    double u1 = random.nextDouble();
-    double u2 = random.nextDouble();
-    return Math.sqrt(-2 * Math.log(u1 == 0 ? Double.MIN_VALUE : u1)) * Math.cos(2 * Math.PI * u2);
+    return Randoms.gamma(random, burstiness) * theta;
   }
 
   @Override

@@ -7,6 +7,7 @@ import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.workload.WorkloadTags;
+import io.infermark.metrics.Distribution;
 import io.infermark.metrics.timeseries.TimeSeries;
 import java.io.IOException;
 import java.io.StringWriter;
@@ -619,13 +620,13 @@ public final class VllmResultJson {
           || (metric.equals("e2el_including_client_queue") && (o.maxConcurrency.isEmpty() || infinite))) {
         continue; // as vLLM's client: no token metrics without a tokenizer, queue metrics only with a limit
       }
-      double[] v = values.get(metric).stream().mapToDouble(Double::doubleValue).toArray();
-      Arrays.sort(v);
-      m.put("mean_" + metric + "_ms", mean(v) * 1000);
-      m.put("median_" + metric + "_ms", percentile(v, 50) * 1000);
-      m.put("std_" + metric + "_ms", std(v) * 1000);
+      // numpy's mean, population std and linear percentiles, as vLLM's client: 0 for a metric without values
+      Distribution d = Distribution.of(values.get(metric).stream().mapToDouble(Double::doubleValue).toArray());
+      m.put("mean_" + metric + "_ms", d.mean().orElse(0) * 1000);
+      m.put("median_" + metric + "_ms", d.p50().orElse(0) * 1000);
+      m.put("std_" + metric + "_ms", d.std().orElse(0) * 1000);
       for (double p : o.percentiles) {
-        m.put("p" + percentWord(p) + "_" + metric + "_ms", percentile(v, p) * 1000);
+        m.put("p" + percentWord(p) + "_" + metric + "_ms", d.percentile(p / 100).orElse(0) * 1000);
       }
     }
     run.interruption().ifPresent(i -> {
@@ -663,42 +664,6 @@ public final class VllmResultJson {
 
   private static double rate(double count, double seconds) {
     return seconds > 0 ? count / seconds : 0.0;
-  }
-
-  /** numpy's mean of a list, or of {@code [0]} when it is empty (vLLM's {@code np.mean(x or 0)}). */
-  static double mean(double[] v) {
-    if (v.length == 0) {
-      return 0;
-    }
-    double sum = 0;
-    for (double x : v) {
-      sum += x;
-    }
-    return sum / v.length;
-  }
-
-  /** numpy's population standard deviation. */
-  static double std(double[] v) {
-    if (v.length == 0) {
-      return 0;
-    }
-    double m = mean(v);
-    double sum = 0;
-    for (double x : v) {
-      sum += (x - m) * (x - m);
-    }
-    return Math.sqrt(sum / v.length);
-  }
-
-  /** numpy's default (linear) percentile of sorted values, 0 for none. */
-  static double percentile(double[] sorted, double percent) {
-    if (sorted.length == 0) {
-      return 0;
-    }
-    double h = (sorted.length - 1) * percent / 100;
-    int lo = (int) Math.floor(h);
-    int hi = Math.min(lo + 1, sorted.length - 1);
-    return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
   }
 
   /** vLLM's key word for a percentile: {@code 99} for whole numbers, {@code 99.9} otherwise. */
