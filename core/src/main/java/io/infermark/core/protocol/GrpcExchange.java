@@ -68,8 +68,9 @@ final class GrpcExchange implements ResponseHandler {
     }
     String type = head.contentType().toLowerCase(Locale.ROOT).strip();
     if (!type.startsWith("application/grpc")) {
-      return new Refused(Failure.of(ErrorCategory.MALFORMED_STREAM, "not a gRPC response: content-type \""
-          + type + "\" (expected application/grpc; is this the server's gRPC port?)"));
+      Failure notGrpc = Failure.of(ErrorCategory.MALFORMED_STREAM, "not a gRPC response: content-type \""
+          + type + "\" (expected application/grpc; is this the server's gRPC port?)");
+      return BodyConsumer.refusing(at -> fail(notGrpc, at));
     }
     Messages messages = new Messages();
     head.header("grpc-status").ifPresent(s -> messages.status(s, head.header("grpc-message").orElse("")));
@@ -269,26 +270,6 @@ final class GrpcExchange implements ResponseHandler {
     @Override
     public void onEnd(long nanoTime) {
       fail(Failure.httpStatus(status, ErrorBodies.summarize(excerpt.toString(StandardCharsets.UTF_8))), nanoTime);
-    }
-  }
-
-  /** Reads nothing: the call failed on its headers. */
-  private final class Refused implements BodyConsumer {
-    private final Failure failure;
-
-    Refused(Failure failure) {
-      this.failure = failure;
-    }
-
-    @Override
-    public boolean onBytes(byte[] bytes, int offset, int length, long nanoTime) {
-      onEnd(nanoTime);
-      return true;
-    }
-
-    @Override
-    public void onEnd(long nanoTime) {
-      fail(failure, nanoTime);
     }
   }
 }

@@ -187,8 +187,15 @@ final class HttpExchange implements ResponseHandler {
     if (!encoding.isEmpty() && !encoding.equalsIgnoreCase("identity")) {
       // Asked for identity; a body the transport did not decode cannot be read (and a corrupt one
       // is the server's fault, not the host's).
-      return new Refused(Failure.of(ErrorCategory.MALFORMED_STREAM, "response body is " + encoding
-          + "-encoded though identity was asked for"));
+      Failure encoded = Failure.of(ErrorCategory.MALFORMED_STREAM, "response body is " + encoding
+          + "-encoded though identity was asked for");
+      return BodyConsumer.refusing(at -> {
+        try {
+          observer.onFailure(encoded, at);
+        } finally {
+          ended();
+        }
+      });
     }
     headReader.report(head, observer);
     if (stream && isEventStream(head.contentType())) {
@@ -370,29 +377,6 @@ final class HttpExchange implements ResponseHandler {
     }
   }
 
-  /** Reads nothing: the exchange failed on its headers. */
-  private final class Refused implements BodyConsumer {
-    private final Failure failure;
-
-    Refused(Failure failure) {
-      this.failure = failure;
-    }
-
-    @Override
-    public boolean onBytes(byte[] bytes, int offset, int length, long nanoTime) {
-      onEnd(nanoTime);
-      return true;
-    }
-
-    @Override
-    public void onEnd(long nanoTime) {
-      try {
-        observer.onFailure(failure, nanoTime);
-      } finally {
-        ended();
-      }
-    }
-  }
 
   private final class ErrorExcerpt implements BodyConsumer {
     private final int status;

@@ -25,4 +25,25 @@ public interface BodyConsumer {
    * trailers. The default ignores them.
    */
   default void onTrailers(ResponseHead trailers, long nanoTime) {}
+
+  /**
+   * A consumer that reads nothing, for a response refused on its headers (a body encoding that cannot be
+   * read, a content type that is not the protocol's): its first bytes, or the end of an empty body, end it
+   * once with {@code end} at that time.
+   */
+  static BodyConsumer refusing(java.util.function.LongConsumer end) {
+    java.util.Objects.requireNonNull(end, "end");
+    return new BodyConsumer() {
+      @Override
+      public boolean onBytes(byte[] bytes, int offset, int length, long nanoTime) {
+        end.accept(nanoTime);
+        return true;
+      }
+
+      @Override
+      public void onEnd(long nanoTime) {
+        end.accept(nanoTime);
+      }
+    };
+  }
 }
