@@ -4,10 +4,6 @@ import io.infermark.metrics.Distribution;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.RunSummary;
 import io.infermark.metrics.timeseries.LatencyCdf;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,16 +21,14 @@ import java.util.OptionalDouble;
  * ComparisonReport.of(c, baseline, candidate).write(Path.of("compare.html"));
  * }</pre>
  */
-public final class ComparisonReport {
+public final class ComparisonReport extends HtmlDocument {
 
   private static final LatencyMetric[] METRICS = {LatencyMetric.TTFT, LatencyMetric.ITL, LatencyMetric.TPOT,
       LatencyMetric.E2E};
   private static final int BINS = 40;
 
-  private final String html;
-
   private ComparisonReport(String html) {
-    this.html = html;
+    super(html, "the comparison page");
   }
 
   /** The page for a comparison and the two summaries it was made from. */
@@ -158,28 +152,5 @@ public final class ComparisonReport {
 
   private static String signed(OptionalDouble v, String unit) {
     return v.isPresent() ? signedNum(v) + " " + unit : "–";
-  }
-
-  /** The HTML document. */
-  public String html() {
-    return html;
-  }
-
-  /**
-   * Writes the document (UTF-8), replacing the file.
-   *
-   * @throws UncheckedIOException if the file cannot be written
-   */
-  public void write(Path file) {
-    try {
-      Files.writeString(file, html, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write the comparison page to " + file + ": " + e.getMessage(), e);
-    }
-  }
-
-  @Override
-  public String toString() {
-    return "ComparisonReport[" + html.length() + " chars]";
   }
 }

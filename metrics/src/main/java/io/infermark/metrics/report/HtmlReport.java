@@ -18,10 +18,6 @@ import io.infermark.metrics.timeseries.IntervalStats;
 import io.infermark.metrics.timeseries.LatencyCdf;
 import io.infermark.metrics.timeseries.LatencyHeatmap;
 import io.infermark.metrics.timeseries.TimeSeries;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,7 +44,7 @@ import java.util.function.Function;
  *     .build().write(Path.of("report.html"));
  * }</pre>
  */
-public final class HtmlReport {
+public final class HtmlReport extends HtmlDocument {
 
   private static final LatencyMetric[] TABLE_METRICS = {LatencyMetric.TTFT, LatencyMetric.TTFC, LatencyMetric.ITL,
       LatencyMetric.TPOT, LatencyMetric.NTPOT, LatencyMetric.E2E, LatencyMetric.TTFT_FROM_INTENDED,
@@ -56,10 +52,8 @@ public final class HtmlReport {
   private static final LatencyMetric[] CDF_METRICS = {LatencyMetric.TTFT, LatencyMetric.ITL, LatencyMetric.TPOT,
       LatencyMetric.E2E};
 
-  private final String html;
-
   private HtmlReport(String html) {
-    this.html = html;
+    super(html, "the HTML report");
   }
 
   /** A report of a run that kept its records: every section is available. */
@@ -71,29 +65,6 @@ public final class HtmlReport {
   /** A report of a summary alone (a streaming run, a sweep): no time series, heatmaps or samples. */
   public static Builder builder(RunSummary summary) {
     return new Builder(Objects.requireNonNull(summary, "summary"), Optional.empty());
-  }
-
-  /** The HTML document. */
-  public String html() {
-    return html;
-  }
-
-  /**
-   * Writes the document (UTF-8), replacing the file.
-   *
-   * @throws UncheckedIOException if the file cannot be written
-   */
-  public void write(Path file) {
-    try {
-      Files.writeString(file, html, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write the HTML report to " + file + ": " + e.getMessage(), e);
-    }
-  }
-
-  @Override
-  public String toString() {
-    return "HtmlReport[" + html.length() + " chars]";
   }
 
   /** Builds an {@link HtmlReport}. */
@@ -572,6 +543,4 @@ public final class HtmlReport {
   private static String rate(OptionalDouble v, String unit) {
     return v.isPresent() ? Charts.fmt(v.getAsDouble()) + " " + unit : "–";
   }
-
-
 }

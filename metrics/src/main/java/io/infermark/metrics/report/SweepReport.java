@@ -1,9 +1,5 @@
 package io.infermark.metrics.report;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,12 +15,10 @@ import java.util.Objects;
  *     .build().write(Path.of("sweep.html"));
  * }</pre>
  */
-public final class SweepReport {
-
-  private final String html;
+public final class SweepReport extends HtmlDocument {
 
   private SweepReport(String html) {
-    this.html = html;
+    super(html, "the sweep page");
   }
 
   /**
@@ -37,29 +31,6 @@ public final class SweepReport {
       throw new IllegalArgumentException("a sweep page needs at least one level");
     }
     return new Builder(List.copyOf(levels));
-  }
-
-  /** The HTML document. */
-  public String html() {
-    return html;
-  }
-
-  /**
-   * Writes the document (UTF-8), replacing the file.
-   *
-   * @throws UncheckedIOException if the file cannot be written
-   */
-  public void write(Path file) {
-    try {
-      Files.writeString(file, html, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write the sweep page to " + file + ": " + e.getMessage(), e);
-    }
-  }
-
-  @Override
-  public String toString() {
-    return "SweepReport[" + html.length() + " chars]";
   }
 
   /** Builds a {@link SweepReport}. */

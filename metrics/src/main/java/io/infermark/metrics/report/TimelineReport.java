@@ -1,11 +1,6 @@
 package io.infermark.metrics.report;
 
 import io.infermark.core.RunResult;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Objects;
 
 /**
@@ -13,12 +8,10 @@ import java.util.Objects;
  * it beside its result ({@code NAME.timeline.html}). One bar per sent request by send time, from its send to its
  * first token, then decoding to its end; failures in red; hover for a request's times, drag to zoom.
  */
-public final class TimelineReport {
-
-  private final String html;
+public final class TimelineReport extends HtmlDocument {
 
   private TimelineReport(String html) {
-    this.html = html;
+    super(html, "the timeline");
   }
 
   /**
@@ -51,28 +44,5 @@ public final class TimelineReport {
     HtmlReport.timelineSection(b, run, itlThresholdsMillis.clone());
     HtmlPage.close(b);
     return new TimelineReport(b.toString());
-  }
-
-  /** The HTML document. */
-  public String html() {
-    return html;
-  }
-
-  /**
-   * Writes the document (UTF-8), replacing the file.
-   *
-   * @throws UncheckedIOException if the file cannot be written
-   */
-  public void write(Path file) {
-    try {
-      Files.writeString(file, html, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write the timeline to " + file + ": " + e.getMessage(), e);
-    }
-  }
-
-  @Override
-  public String toString() {
-    return "TimelineReport[" + html.length() + " chars]";
   }
 }
