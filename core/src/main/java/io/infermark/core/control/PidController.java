@@ -44,15 +44,15 @@ public final class PidController implements RateController {
   private final Duration interval;
 
   private PidController(Builder b) {
-    this.signal = b.signal;
-    this.target = b.target;
+    this.signal = b.signal();
+    this.target = b.target();
     this.initialRate = b.initialRate;
     this.minRate = b.minRate;
     this.maxRate = b.maxRate;
-    this.kp = b.kp;
-    this.ki = b.ki;
-    this.kd = b.kd;
-    this.interval = b.interval;
+    this.kp = b.kp();
+    this.ki = b.ki();
+    this.kd = b.kd();
+    this.interval = b.interval();
   }
 
   /**
@@ -124,23 +124,18 @@ public final class PidController implements RateController {
   }
 
   /** Builds a {@link PidController}. */
-  public static final class Builder {
-    private final ControlSignal signal;
-    private final double target;
+  public static final class Builder extends PidBuilder<Builder> {
     private double initialRate = 1;
     private double minRate = 0.1;
     private double maxRate = 1000;
-    private double kp = Double.NaN;
-    private double ki = Double.NaN;
-    private double kd;
-    private Duration interval = Duration.ofSeconds(1);
 
     private Builder(ControlSignal signal, double target) {
-      this.signal = Objects.requireNonNull(signal, "signal");
-      if (!(target > 0) || Double.isInfinite(target)) {
-        throw new IllegalArgumentException("target must be finite and > 0, was " + target);
-      }
-      this.target = target;
+      super(signal, target, Double.NaN, Double.NaN);
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
     }
 
     /** The rate to start at, requests/s, > 0. */
@@ -163,30 +158,14 @@ public final class PidController implements RateController {
       return this;
     }
 
-    /** Proportional, integral (per second) and derivative (seconds) gains, in requests/s per unit relative error. */
-    public Builder gains(double kp, double ki, double kd) {
-      PidLaw.checkGains(kp, ki, kd);
-      this.kp = kp;
-      this.ki = ki;
-      this.kd = kd;
-      return this;
-    }
-
-    /** How often to measure and update, > 0. */
-    public Builder interval(Duration interval) {
-      this.interval = PidLaw.checkInterval(interval);
-      return this;
-    }
-
     /** Returns the controller. */
     public PidController build() {
       if (initialRate < minRate || initialRate > maxRate) {
         throw new IllegalArgumentException("initialRate " + initialRate + " is outside the rate range [" + minRate
             + ", " + maxRate + "]");
       }
-      if (Double.isNaN(kp)) {
-        kp = initialRate;
-        ki = initialRate;
+      if (Double.isNaN(kp())) {
+        defaultGains(initialRate, initialRate);
       }
       return new PidController(this);
     }

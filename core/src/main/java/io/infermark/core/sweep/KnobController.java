@@ -7,6 +7,7 @@ import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.control.ControlSignal;
 import io.infermark.core.control.Knob;
 import io.infermark.core.control.PidController;
+import io.infermark.core.control.PidBuilder;
 import io.infermark.core.control.PidLaw;
 import io.infermark.core.control.PrometheusGauge;
 import java.time.Duration;
@@ -67,14 +68,14 @@ public final class KnobController implements RunListener, AutoCloseable {
   private ScheduledExecutorService executor;
 
   private KnobController(Builder b) {
-    this.signal = b.signal;
-    this.target = b.target;
+    this.signal = b.signal();
+    this.target = b.target();
     this.knobs = List.copyOf(b.knobs);
     this.initialEffort = b.initialEffort;
-    this.kp = b.kp;
-    this.ki = b.ki;
-    this.kd = b.kd;
-    this.interval = b.interval;
+    this.kp = b.kp();
+    this.ki = b.ki();
+    this.kd = b.kd();
+    this.interval = b.interval();
   }
 
   /**
@@ -184,22 +185,17 @@ public final class KnobController implements RunListener, AutoCloseable {
   }
 
   /** Builds a {@link KnobController}. */
-  public static final class Builder {
-    private final ControlSignal signal;
-    private final double target;
+  public static final class Builder extends PidBuilder<Builder> {
     private final List<Knob> knobs = new ArrayList<>();
     private double initialEffort = 0.5;
-    private double kp = 0.5;
-    private double ki = 0.5;
-    private double kd;
-    private Duration interval = Duration.ofSeconds(1);
 
     private Builder(ControlSignal signal, double target) {
-      this.signal = Objects.requireNonNull(signal, "signal");
-      if (!(target > 0) || Double.isInfinite(target)) {
-        throw new IllegalArgumentException("target must be finite and > 0, was " + target);
-      }
-      this.target = target;
+      super(signal, target, 0.5, 0.5);
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
     }
 
     /** Adds knobs to drive (at least one in all). */
@@ -216,21 +212,6 @@ public final class KnobController implements RunListener, AutoCloseable {
         throw new IllegalArgumentException("initialEffort must be in [0, 1], was " + effort);
       }
       this.initialEffort = effort;
-      return this;
-    }
-
-    /** Proportional, integral (per second) and derivative (seconds) gains, in effort per unit relative error. */
-    public Builder gains(double kp, double ki, double kd) {
-      PidLaw.checkGains(kp, ki, kd);
-      this.kp = kp;
-      this.ki = ki;
-      this.kd = kd;
-      return this;
-    }
-
-    /** How often to measure and update, > 0. */
-    public Builder interval(Duration interval) {
-      this.interval = PidLaw.checkInterval(interval);
       return this;
     }
 
