@@ -2,7 +2,6 @@ package io.infermark.cli;
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import io.infermark.testkit.simulator.SimulatorMain;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -71,7 +70,7 @@ public final class Infermark implements Runnable {
     cl.setErr(err);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.getSubcommands().get("sim").getCommandSpec().usageMessage()
-        .footer("", "Simulator options:", SimulatorMain.USAGE.replace("%", "%%"));
+        .footer("", "Simulator options:", SimCommand.help(80).stripTrailing().replace("%", "%%"));
     cl.setExitCodeExceptionMapper(e -> e instanceof CommandLine.ParameterException ? USAGE : FAILED);
     cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
       Throwable cause = e;
