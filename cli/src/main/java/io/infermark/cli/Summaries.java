@@ -74,11 +74,18 @@ final class Summaries {
       row(out, "Answers with Retry-After:", s.availability().retryAfterAnswers() + " (values "
           + String.join(", ", s.availability().retryAfterValues()) + ")");
     }
-    if (!s.failuresByCategory().isEmpty()) {
-      StringBuilder f = new StringBuilder();
-      s.failuresByCategory().forEach((k, v) -> f.append(f.length() == 0 ? "" : ", ").append(k.name().toLowerCase(Locale.ROOT))
-          .append(' ').append(v));
+    StringBuilder f = new StringBuilder();
+    s.failuresByCategory().forEach((k, v) -> {
+      if (k != io.infermark.core.capture.ErrorCategory.NOT_SENT) { // never sent is not a failure: counted apart
+        f.append(f.length() == 0 ? "" : ", ").append(k.name().toLowerCase(Locale.ROOT)).append(' ').append(v);
+      }
+    });
+    if (f.length() > 0) {
       row(out, "Failures by category:", f.toString());
+    }
+    Integer unsent = s.failuresByCategory().get(io.infermark.core.capture.ErrorCategory.NOT_SENT);
+    if (unsent != null && unsent > 0 && run.interruption().isEmpty()) {
+      row(out, "Never sent (the run ended first):", Integer.toString(unsent));
     }
     for (String notice : ServerNotices.of(s)) {
       out.println("WARNING: " + notice);
