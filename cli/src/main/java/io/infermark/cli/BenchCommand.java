@@ -63,8 +63,12 @@ final class BenchCommand implements Callable<Integer> {
   @Mixin
   WorkloadOptions workload = new WorkloadOptions();
 
-  @Option(names = "--num-prompts", defaultValue = "1000", description = "Requests to send (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--num-prompts", defaultValue = "1000",
+      description = "Requests to send; -1 sends every row of a dataset file once (default: ${DEFAULT-VALUE}).")
   int numPrompts;
+
+  /** The datasets {@code --num-prompts -1} can send whole: rows read from a file, not generated per request. */
+  static final List<String> ALL_ROWS = List.of("sharegpt", "jsonl", "custom", "hf", "spec_bench");
 
   @Option(names = "--request-rate", defaultValue = "inf",
       description = "Requests per second, Poisson (or gamma with --burstiness); inf sends all at once, limited by "
@@ -161,8 +165,9 @@ final class BenchCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     double rate = parseRate(requestRate);
-    if (numPrompts < 1) {
-      throw new IllegalArgumentException("--num-prompts must be >= 1, was " + numPrompts);
+    if (numPrompts < 1 && numPrompts != -1) {
+      throw new IllegalArgumentException("--num-prompts must be >= 1, or -1 for every row of the dataset once, was "
+          + numPrompts);
     }
     if (maxConcurrency != null && maxConcurrency < 1) {
       throw new IllegalArgumentException("--max-concurrency must be >= 1, was " + maxConcurrency);
@@ -172,6 +177,7 @@ final class BenchCommand implements Callable<Integer> {
     }
     Duration drain = drainTimeout();
     vllm.validate(rate, workload.datasetName);
+    vllm.notices().forEach(err::println);
     workload.generalLengths(vllm.inputLen, vllm.outputLen);
     if (vllm.hasSamplingParams() && !TargetOptions.OPENAI_BACKENDS.contains(target.backendName())) {
       throw new IllegalArgumentException("sampling parameters (--top-p, --top-k, --min-p, penalties) are only "
@@ -182,6 +188,17 @@ final class BenchCommand implements Callable<Integer> {
       workload.ignoreEos = true; // vLLM's client: random prompts generate to the requested length
     }
     target.resolveModel(err);
+    PromptWorkload preloaded = null;
+    if (numPrompts == -1) {
+      // vLLM's -1: the whole dataset, each row once; a generated dataset has no "whole"
+      if (!ALL_ROWS.contains(workload.datasetName)) {
+        throw new IllegalArgumentException("--num-prompts -1 (every row once) needs a dataset of rows: "
+            + String.join(", ", ALL_ROWS) + "; --dataset-name " + workload.datasetName + " generates prompts");
+      }
+      preloaded = workload.workload(100_000);
+      numPrompts = preloaded.distinctPrompts();
+      out.println("--num-prompts -1: the dataset has " + numPrompts + " prompts; sending each once");
+    }
     VllmResultJson.Options vllmOptions = vllmOptions(rate, Optional.empty());
     slo.gates(); // fail on a malformed --slo before running
     LoadProfile load = shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
@@ -190,7 +207,7 @@ final class BenchCommand implements Callable<Integer> {
       throw new IllegalArgumentException("a shard must write its records for infermark merge: drop --no-save and "
           + "--no-records");
     }
-    PromptWorkload prompts = workload.workload(Math.min(numPrompts, 100_000));
+    PromptWorkload prompts = preloaded != null ? preloaded : workload.workload(Math.min(numPrompts, 100_000));
     workload.tokenizerWarning(target.model()).ifPresent(w -> err.println("warning: " + w));
     if (workload.vllmData.noOversample && prompts.distinctPrompts() < numPrompts) {
       // vLLM's --no-oversample: a smaller dataset sends each of its prompts once, not --num-prompts requests

@@ -147,11 +147,18 @@ final class TargetOptions {
       if (url != null && baseUrl != null) {
         throw new IllegalArgumentException("give --url or --base-url, not both");
       }
+      String prefix = "";
       if (endpoint != null) {
-        throw new IllegalArgumentException("--endpoint applies to the OpenAI-compatible backends; backend " + b
-            + " posts to its own path");
+        // vLLM's docs give the Responses backend its path (--endpoint /v1/responses): the same path is fine
+        String e = strip(endpoint.startsWith("/") ? endpoint : "/" + endpoint);
+        if (!b.equals("openai-responses") || !e.endsWith("/v1/responses")) {
+          throw new IllegalArgumentException("--endpoint applies to the OpenAI-compatible backends; backend " + b
+              + " posts to its own path");
+        }
+        prefix = e.substring(0, e.length() - "/v1/responses".length());
       }
-      String base = url != null ? strip(url) : baseUrl != null ? strip(baseUrl) : "http://" + host + ":" + port;
+      String base = (url != null ? strip(url) : baseUrl != null ? strip(baseUrl) : "http://" + host + ":" + port)
+          + prefix;
       return new Resolved(base, false, b); // vLLM's chat-only definitions (a trailing usage chunk) do not apply
     }
     if (url != null) {

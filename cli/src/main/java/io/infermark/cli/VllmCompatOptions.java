@@ -139,8 +139,19 @@ final class VllmCompatOptions {
       description = "vLLM's two ITL thresholds for the timeline's colours; validated (default: ${DEFAULT-VALUE}).")
   String timelineItlThresholds;
 
-  @Option(names = "--plot-dataset-stats", hidden = true, description = "Refused: see docs/cli.md.")
+  @Option(names = "--plot-dataset-stats", description = "vLLM draws a matplotlib PNG of the prompt and output "
+      + "lengths; infermark says so and goes on: NAME.html shows the lengths and latencies.")
   boolean plotDatasetStats;
+
+  /** The one line a flag that infermark takes but does differently prints, if any was given. */
+  java.util.List<String> notices() {
+    java.util.List<String> n = new java.util.ArrayList<>();
+    if (plotDatasetStats) {
+      n.add("--plot-dataset-stats: no matplotlib figure here; the HTML report (NAME.html) shows the prompt and output "
+          + "token lengths and the latencies");
+    }
+    return n;
+  }
 
   @Option(names = "--use-beam-search", hidden = true, description = "Refused: see docs/cli.md.")
   boolean useBeamSearch;
@@ -157,10 +168,6 @@ final class VllmCompatOptions {
     if (profile) {
       throw new IllegalArgumentException("--profile is not supported: it drives vLLM's server-side torch profiler "
           + "(/start_profile), which infermark does not control; profile the server yourself during the run");
-    }
-    if (plotDatasetStats) {
-      throw new IllegalArgumentException("--plot-dataset-stats is not supported: it draws a matplotlib PNG; the "
-          + "HTML report (NAME.html) shows the lengths and latencies instead");
     }
     if (selfTimed != null && !"timed_trace".equals(datasetName)) {
       throw new IllegalArgumentException("--self-timed/--no-self-timed is only supported with --dataset-name "

@@ -252,16 +252,26 @@ class VllmFlagsTest {
 
   @Test
   void flagsWithoutMeaningHereAreRefusedWithTheirReason() {
-    Map<List<String>, String> refusals = Map.of(
-        List.of("--use-beam-search"), "--use-beam-search is not supported",
-        List.of("--profile"), "--profile is not supported",
-        List.of("--plot-dataset-stats"), "--plot-dataset-stats is not supported",
-        List.of("--self-timed"), "only supported with --dataset-name timed_trace",
-        List.of("--dataset-name", "hf", "--dataset-path", "lmarena-ai/VisionArena-Chat"),
-            "does not download from the Hugging Face hub",
-        List.of("--dataset-name", "random-rerank"), "reranker (pooling) benchmark",
-        List.of("--dataset-name", "timed_trace"), "pre-tokenized prompts",
-        List.of("--random-batch-size", "4"), "embeddings benchmarks");
+    Map<List<String>, String> refusals = new java.util.LinkedHashMap<>();
+    refusals.put(List.of("--use-beam-search"), "--use-beam-search is not supported");
+    refusals.put(List.of("--profile"), "--profile is not supported");
+    refusals.put(List.of("--self-timed"), "only supported with --dataset-name timed_trace");
+    refusals.put(List.of("--dataset-name", "hf", "--dataset-path", "lmarena-ai/VisionArena-Chat"),
+        "does not download from the Hugging Face hub");
+    refusals.put(List.of("--dataset-name", "random-rerank"), "reranker (pooling) benchmark");
+    refusals.put(List.of("--dataset-name", "timed_trace"), "pre-tokenized prompts");
+    refusals.put(List.of("--random-batch-size", "4"), "embeddings benchmarks");
+    // the newest serve.py's flags that were "Unknown option" before: each refused with its reason
+    refusals.put(List.of("--timed-trace-sec-multiplier", "0.001"), "steer --dataset-name timed_trace");
+    refusals.put(List.of("--timed-trace-label-hash-ids", "ids"), "steer --dataset-name timed_trace");
+    refusals.put(List.of("--asr-max-audio-len-sec", "30"), "audio transcription");
+    refusals.put(List.of("--bfcl-categories", "simple"), "downloaded from the Hugging Face hub");
+    refusals.put(List.of("--speed-bench-category", "qa"), "--dataset-name speed_bench");
+    refusals.put(List.of("--enable-multimodal-chat"), "multimodal chat");
+    refusals.put(List.of("--custom-ensure-client-side-data"), "custom_image");
+    refusals.put(List.of("--dataset-name", "custom_image"), "text only");
+    refusals.put(List.of("--dataset-name", "speed_bench"), "SPEED-Bench");
+    refusals.put(List.of("--num-prompts", "-1"), "generates prompts");
     refusals.forEach((flags, reason) -> {
       List<String> args = new ArrayList<>(List.of("bench", "--base-url", "http://127.0.0.1:1", "--model", "m"));
       args.addAll(flags);
