@@ -177,7 +177,7 @@ final class BenchCommand implements Callable<Integer> {
     }
     Duration drain = drainTimeout();
     vllm.validate(rate, workload.datasetName);
-    vllm.notices().forEach(err::println);
+    vllm.notices(target.chat()).forEach(err::println);
     workload.generalLengths(vllm.inputLen, vllm.outputLen);
     if (vllm.hasSamplingParams() && !TargetOptions.OPENAI_BACKENDS.contains(target.backendName())) {
       throw new IllegalArgumentException("sampling parameters (--top-p, --top-k, --min-p, penalties) are only "
@@ -235,7 +235,8 @@ final class BenchCommand implements Callable<Integer> {
     try (Target t = target.build(vllm::customize)) {
       // The CLI's own test request (as vLLM's: any failure stops the run) replaces the library's pre-flight
       // check, which stops only on definite misconfigurations: one uncounted request, not two per run.
-      GenerationParams params = vllm.apply(workload.params(), target.chat());
+      GenerationParams params = vllm.apply(workload.params(), target.chat(),
+          TargetOptions.OPENAI_BACKENDS.contains(target.backendName()));
       Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(vllm.shape(prompts, workload.seed,
           numPrompts + warmupRequests)).params(params).load(load).captureText(saveTexts || saveDetailed));
       if (!skipTestRequest) {

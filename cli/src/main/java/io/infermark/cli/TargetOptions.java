@@ -274,7 +274,9 @@ final class TargetOptions {
       case "llama.cpp" -> LlamaCppTarget.completion(r.base);
       case "openai-responses" -> OpenAiResponsesTarget.responses(r.base, requestModel());
       // the endpoint's whole URL: the path is sent exactly as given, a root-mounted server included
-      default -> OpenAiTarget.at(r.base + (r.chat ? "/chat/completions" : "/completions"), requestModel());
+      // vLLM's chat client: max_completion_tokens and the content as a list of parts
+      default -> OpenAiTarget.at(r.base + (r.chat ? "/chat/completions" : "/completions"), requestModel())
+          .useMaxCompletionTokens(r.chat).textAsContentParts(r.chat);
     };
     Optional.ofNullable(System.getenv(apiKeyEnv)).filter(k -> !k.isBlank()).ifPresent(b::apiKey);
     switch (transport.toLowerCase(Locale.ROOT)) {

@@ -50,8 +50,9 @@ final class WorkloadOptions {
   @Option(names = {"--max-tokens"}, paramLabel = "N", description = "max_tokens of every request (overrides the dataset's output lengths).")
   Integer maxTokens;
 
-  @Option(names = "--temperature", defaultValue = "0.0", description = "Sampling temperature (default: ${DEFAULT-VALUE}, as vLLM's client sends).")
-  double temperature;
+  @Option(names = "--temperature", description = "Sampling temperature (default: none sent, the server's own, as "
+      + "vLLM's client; --temperature 0 for greedy).")
+  Double temperature;
 
   @Option(names = "--ignore-eos", description = "Ask the server to ignore EOS so it generates exactly max_tokens (vLLM, SGLang).")
   boolean ignoreEos;
@@ -141,7 +142,10 @@ final class WorkloadOptions {
 
   /** The parameters every request starts from. */
   GenerationParams params() {
-    GenerationParams.Builder b = GenerationParams.builder().temperature(temperature).ignoreEos(ignoreEos);
+    GenerationParams.Builder b = GenerationParams.builder().ignoreEos(ignoreEos);
+    if (temperature != null) {
+      b.temperature(temperature);
+    }
     if (maxTokens != null) {
       positive("--max-tokens", maxTokens);
       b.maxTokens(maxTokens);
