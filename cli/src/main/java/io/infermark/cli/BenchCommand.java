@@ -95,6 +95,9 @@ final class BenchCommand implements Callable<Integer> {
   UserRampOptions userRamp = new UserRampOptions();
 
   @Mixin
+  LocustOptions locust = new LocustOptions();
+
+  @Mixin
   ShardOptions shard = new ShardOptions();
 
   @Mixin
@@ -208,6 +211,12 @@ final class BenchCommand implements Callable<Integer> {
           + "--no-records");
     }
     PromptWorkload prompts = preloaded != null ? preloaded : workload.workload(Math.min(numPrompts, 100_000));
+    Optional<String> locustNotice = locust.locustfileNotice(target.describe(), target.chat());
+    locustNotice.ifPresent(out::println);
+    if (locustNotice.isPresent() && target.chat()) {
+      prompts = prompts.withSystemMessage(LocustOptions.SYSTEM_MESSAGE);
+    }
+    locust.csvPrefix(resultDir); // a malformed --csv fails before the run
     workload.tokenizerWarning(target.model()).ifPresent(w -> err.println("warning: " + w));
     if (workload.vllmData.noOversample && prompts.distinctPrompts() < numPrompts) {
       // vLLM's --no-oversample: a smaller dataset sends each of its prompts once, not --num-prompts requests
@@ -238,7 +247,8 @@ final class BenchCommand implements Callable<Integer> {
       GenerationParams params = vllm.apply(workload.params(), target.chat(),
           TargetOptions.OPENAI_BACKENDS.contains(target.backendName()));
       Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(vllm.shape(prompts, workload.seed,
-          numPrompts + warmupRequests)).params(params).load(load).captureText(saveTexts || saveDetailed));
+          numPrompts + warmupRequests)).params(params).load(load).captureText(saveTexts || saveDetailed
+          || locust.csv != null));
       if (!skipTestRequest) {
         vllm.readyCheck(b, out, target.describe());
         out.println("Initial test request completed. Starting the run...");
@@ -661,6 +671,8 @@ final class BenchCommand implements Callable<Integer> {
       outcome.gates().ifPresent(b::slo);
       b.build().write(p);
     }));
+    locust.csvPrefix(resultDir).ifPresent(prefix -> LocustCsv.write(prefix, result, requestName(),
+        userRamp.given() ? Optional.of(userRamp.ramp()) : Optional.empty(), outputs));
     if (vllm.plotTimeline) {
       outputs.write(dir.resolve(stem + ".timeline.html"), p -> java.nio.file.Files.writeString(p,
           io.infermark.metrics.report.TimelineReport.of(result, stem + " timeline", vllm.itlThresholds()).html()));
@@ -674,6 +686,17 @@ final class BenchCommand implements Callable<Integer> {
           : f.toString().endsWith(".timeline.html") ? f + " (request timeline)"
           : f.toString().endsWith(".html") ? f + " (HTML report)" : f.toString())
           .collect(java.util.stream.Collectors.joining(", ")));
+    }
+  }
+
+  /** Locust's request name: the URL path requests go to (the target's description for other protocols). */
+  private String requestName() {
+    String d = target.describe();
+    try {
+      String path = java.net.URI.create(d).getPath();
+      return path == null || path.isEmpty() ? d : path;
+    } catch (IllegalArgumentException notAUrl) {
+      return d;
     }
   }
 }

@@ -47,7 +47,9 @@ final class TargetOptions {
           + ".../chat/completions or .../completions URL, used exactly as given; instead of --base-url/--endpoint.")
   String url;
 
-  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Server host without --base-url (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Server host without --base-url (default: "
+      + "${DEFAULT-VALUE}); a URL (Locust's --host) is taken as --url, and one ending in /chat means its "
+      + "/chat/completions.")
   String host;
 
   @Option(names = "--port", defaultValue = "8000", description = "Server port without --base-url (default: ${DEFAULT-VALUE}).")
@@ -138,6 +140,15 @@ final class TargetOptions {
   private record Resolved(String base, boolean chat, String backend) {}
 
   private Resolved resolved() {
+    String url = this.url;
+    if (url == null && host.contains("://")) {
+      // Locust's --host is a URL (vLLM's a host name): a URL there is taken as --url; a .../chat one is the chat API
+      if (baseUrl != null) {
+        throw new IllegalArgumentException("give --host URL (Locust's) or --base-url, not both");
+      }
+      String h = strip(host);
+      url = h.endsWith("/chat") ? h + "/completions" : h;
+    }
     String b = backend.toLowerCase(Locale.ROOT);
     if (!BACKENDS.contains(b)) {
       throw new IllegalArgumentException("backend '" + backend + "' is not supported; use one of "
