@@ -63,8 +63,12 @@ final class BenchCommand implements Callable<Integer> {
   @Mixin
   WorkloadOptions workload = new WorkloadOptions();
 
-  @Option(names = "--num-prompts", defaultValue = "1000", description = "Requests to send (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--num-prompts", defaultValue = "1000",
+      description = "Requests to send; -1 sends every row of a dataset file once (default: ${DEFAULT-VALUE}).")
   int numPrompts;
+
+  /** The datasets {@code --num-prompts -1} can send whole: rows read from a file, not generated per request. */
+  static final List<String> ALL_ROWS = List.of("sharegpt", "jsonl", "custom", "hf", "spec_bench");
 
   @Option(names = "--request-rate", defaultValue = "inf",
       description = "Requests per second, Poisson (or gamma with --burstiness); inf sends all at once, limited by "
@@ -89,6 +93,9 @@ final class BenchCommand implements Callable<Integer> {
 
   @Mixin
   UserRampOptions userRamp = new UserRampOptions();
+
+  @Mixin
+  LocustOptions locust = new LocustOptions();
 
   @Mixin
   ShardOptions shard = new ShardOptions();
@@ -161,8 +168,9 @@ final class BenchCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     double rate = parseRate(requestRate);
-    if (numPrompts < 1) {
-      throw new IllegalArgumentException("--num-prompts must be >= 1, was " + numPrompts);
+    if (numPrompts < 1 && numPrompts != -1) {
+      throw new IllegalArgumentException("--num-prompts must be >= 1, or -1 for every row of the dataset once, was "
+          + numPrompts);
     }
     if (maxConcurrency != null && maxConcurrency < 1) {
       throw new IllegalArgumentException("--max-concurrency must be >= 1, was " + maxConcurrency);
@@ -172,6 +180,7 @@ final class BenchCommand implements Callable<Integer> {
     }
     Duration drain = drainTimeout();
     vllm.validate(rate, workload.datasetName);
+    vllm.notices(target.chat()).forEach(err::println);
     workload.generalLengths(vllm.inputLen, vllm.outputLen);
     if (vllm.hasSamplingParams() && !TargetOptions.OPENAI_BACKENDS.contains(target.backendName())) {
       throw new IllegalArgumentException("sampling parameters (--top-p, --top-k, --min-p, penalties) are only "
@@ -182,6 +191,17 @@ final class BenchCommand implements Callable<Integer> {
       workload.ignoreEos = true; // vLLM's client: random prompts generate to the requested length
     }
     target.resolveModel(err);
+    PromptWorkload preloaded = null;
+    if (numPrompts == -1) {
+      // vLLM's -1: the whole dataset, each row once; a generated dataset has no "whole"
+      if (!ALL_ROWS.contains(workload.datasetName)) {
+        throw new IllegalArgumentException("--num-prompts -1 (every row once) needs a dataset of rows: "
+            + String.join(", ", ALL_ROWS) + "; --dataset-name " + workload.datasetName + " generates prompts");
+      }
+      preloaded = workload.workload(100_000);
+      numPrompts = preloaded.distinctPrompts();
+      out.println("--num-prompts -1: the dataset has " + numPrompts + " prompts; sending each once");
+    }
     VllmResultJson.Options vllmOptions = vllmOptions(rate, Optional.empty());
     slo.gates(); // fail on a malformed --slo before running
     LoadProfile load = shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
@@ -190,7 +210,13 @@ final class BenchCommand implements Callable<Integer> {
       throw new IllegalArgumentException("a shard must write its records for infermark merge: drop --no-save and "
           + "--no-records");
     }
-    PromptWorkload prompts = workload.workload(Math.min(numPrompts, 100_000));
+    PromptWorkload prompts = preloaded != null ? preloaded : workload.workload(Math.min(numPrompts, 100_000));
+    Optional<String> locustNotice = locust.locustfileNotice(target.describe(), target.chat());
+    locustNotice.ifPresent(out::println);
+    if (locustNotice.isPresent() && target.chat()) {
+      prompts = prompts.withSystemMessage(LocustOptions.SYSTEM_MESSAGE);
+    }
+    locust.csvPrefix(resultDir); // a malformed --csv fails before the run
     workload.tokenizerWarning(target.model()).ifPresent(w -> err.println("warning: " + w));
     if (workload.vllmData.noOversample && prompts.distinctPrompts() < numPrompts) {
       // vLLM's --no-oversample: a smaller dataset sends each of its prompts once, not --num-prompts requests
@@ -218,9 +244,11 @@ final class BenchCommand implements Callable<Integer> {
     try (Target t = target.build(vllm::customize)) {
       // The CLI's own test request (as vLLM's: any failure stops the run) replaces the library's pre-flight
       // check, which stops only on definite misconfigurations: one uncounted request, not two per run.
-      GenerationParams params = vllm.apply(workload.params(), target.chat());
+      GenerationParams params = vllm.apply(workload.params(), target.chat(),
+          TargetOptions.OPENAI_BACKENDS.contains(target.backendName()));
       Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(vllm.shape(prompts, workload.seed,
-          numPrompts + warmupRequests)).params(params).load(load).captureText(saveTexts || saveDetailed));
+          numPrompts + warmupRequests)).params(params).load(load).captureText(saveTexts || saveDetailed
+          || locust.csv != null));
       if (!skipTestRequest) {
         vllm.readyCheck(b, out, target.describe());
         out.println("Initial test request completed. Starting the run...");
@@ -643,6 +671,8 @@ final class BenchCommand implements Callable<Integer> {
       outcome.gates().ifPresent(b::slo);
       b.build().write(p);
     }));
+    locust.csvPrefix(resultDir).ifPresent(prefix -> LocustCsv.write(prefix, result, requestName(),
+        userRamp.given() ? Optional.of(userRamp.ramp()) : Optional.empty(), outputs));
     if (vllm.plotTimeline) {
       outputs.write(dir.resolve(stem + ".timeline.html"), p -> java.nio.file.Files.writeString(p,
           io.infermark.metrics.report.TimelineReport.of(result, stem + " timeline", vllm.itlThresholds()).html()));
@@ -656,6 +686,17 @@ final class BenchCommand implements Callable<Integer> {
           : f.toString().endsWith(".timeline.html") ? f + " (request timeline)"
           : f.toString().endsWith(".html") ? f + " (HTML report)" : f.toString())
           .collect(java.util.stream.Collectors.joining(", ")));
+    }
+  }
+
+  /** Locust's request name: the URL path requests go to (the target's description for other protocols). */
+  private String requestName() {
+    String d = target.describe();
+    try {
+      String path = java.net.URI.create(d).getPath();
+      return path == null || path.isEmpty() ? d : path;
+    } catch (IllegalArgumentException notAUrl) {
+      return d;
     }
   }
 }

@@ -2,7 +2,6 @@ package io.infermark.cli;
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import io.infermark.testkit.simulator.SimulatorMain;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -61,7 +60,19 @@ public final class Infermark implements Runnable {
    */
   public static int run(PrintWriter out, PrintWriter err, String... args) {
     CommandLine cl = commandLine(out, err);
-    return cl.execute(args);
+    java.util.List<String> given;
+    try {
+      // vLLM's conventions (bench serve, --config, underscores, prefixes) before picocli parses
+      given = VllmArgs.normalize(java.util.List.of(args), cl.getSubcommands().get("bench").getCommandSpec());
+    } catch (CliException e) {
+      err.println("infermark bench: " + e.getMessage());
+      return e.exitCode();
+    } catch (IllegalArgumentException e) {
+      err.println("infermark bench: " + e.getMessage());
+      err.println("Try 'infermark bench --help' for the options.");
+      return USAGE;
+    }
+    return cl.execute(given.toArray(String[]::new));
   }
 
   /** The configured picocli command line (its output and error streams set). */
@@ -70,8 +81,9 @@ public final class Infermark implements Runnable {
     cl.setOut(out);
     cl.setErr(err);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
+    cl.getSubcommands().get("bench").setOverwrittenOptionsAllowed(true); // vLLM's argparse: a repeated flag's last wins
     cl.getSubcommands().get("sim").getCommandSpec().usageMessage()
-        .footer("", "Simulator options:", SimulatorMain.USAGE.replace("%", "%%"));
+        .footer("", "Simulator options:", SimCommand.help(80).stripTrailing().replace("%", "%%"));
     cl.setExitCodeExceptionMapper(e -> e instanceof CommandLine.ParameterException ? USAGE : FAILED);
     cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
       Throwable cause = e;

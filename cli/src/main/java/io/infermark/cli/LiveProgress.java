@@ -15,8 +15,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 
 /**
- * The bench command's progress: requests done of planned, completion rate, requests in flight, TTFT
- * P50/P99 so far, ETA and a live client-health hint from the send lag. On a terminal the line is
+ * The bench command's progress: requests done (sent and ended) of planned, completion rate, requests in flight, TTFT
+ * P50/P99 so far, ETA, errors (of sent requests), those a stop left unsent, and a live client-health hint from the
+ * send lag. On a terminal the line is
  * rewritten in place ({@code \r}) every 250 ms; otherwise a plain log line is printed every 10 s.
  * Updates are driven by records arriving and timed on the run's clock; a final line follows the run.
  * On a terminal the line fits its width ({@link TerminalWidth}): the least useful parts are dropped
@@ -40,8 +41,8 @@ final class LiveProgress implements RunListener {
   private Clock clock;
   private long origin;
   private OptionalLong planned = OptionalLong.empty();
-  private long done;
   private long doneSent;
+  private long notSent;
   private long errors;
   private long lastPrint;
   private int lastLength;
@@ -82,13 +83,14 @@ final class LiveProgress implements RunListener {
 
   @Override
   public synchronized void onRecord(RequestRecord r) {
-    done++;
     if (r.wasSent()) {
       doneSent++;
       lag.recordValue(Math.max(0, r.scheduleLagNanos()));
+    } else {
+      notSent++; // a stop (or the run's end) left it unsent: not done, not an error
     }
     if (r.failure().isPresent()) {
-      errors++;
+      errors += r.wasSent() ? 1 : 0;
     } else if (r.measured()) {
       r.chunks().firstTokenOffsetNanos().ifPresent(t -> ttft.recordValue(Math.max(t, 0)));
     }
@@ -120,8 +122,9 @@ final class LiveProgress implements RunListener {
    */
   synchronized String line(long now, int max) {
     double elapsed = Math.max(0, now - origin) / 1e9;
+    long done = doneSent;
     double rate = elapsed > 0 ? done / elapsed : 0;
-    String[] parts = new String[8];
+    String[] parts = new String[9];
     StringBuilder counter = new StringBuilder("[");
     if (planned.isPresent()) {
       long total = planned.getAsLong();
@@ -133,7 +136,7 @@ final class LiveProgress implements RunListener {
     }
     parts[0] = counter.append(']').toString();
     parts[1] = " " + clockText(elapsed) + " elapsed";
-    if (planned.isPresent() && done < planned.getAsLong() && rate > 0) {
+    if (planned.isPresent() && done < planned.getAsLong() && rate > 0 && notSent == 0) {
       parts[2] = ", ETA " + clockText((planned.getAsLong() - done) / rate);
     }
     parts[3] = String.format(Locale.ROOT, ", %.1f req/s", rate);
@@ -142,20 +145,23 @@ final class LiveProgress implements RunListener {
       parts[5] = ", TTFT p50 " + ms(ttft.getValueAtPercentile(50)) + " p99 " + ms(ttft.getValueAtPercentile(99));
     }
     parts[6] = ", " + errors + (errors == 1 ? " error" : " errors");
+    if (notSent > 0) {
+      parts[8] = ", " + notSent + " never sent";
+    }
     if (lag.getTotalCount() > 0) {
       long p99 = lag.getValueAtPercentile(99);
       parts[7] = ", client " + (p99 >= behindLag ? "behind" : p99 >= degradedLag ? "degraded" : "ok")
           + " (send lag p99 " + ms(p99) + ")";
     }
     // Dropped first to last when the line is too long; the counter (0) is never dropped.
-    int[] dropOrder = {7, 4, 3, 5, 1, 2, 6};
+    int[] dropOrder = {7, 4, 3, 5, 1, 2, 6, 8};
     for (int i = 0; length(parts) > max && i < dropOrder.length; i++) {
       parts[dropOrder[i]] = null;
     }
     StringBuilder line = new StringBuilder();
-    for (String p : parts) {
-      if (p != null) {
-        line.append(p);
+    for (int i : new int[] {0, 1, 2, 3, 4, 5, 6, 8, 7}) {
+      if (parts[i] != null) {
+        line.append(parts[i]);
       }
     }
     return line.length() > max ? line.substring(0, max) : line.toString();

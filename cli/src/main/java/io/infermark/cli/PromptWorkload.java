@@ -31,6 +31,22 @@ final class PromptWorkload implements Workload {
     return new RequestSpec(row.prompt(), params);
   }
 
+  /** The same rows with a system message before each prompt's messages (tags kept). */
+  PromptWorkload withSystemMessage(String system) {
+    List<DatasetEntry> out = new java.util.ArrayList<>(rows.size());
+    for (DatasetEntry row : rows) {
+      java.util.List<io.infermark.core.request.Message> messages = new java.util.ArrayList<>();
+      messages.add(io.infermark.core.request.Message.system(system));
+      messages.addAll(row.prompt().messages());
+      io.infermark.core.request.Prompt p = io.infermark.core.request.Prompt.chat(messages);
+      for (java.util.Map.Entry<String, String> tag : row.prompt().tags().entrySet()) {
+        p = p.withTag(tag.getKey(), tag.getValue());
+      }
+      out.add(new DatasetEntry(p, row.outputTokens()));
+    }
+    return new PromptWorkload(out, fixedMaxTokens);
+  }
+
   @Override
   public int distinctPrompts() {
     return rows.size();

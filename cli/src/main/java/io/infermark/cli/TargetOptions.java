@@ -47,7 +47,9 @@ final class TargetOptions {
           + ".../chat/completions or .../completions URL, used exactly as given; instead of --base-url/--endpoint.")
   String url;
 
-  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Server host without --base-url (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Server host without --base-url (default: "
+      + "${DEFAULT-VALUE}); a URL (Locust's --host) is taken as --url, and one ending in /chat means its "
+      + "/chat/completions.")
   String host;
 
   @Option(names = "--port", defaultValue = "8000", description = "Server port without --base-url (default: ${DEFAULT-VALUE}).")
@@ -138,6 +140,15 @@ final class TargetOptions {
   private record Resolved(String base, boolean chat, String backend) {}
 
   private Resolved resolved() {
+    String url = this.url;
+    if (url == null && host.contains("://")) {
+      // Locust's --host is a URL (vLLM's a host name): a URL there is taken as --url; a .../chat one is the chat API
+      if (baseUrl != null) {
+        throw new IllegalArgumentException("give --host URL (Locust's) or --base-url, not both");
+      }
+      String h = strip(host);
+      url = h.endsWith("/chat") ? h + "/completions" : h;
+    }
     String b = backend.toLowerCase(Locale.ROOT);
     if (!BACKENDS.contains(b)) {
       throw new IllegalArgumentException("backend '" + backend + "' is not supported; use one of "
@@ -147,11 +158,18 @@ final class TargetOptions {
       if (url != null && baseUrl != null) {
         throw new IllegalArgumentException("give --url or --base-url, not both");
       }
+      String prefix = "";
       if (endpoint != null) {
-        throw new IllegalArgumentException("--endpoint applies to the OpenAI-compatible backends; backend " + b
-            + " posts to its own path");
+        // vLLM's docs give the Responses backend its path (--endpoint /v1/responses): the same path is fine
+        String e = strip(endpoint.startsWith("/") ? endpoint : "/" + endpoint);
+        if (!b.equals("openai-responses") || !e.endsWith("/v1/responses")) {
+          throw new IllegalArgumentException("--endpoint applies to the OpenAI-compatible backends; backend " + b
+              + " posts to its own path");
+        }
+        prefix = e.substring(0, e.length() - "/v1/responses".length());
       }
-      String base = url != null ? strip(url) : baseUrl != null ? strip(baseUrl) : "http://" + host + ":" + port;
+      String base = (url != null ? strip(url) : baseUrl != null ? strip(baseUrl) : "http://" + host + ":" + port)
+          + prefix;
       return new Resolved(base, false, b); // vLLM's chat-only definitions (a trailing usage chunk) do not apply
     }
     if (url != null) {
@@ -267,7 +285,9 @@ final class TargetOptions {
       case "llama.cpp" -> LlamaCppTarget.completion(r.base);
       case "openai-responses" -> OpenAiResponsesTarget.responses(r.base, requestModel());
       // the endpoint's whole URL: the path is sent exactly as given, a root-mounted server included
-      default -> OpenAiTarget.at(r.base + (r.chat ? "/chat/completions" : "/completions"), requestModel());
+      // vLLM's chat client: max_completion_tokens and the content as a list of parts
+      default -> OpenAiTarget.at(r.base + (r.chat ? "/chat/completions" : "/completions"), requestModel())
+          .useMaxCompletionTokens(r.chat).textAsContentParts(r.chat);
     };
     Optional.ofNullable(System.getenv(apiKeyEnv)).filter(k -> !k.isBlank()).ifPresent(b::apiKey);
     switch (transport.toLowerCase(Locale.ROOT)) {

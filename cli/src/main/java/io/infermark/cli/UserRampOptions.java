@@ -26,7 +26,7 @@ final class UserRampOptions {
       description = "Locust's -r: users added per second (default: all at once, 1,000,000 per second).")
   Double spawnRate;
 
-  @Option(names = "--run-time", paramLabel = "DURATION", converter = DurationText.class,
+  @Option(names = {"--run-time", "-t"}, paramLabel = "DURATION", converter = DurationText.class,
       description = "Locust's --run-time: how long the run lasts, ramp included (90s, 5m, 1h).")
   Duration runTime;
 
@@ -90,9 +90,11 @@ final class UserRampOptions {
     UserRamp ramp = UserRamp.startingAt(0).rampTo(users, rate);
     long hold = runTime.toNanos() - ramp.duration().toNanos();
     if (hold <= 0) {
-      throw new IllegalArgumentException(String.format(Locale.ROOT, "--run-time %s ends before the %d users have "
-          + "spawned at %s per second (%.1f s)", runTime, users, SweepCommand.trim(rate),
-          ramp.duration().toNanos() / 1e9));
+      // as Locust: a run time shorter than the spawning ends the run with the users spawned by then
+      int reached = (int) Math.min(users, Math.max(1, Math.floor(rate * runTime.toNanos() / 1e9)));
+      ramp = UserRamp.startingAt(0).rampTo(reached, rate);
+      hold = runTime.toNanos() - ramp.duration().toNanos();
+      return hold > 0 ? ramp.hold(Duration.ofNanos(hold)) : ramp;
     }
     return ramp.hold(Duration.ofNanos(hold));
   }

@@ -139,8 +139,26 @@ final class VllmCompatOptions {
       description = "vLLM's two ITL thresholds for the timeline's colours; validated (default: ${DEFAULT-VALUE}).")
   String timelineItlThresholds;
 
-  @Option(names = "--plot-dataset-stats", hidden = true, description = "Refused: see docs/cli.md.")
+  @Option(names = "--plot-dataset-stats", description = "vLLM draws a matplotlib PNG of the prompt and output "
+      + "lengths; infermark says so and goes on: NAME.html shows the lengths and latencies.")
   boolean plotDatasetStats;
+
+  /** The one line each flag that infermark takes but does differently prints, if any was given. */
+  java.util.List<String> notices(boolean chat) {
+    java.util.List<String> n = new java.util.ArrayList<>();
+    if (logprobs != null && chat) {
+      n.add("--logprobs: not sent on chat requests (vLLM's chat client sends no logprobs); it is sent on completions");
+    }
+    if (chatTemplateKwargs != null) {
+      n.add("--chat-template-kwargs: not sent (vLLM applies it only when it renders a dataset's chat template on the "
+          + "client, which infermark never does); to send chat_template_kwargs, use --extra-body");
+    }
+    if (plotDatasetStats) {
+      n.add("--plot-dataset-stats: no matplotlib figure here; the HTML report (NAME.html) shows the prompt and output "
+          + "token lengths and the latencies");
+    }
+    return n;
+  }
 
   @Option(names = "--use-beam-search", hidden = true, description = "Refused: see docs/cli.md.")
   boolean useBeamSearch;
@@ -158,10 +176,6 @@ final class VllmCompatOptions {
       throw new IllegalArgumentException("--profile is not supported: it drives vLLM's server-side torch profiler "
           + "(/start_profile), which infermark does not control; profile the server yourself during the run");
     }
-    if (plotDatasetStats) {
-      throw new IllegalArgumentException("--plot-dataset-stats is not supported: it draws a matplotlib PNG; the "
-          + "HTML report (NAME.html) shows the lengths and latencies instead");
-    }
     if (selfTimed != null && !"timed_trace".equals(datasetName)) {
       throw new IllegalArgumentException("--self-timed/--no-self-timed is only supported with --dataset-name "
           + "timed_trace (as in vLLM)");
@@ -178,7 +192,7 @@ final class VllmCompatOptions {
     }
     itlThresholds();
     rampUp(requestRate);
-    bodyFields(true);
+    bodyFields(true, false);
     headerMap();
   }
 
@@ -232,11 +246,19 @@ final class VllmCompatOptions {
   }
 
   /**
-   * The fields every request body gets, in vLLM's order: the sampling parameters, then {@code --extra-body} (which
-   * wins), then {@code logprobs} and {@code chat_template_kwargs}.
+   * The fields every request body gets, as vLLM's client sends them: on the completions endpoint of an
+   * OpenAI-compatible backend {@code repetition_penalty: 1.0} and {@code logprobs} (when given), then the sampling
+   * parameters, then {@code --extra-body} (which wins). Chat requests carry no {@code logprobs}, and no request
+   * carries {@code chat_template_kwargs} (vLLM applies them only when it renders a template on the client).
    */
-  Map<String, Object> bodyFields(boolean chat) {
+  Map<String, Object> bodyFields(boolean chat, boolean openAiCompletions) {
     Map<String, Object> body = new LinkedHashMap<>();
+    if (openAiCompletions) {
+      body.put("repetition_penalty", 1.0);
+      if (logprobs != null) {
+        body.put("logprobs", logprobs);
+      }
+    }
     put(body, "top_p", topP);
     put(body, "top_k", topK);
     put(body, "min_p", minP);
@@ -246,16 +268,8 @@ final class VllmCompatOptions {
     if (extraBody != null) {
       body.putAll(jsonObject("--extra-body", extraBody));
     }
-    if (logprobs != null) {
-      if (chat) {
-        body.put("logprobs", true);
-        body.put("top_logprobs", logprobs);
-      } else {
-        body.put("logprobs", logprobs);
-      }
-    }
     if (chatTemplateKwargs != null) {
-      body.put("chat_template_kwargs", jsonObject("--chat-template-kwargs", chatTemplateKwargs));
+      jsonObject("--chat-template-kwargs", chatTemplateKwargs); // checked, not sent
     }
     return body;
   }
@@ -286,10 +300,10 @@ final class VllmCompatOptions {
   }
 
   /** The parameters every request starts from, with the headers and body fields above. */
-  GenerationParams apply(GenerationParams base, boolean chat) {
+  GenerationParams apply(GenerationParams base, boolean chat, boolean openAi) {
     GenerationParams.Builder b = base.toBuilder();
     headerMap().forEach(b::header);
-    bodyFields(chat).forEach(b::extraBody);
+    bodyFields(chat, openAi && !chat).forEach(b::extraBody);
     return b.build();
   }
 

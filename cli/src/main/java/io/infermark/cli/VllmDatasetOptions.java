@@ -1,5 +1,7 @@
 package io.infermark.cli;
 
+import java.util.ArrayList;
+import java.util.List;
 import picocli.CommandLine.Option;
 
 /**
@@ -108,4 +110,57 @@ final class VllmDatasetOptions {
   @Option(names = "--prefix-repetition-output-len", defaultValue = "128", description = "Output tokens (default: "
       + "${DEFAULT-VALUE}).")
   int prefixRepetitionOutputLen;
+
+  @Option(names = "--enable-multimodal-chat", hidden = true, description = "Refused: see docs/cli.md.")
+  boolean enableMultimodalChat;
+
+  @Option(names = "--custom-ensure-client-side-data", hidden = true, description = "Refused: see docs/cli.md.")
+  boolean customEnsureClientSideData;
+
+  @Option(names = {"--timed-trace-chunk-hash-size", "--timed-trace-sec-multiplier", "--timed-trace-label-timestamp",
+      "--timed-trace-label-input-length", "--timed-trace-label-output-length", "--timed-trace-label-hash-ids"},
+      hidden = true, description = "Refused with --dataset-name timed_trace: see docs/cli.md.")
+  List<String> timedTrace = new ArrayList<>();
+
+  @Option(names = {"--asr-max-audio-len-sec", "--asr-min-audio-len-sec"}, hidden = true,
+      description = "Refused: see docs/cli.md.")
+  List<String> asr = new ArrayList<>();
+
+  @Option(names = "--bfcl-categories", hidden = true, description = "Refused: see docs/cli.md.")
+  String bfclCategories;
+
+  @Option(names = {"--speed-bench-dataset-subset", "--speed-bench-output-len", "--speed-bench-category"}, hidden = true,
+      description = "Refused: see docs/cli.md.")
+  List<String> speedBench = new ArrayList<>();
+
+  /**
+   * Refuses vLLM's flags whose datasets or transformations do not exist here, each with its reason (never "Unknown
+   * option").
+   */
+  void refuseUnsupported() {
+    if (!timedTrace.isEmpty()) {
+      throw new IllegalArgumentException("the --timed-trace-* flags steer --dataset-name timed_trace, which is not "
+          + "supported (pre-tokenized prompts need the model's own tokenizer); use trace replay (docs/load-shaping.md)");
+    }
+    if (!asr.isEmpty()) {
+      throw new IllegalArgumentException("--asr-max-audio-len-sec/--asr-min-audio-len-sec filter vLLM's audio "
+          + "transcription datasets (openai-audio backend); infermark benchmarks text generation streams");
+    }
+    if (bfclCategories != null) {
+      throw new IllegalArgumentException("--bfcl-categories selects BFCL files downloaded from the Hugging Face hub; "
+          + "infermark downloads nothing: export the rows to JSONL and use --dataset-name jsonl or custom");
+    }
+    if (!speedBench.isEmpty()) {
+      throw new IllegalArgumentException("the --speed-bench-* flags steer --dataset-name speed_bench, which is not "
+          + "supported (its prompts are rendered with the model's chat template on the client)");
+    }
+    if (enableMultimodalChat) {
+      throw new IllegalArgumentException("--enable-multimodal-chat turns hub vision/audio datasets into multimodal "
+          + "chat; infermark reads text datasets (random-mm sends images as chat content by itself)");
+    }
+    if (customEnsureClientSideData) {
+      throw new IllegalArgumentException("--custom-ensure-client-side-data inlines the media of custom_image "
+          + "datasets; infermark's custom dataset is text only");
+    }
+  }
 }

@@ -42,7 +42,8 @@ final class VllmDatasets {
 
   /** Every name {@code --dataset-name} takes, vLLM's and infermark's {@code jsonl}. */
   static final List<String> NAMES = List.of("random", "sharegpt", "jsonl", "custom", "prefix_repetition", "sonnet",
-      "burstgpt", "spec_bench", "txt-slices", "random-mm", "hf", "random-rerank", "timed_trace");
+      "burstgpt", "spec_bench", "txt-slices", "random-mm", "hf", "random-rerank", "timed_trace", "custom_audio",
+      "custom_image", "speed_bench");
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -65,6 +66,10 @@ final class VllmDatasets {
       case "timed_trace" -> throw new IllegalArgumentException("--dataset-name timed_trace sends pre-tokenized prompts "
           + "(token ids) at the trace's times, which needs the model's own tokenizer; replay a timestamped trace with "
           + "infermark's trace replay (docs/load-shaping.md) instead");
+      case "custom_audio", "custom_image" -> throw new IllegalArgumentException("--dataset-name " + name + " sends "
+          + "audio or images from a JSONL of media references; infermark's custom dataset is text only");
+      case "speed_bench" -> throw new IllegalArgumentException("--dataset-name speed_bench renders NVIDIA's SPEED-Bench "
+          + "prompts with the model's chat template on the client; export them as JSONL and use --dataset-name custom");
       default -> throw new IllegalArgumentException("--dataset-name must be one of " + String.join(", ", NAMES)
           + ", was '" + name + "'");
     };
@@ -98,7 +103,9 @@ final class VllmDatasets {
 
   /** vLLM's custom dataset: one {"prompt": ...} object per line, every output {@code outputLen} tokens. */
   static List<DatasetEntry> custom(Path file, int outputLen) {
-    positive("--custom-output-len", outputLen);
+    if (outputLen != -1) { // -1: each row's own length, as vLLM
+      positive("--custom-output-len", outputLen);
+    }
     List<DatasetEntry> rows = new ArrayList<>();
     int n = 0;
     for (String line : lines(file)) {
@@ -111,9 +118,20 @@ final class VllmDatasets {
         throw new CliException(Infermark.FAILED, file + " line " + n + " has no \"prompt\" string (the custom "
             + "dataset is JSONL of {\"prompt\": ...})");
       }
-      rows.add(new DatasetEntry(Prompt.user(row.path("prompt").asText()), OptionalInt.of(outputLen)));
+      rows.add(new DatasetEntry(Prompt.user(row.path("prompt").asText()), outputLen != -1 ? OptionalInt.of(outputLen)
+          : ownLength(row)));
     }
     return nonEmpty(rows, file);
+  }
+
+  /** A custom row's own output length ({@code output_tokens} or {@code output_len}); none: the server decides. */
+  private static OptionalInt ownLength(JsonNode row) {
+    for (String key : new String[] {"output_tokens", "output_len"}) {
+      if (row.path(key).canConvertToInt() && row.path(key).asInt() > 0) {
+        return OptionalInt.of(row.path(key).asInt());
+      }
+    }
+    return OptionalInt.empty();
   }
 
   /**

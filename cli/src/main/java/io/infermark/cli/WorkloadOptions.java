@@ -36,9 +36,10 @@ final class WorkloadOptions {
   @Option(names = "--random-output-len", defaultValue = "128", description = "Output tokens asked of each random prompt (default: ${DEFAULT-VALUE}).")
   int randomOutputLen;
 
-  @Option(names = "--random-range-ratio", defaultValue = "0.0",
-      description = "Lengths uniform in [len*(1-r), len*(1+r)], r in [0, 1) (default: ${DEFAULT-VALUE}).")
-  double randomRangeRatio;
+  @Option(names = "--random-range-ratio", defaultValue = "0.0", paramLabel = "R|JSON",
+      description = "Lengths uniform in [len*(1-r), len*(1+r)], r in [0, 1); or vLLM's JSON form "
+          + "'{\"input\": 0.3, \"output\": 0.5}' for each length its own (default: ${DEFAULT-VALUE}).")
+  String randomRangeRatio;
 
   @Option(names = "--random-prefix-len", defaultValue = "0", description = "Shared prefix tokens before each random prompt (default: ${DEFAULT-VALUE}).")
   int randomPrefixLen;
@@ -49,8 +50,9 @@ final class WorkloadOptions {
   @Option(names = {"--max-tokens"}, paramLabel = "N", description = "max_tokens of every request (overrides the dataset's output lengths).")
   Integer maxTokens;
 
-  @Option(names = "--temperature", defaultValue = "0.0", description = "Sampling temperature (default: ${DEFAULT-VALUE}, as vLLM's client sends).")
-  double temperature;
+  @Option(names = "--temperature", description = "Sampling temperature (default: none sent, the server's own, as "
+      + "vLLM's client; --temperature 0 for greedy).")
+  Double temperature;
 
   @Option(names = "--ignore-eos", description = "Ask the server to ignore EOS so it generates exactly max_tokens (vLLM, SGLang).")
   boolean ignoreEos;
@@ -140,7 +142,10 @@ final class WorkloadOptions {
 
   /** The parameters every request starts from. */
   GenerationParams params() {
-    GenerationParams.Builder b = GenerationParams.builder().temperature(temperature).ignoreEos(ignoreEos);
+    GenerationParams.Builder b = GenerationParams.builder().ignoreEos(ignoreEos);
+    if (temperature != null) {
+      b.temperature(temperature);
+    }
     if (maxTokens != null) {
       positive("--max-tokens", maxTokens);
       b.maxTokens(maxTokens);
@@ -150,6 +155,7 @@ final class WorkloadOptions {
 
   /** The rows: {@code prompts} synthetic ones, or the dataset file's. */
   PromptWorkload workload(int prompts) {
+    vllmData.refuseUnsupported();
     if (vllmData.randomBatchSize != 1) {
       throw new IllegalArgumentException("--random-batch-size applies to vLLM's embeddings benchmarks; infermark "
           + "benchmarks generation, one input per request");
@@ -189,9 +195,7 @@ final class WorkloadOptions {
   private List<DatasetEntry> random(int prompts) {
     positive("--random-input-len", randomInputLen);
     positive("--random-output-len", randomOutputLen);
-    if (!(randomRangeRatio >= 0 && randomRangeRatio < 1)) {
-      throw new IllegalArgumentException("--random-range-ratio must be in [0, 1), was " + randomRangeRatio);
-    }
+    double[] ratio = rangeRatios();
     if (randomPrefixLen < 0) {
       throw new IllegalArgumentException("--random-prefix-len must be >= 0, was " + randomPrefixLen);
     }
@@ -200,8 +204,8 @@ final class WorkloadOptions {
     String prefix = randomPrefixLen == 0 ? "" : SyntheticText.exactly(counter, randomPrefixLen, seed ^ 0x5DEECE66DL) + " ";
     List<DatasetEntry> rows = new ArrayList<>(prompts);
     for (int i = 0; i < prompts; i++) {
-      int in = around(random, randomInputLen);
-      int out = around(random, randomOutputLen);
+      int in = around(random, randomInputLen, ratio[0]);
+      int out = around(random, randomOutputLen, ratio[1]);
       String text = prefix + SyntheticText.exactly(counter, in, seed * 1_000_003L + i);
       rows.add(new DatasetEntry(ExactLength.tag(Prompt.user(text), counter, randomPrefixLen + in), OptionalInt.of(out)));
     }
@@ -209,12 +213,12 @@ final class WorkloadOptions {
   }
 
   /** vLLM's range: uniform in [len * (1 - r), len * (1 + r)], at least 1. */
-  private int around(SplittableRandom random, int len) {
-    if (randomRangeRatio == 0) {
+  private static int around(SplittableRandom random, int len, double r) {
+    if (r == 0) {
       return len;
     }
-    int lo = Math.max(1, (int) (len * (1 - randomRangeRatio)));
-    int hi = Math.max(lo, (int) (len * (1 + randomRangeRatio)));
+    int lo = Math.max(1, (int) (len * (1 - r)));
+    int hi = Math.max(lo, (int) (len * (1 + r)));
     return random.nextInt(lo, hi + 1);
   }
 
@@ -223,5 +227,44 @@ final class WorkloadOptions {
       throw new IllegalArgumentException(option + " must be >= 1, was " + v);
     }
     return v;
+  }
+
+  /**
+   * {@code --random-range-ratio}: one ratio for both lengths, or vLLM's JSON {@code {"input": r, "output": r}} (a
+   * missing key is 0); each in [0, 1).
+   */
+  double[] rangeRatios() {
+    String v = randomRangeRatio.strip();
+    double[] r = new double[2];
+    if (v.startsWith("{")) {
+      com.fasterxml.jackson.databind.JsonNode json;
+      try {
+        json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(v);
+      } catch (java.io.IOException e) {
+        throw new IllegalArgumentException("--random-range-ratio is not valid JSON: " + v);
+      }
+      java.util.Iterator<String> keys = json.fieldNames();
+      while (keys.hasNext()) {
+        String k = keys.next();
+        if (!k.equals("input") && !k.equals("output") || !json.get(k).isNumber()) {
+          throw new IllegalArgumentException("--random-range-ratio as JSON takes {\"input\": r, \"output\": r}, was " + v);
+        }
+      }
+      r[0] = json.path("input").asDouble(0);
+      r[1] = json.path("output").asDouble(0);
+    } else {
+      try {
+        r[0] = r[1] = Double.parseDouble(v);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--random-range-ratio takes a number in [0, 1) or JSON "
+            + "{\"input\": r, \"output\": r}, was '" + v + "'");
+      }
+    }
+    for (double x : r) {
+      if (!(x >= 0 && x < 1)) {
+        throw new IllegalArgumentException("--random-range-ratio must be in [0, 1), was " + v);
+      }
+    }
+    return r;
   }
 }

@@ -247,6 +247,21 @@ class DurableBenchTest {
     assertThat(journal.records().stream().filter(r -> r.failure().map(f -> f.category() == ErrorCategory.CANCELLED)
         .orElse(false))).hasSize((int) cancelled);
     assertThat(journal.end().orElseThrow().path("not_sent").path("count").asLong()).isEqualTo(notSent);
+
+    // the outputs count only what happened: a never-sent request is not a failure, the duration ends at the last
+    // sent request's end (or the stop, if later), and the throughputs are over it
+    long vllmCompleted = vllm.get("completed").asLong();
+    long vllmFailed = vllm.get("failed").asLong();
+    assertThat(vllmCompleted + vllmFailed).isEqualTo(completed + cancelled);
+    double lastEnd = journal.records().stream().mapToLong(r -> r.sendNanos() + r.endOffsetNanos()).max()
+        .orElse(0) / 1e9;
+    double expectedDuration = Math.max(lastEnd, vllm.get("interruption").get("at_s").asDouble());
+    assertThat(vllm.get("duration").asDouble()).isCloseTo(expectedDuration, org.assertj.core.data.Offset.offset(1e-6));
+    assertThat(vllm.get("request_throughput").asDouble()).isCloseTo(vllmCompleted / vllm.get("duration").asDouble(),
+        org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(out).containsPattern("Failed requests: +" + vllmFailed + "\\R")
+        .containsPattern("Successful requests: +" + vllmCompleted + "\\R")
+        .doesNotContain("not_sent " + notSent);
     assertNoTemporaryFiles();
   }
 

@@ -51,6 +51,30 @@ class LiveProgressTest {
   }
 
   @Test
+  void requestsAStopLeftUnsentAreNeitherDoneNorErrors() {
+    LiveProgress progress = new LiveProgress(new PrintWriter(new StringWriter()), false, Duration.ofHours(1));
+    long[] now = {0};
+    progress.onRunStarted(new io.infermark.core.RunStart(java.time.Instant.EPOCH, 0, () -> now[0], "t",
+        LoadProfile.concurrency(1).requests(10), GenerationParams.defaults(), java.util.OptionalLong.of(10)));
+    for (int i = 0; i < 10; i++) {
+      io.infermark.core.capture.RequestRecord.Builder r = io.infermark.core.capture.RequestRecord.builder().index(i)
+          .intendedNanos(i * 1_000_000_000L).sendNanos(i * 1_000_000_000L);
+      if (i == 3) {
+        r.failure(java.util.Optional.of(io.infermark.core.capture.Failure.of(
+            io.infermark.core.capture.ErrorCategory.HTTP_STATUS, "HTTP 500")));
+      } else if (i > 3) {
+        r.failure(java.util.Optional.of(io.infermark.core.capture.Failure.of(
+            io.infermark.core.capture.ErrorCategory.NOT_SENT, "the run was stopped before this request was sent")));
+      }
+      progress.onRecord(r.build());
+    }
+    now[0] = 8_000_000_000L; // stopped 8 s in: 4 sent and ended, 6 never sent
+
+    assertThat(progress.line(now[0])).isEqualTo(
+        "[ 4/10  40.0%] 00:00:08 elapsed, 0.5 req/s, 0 in flight, 1 error, 6 never sent, client ok (send lag p99 0.00 ms)");
+  }
+
+  @Test
   void widthComesFromColumnsWhenSet() {
     assertThat(TerminalWidth.fromEnvironment(Map.of("COLUMNS", "132"))).hasValue(132);
     assertThat(TerminalWidth.fromEnvironment(Map.of("COLUMNS", "wide"))).isEmpty();

@@ -73,13 +73,18 @@ class VllmFlagsTest {
         assertThat(b.get("presence_penalty").asDouble()).isEqualTo(0.2);
         assertThat(b.get("repetition_penalty").asDouble()).isEqualTo(1.1);
         assertThat(b.get("custom").asText()).isEqualTo("x");
-        assertThat(b.get("logprobs").asBoolean()).isTrue();
-        assertThat(b.get("top_logprobs").asInt()).isEqualTo(3);
-        assertThat(b.get("chat_template_kwargs").get("enable_thinking").asBoolean()).isFalse();
-        assertThat(b.get("max_tokens").asInt()).as("--output-len sets the random output length").isEqualTo(7);
+        // vLLM's chat requests carry neither logprobs nor chat_template_kwargs (the latter is client-side only)
+        assertThat(b.has("logprobs")).isFalse();
+        assertThat(b.has("top_logprobs")).isFalse();
+        assertThat(b.has("chat_template_kwargs")).isFalse();
+        assertThat(b.has("temperature")).as("no --temperature: none sent, as vLLM").isFalse();
+        assertThat(b.has("max_tokens")).isFalse();
+        assertThat(b.get("max_completion_tokens").asInt()).as("--output-len sets the random output length")
+            .isEqualTo(7);
         assertThat(b.get("ignore_eos").asBoolean()).as("vLLM: random prompts ignore EOS").isTrue();
         assertThat(r.header("x-tenant")).isEqualTo("blue");
       }
+      assertThat(o.err()).contains("--logprobs: not sent on chat requests", "--chat-template-kwargs: not sent");
       assertThat(o.out()).doesNotContain("blue");
       assertThat(Files.readString(dir.resolve("r.json"))).doesNotContain("blue");
     }
@@ -96,6 +101,8 @@ class VllmFlagsTest {
       assertThat(server.received()).allSatisfy(r -> {
         assertThat(r.path()).isEqualTo("/v1/completions");
         assertThat(r.body().get("logprobs").asInt()).isEqualTo(2);
+        assertThat(r.body().get("repetition_penalty").asDouble()).as("vLLM's completions default").isEqualTo(1.0);
+        assertThat(r.body().has("temperature")).isFalse();
       });
     }
   }
@@ -197,7 +204,7 @@ class VllmFlagsTest {
       assertThat(json.get("probe_p99_e2el_ms").asDouble()).isBetween(json.get("probe_median_e2el_ms").asDouble(),
           json.get("probe_max_e2el_ms").asDouble());
       assertThat(json.get("completed").asInt()).as("probes are not counted in the run").isEqualTo(20);
-      long probes = server.received().stream().filter(r -> r.body().get("max_tokens").asInt() == 1).count();
+      long probes = server.received().stream().filter(r -> maxTokens(r.body()) == 1).count();
       assertThat(probes).isEqualTo(json.get("probe_completed").asLong());
     }
   }
@@ -252,16 +259,26 @@ class VllmFlagsTest {
 
   @Test
   void flagsWithoutMeaningHereAreRefusedWithTheirReason() {
-    Map<List<String>, String> refusals = Map.of(
-        List.of("--use-beam-search"), "--use-beam-search is not supported",
-        List.of("--profile"), "--profile is not supported",
-        List.of("--plot-dataset-stats"), "--plot-dataset-stats is not supported",
-        List.of("--self-timed"), "only supported with --dataset-name timed_trace",
-        List.of("--dataset-name", "hf", "--dataset-path", "lmarena-ai/VisionArena-Chat"),
-            "does not download from the Hugging Face hub",
-        List.of("--dataset-name", "random-rerank"), "reranker (pooling) benchmark",
-        List.of("--dataset-name", "timed_trace"), "pre-tokenized prompts",
-        List.of("--random-batch-size", "4"), "embeddings benchmarks");
+    Map<List<String>, String> refusals = new java.util.LinkedHashMap<>();
+    refusals.put(List.of("--use-beam-search"), "--use-beam-search is not supported");
+    refusals.put(List.of("--profile"), "--profile is not supported");
+    refusals.put(List.of("--self-timed"), "only supported with --dataset-name timed_trace");
+    refusals.put(List.of("--dataset-name", "hf", "--dataset-path", "lmarena-ai/VisionArena-Chat"),
+        "does not download from the Hugging Face hub");
+    refusals.put(List.of("--dataset-name", "random-rerank"), "reranker (pooling) benchmark");
+    refusals.put(List.of("--dataset-name", "timed_trace"), "pre-tokenized prompts");
+    refusals.put(List.of("--random-batch-size", "4"), "embeddings benchmarks");
+    // the newest serve.py's flags that were "Unknown option" before: each refused with its reason
+    refusals.put(List.of("--timed-trace-sec-multiplier", "0.001"), "steer --dataset-name timed_trace");
+    refusals.put(List.of("--timed-trace-label-hash-ids", "ids"), "steer --dataset-name timed_trace");
+    refusals.put(List.of("--asr-max-audio-len-sec", "30"), "audio transcription");
+    refusals.put(List.of("--bfcl-categories", "simple"), "downloaded from the Hugging Face hub");
+    refusals.put(List.of("--speed-bench-category", "qa"), "--dataset-name speed_bench");
+    refusals.put(List.of("--enable-multimodal-chat"), "multimodal chat");
+    refusals.put(List.of("--custom-ensure-client-side-data"), "custom_image");
+    refusals.put(List.of("--dataset-name", "custom_image"), "text only");
+    refusals.put(List.of("--dataset-name", "speed_bench"), "SPEED-Bench");
+    refusals.put(List.of("--num-prompts", "-1"), "generates prompts");
     refusals.forEach((flags, reason) -> {
       List<String> args = new ArrayList<>(List.of("bench", "--base-url", "http://127.0.0.1:1", "--model", "m"));
       args.addAll(flags);
@@ -311,25 +328,25 @@ class VllmFlagsTest {
         assertThat(bodies).as(e.getKey()).hasSize(4);
         switch (e.getKey()) {
           case "custom" -> assertThat(bodies).allSatisfy(b -> {
-            assertThat(b.get("max_tokens").asInt()).isEqualTo(9);
+            assertThat(maxTokens(b)).isEqualTo(9);
             assertThat(content(b)).isIn("first", "second");
           });
           case "sonnet" -> assertThat(bodies).allSatisfy(b -> {
             assertThat(content(b)).startsWith("Pick as many lines as you can from these poem lines:\nShall I compare");
-            assertThat(b.get("max_tokens").asInt()).isEqualTo(11);
+            assertThat(maxTokens(b)).isEqualTo(11);
           });
           case "burstgpt" -> assertThat(bodies).as("the one GPT-4 row with a response")
-              .allSatisfy(b -> assertThat(b.get("max_tokens").asInt()).isEqualTo(9));
+              .allSatisfy(b -> assertThat(maxTokens(b)).isEqualTo(9));
           case "spec_bench" -> assertThat(bodies).allSatisfy(b -> assertThat(content(b)).isEqualTo("sort a list"));
           case "txt-slices" -> assertThat(bodies).allSatisfy(b -> assertThat(content(b)).contains("times"));
           case "hf" -> assertThat(bodies).allSatisfy(b -> {
             assertThat(content(b)).isEqualTo("write fizzbuzz");
-            assertThat(b.get("max_tokens").asInt()).isEqualTo(13);
+            assertThat(maxTokens(b)).isEqualTo(13);
           });
           case "prefix_repetition" -> {
             Set<String> prefixes = bodies.stream().map(b -> content(b).substring(0, 12)).collect(Collectors.toSet());
             assertThat(prefixes).as("two shared prefixes").hasSize(2);
-            assertThat(bodies).allSatisfy(b -> assertThat(b.get("max_tokens").asInt()).isEqualTo(6));
+            assertThat(bodies).allSatisfy(b -> assertThat(maxTokens(b)).isEqualTo(6));
           }
           default -> assertThat(bodies).allSatisfy(b -> {
             JsonNode parts = b.get("messages").get(0).get("content");
@@ -379,8 +396,17 @@ class VllmFlagsTest {
     assertThat(orders.get(2)).as("the same seed, the same order").isEqualTo(orders.get(1));
   }
 
+  /** A chat message's text: vLLM's client (and infermark's, by default) sends it as a list of content parts. */
   private static String content(JsonNode body) {
-    return Optional.ofNullable(body.get("messages")).map(m -> m.get(0).get("content").asText())
-        .orElseGet(() -> body.get("prompt").asText());
+    return Optional.ofNullable(body.get("messages")).map(m -> {
+      JsonNode c = m.get(0).get("content");
+      return c.isArray() ? c.get(0).get("text").asText() : c.asText();
+    }).orElseGet(() -> body.get("prompt").asText());
+  }
+
+  /** The generation limit: {@code max_completion_tokens} on chat (as vLLM's client), {@code max_tokens} otherwise. */
+  private static int maxTokens(JsonNode body) {
+    return body.has("max_completion_tokens") ? body.get("max_completion_tokens").asInt()
+        : body.get("max_tokens").asInt();
   }
 }

@@ -26,7 +26,8 @@ import java.util.OptionalDouble;
  * @param startedAt wall-clock time of the run's origin, for correlation only
  * @param originNanos the run clock's reading at the origin: add it to a record's times to compare
  *     them with other readings of the same clock (server ground truth in the same JVM, host logs)
- * @param durationNanos from the run's origin to the end of its last request
+ * @param durationNanos from the run's origin to the end of its last request that was sent, or to its stop when that
+ *     came later (a never-sent request adds nothing)
  * @param target a description of the target (never containing credentials)
  * @param load the load profile
  * @param params the generation parameters

@@ -64,6 +64,7 @@ public final class OpenAiTarget extends HttpTarget {
   private final boolean includeUsage;
   private final boolean continuousUsage;
   private final boolean maxCompletionTokens;
+  private final boolean contentParts;
 
   private OpenAiTarget(Builder b) {
     super(b);
@@ -71,6 +72,7 @@ public final class OpenAiTarget extends HttpTarget {
     this.includeUsage = b.includeUsage;
     this.continuousUsage = b.continuousUsage;
     this.maxCompletionTokens = b.maxCompletionTokens;
+    this.contentParts = b.contentParts;
   }
 
   /** A chat-completions target. {@code baseUrl} ends in {@code /v1}; a URL with no path gets {@code /v1} added. */
@@ -167,7 +169,7 @@ public final class OpenAiTarget extends HttpTarget {
       ArrayNode messages = root.putArray("messages");
       for (Message m : request.prompt().messages()) {
         ObjectNode message = messages.addObject().put("role", m.role());
-        if (m.hasMedia()) {
+        if (m.hasMedia() || contentParts) {
           encodeParts(m, message.putArray("content"));
         } else {
           message.put("content", m.content());
@@ -201,6 +203,7 @@ public final class OpenAiTarget extends HttpTarget {
     private boolean includeUsage = true;
     private boolean continuousUsage;
     private boolean maxCompletionTokens;
+    private boolean contentParts;
 
     private Builder(String baseUrl, String model, Endpoint endpoint) {
       this(baseUrl, model, endpoint, "/v1");
@@ -234,6 +237,15 @@ public final class OpenAiTarget extends HttpTarget {
     /** Send {@code max_completion_tokens} instead of {@code max_tokens} on chat (OpenAI's newer models require it). */
     public Builder useMaxCompletionTokens(boolean use) {
       this.maxCompletionTokens = use;
+      return this;
+    }
+
+    /**
+     * Send every chat message's content as a list of content parts ({@code [{"type":"text","text":...}]}), as vLLM's
+     * benchmark client does, instead of a plain string (default false: the string form every server reads).
+     */
+    public Builder textAsContentParts(boolean parts) {
+      this.contentParts = parts;
       return this;
     }
 

@@ -479,7 +479,9 @@ final class IssuingCore {
     } else {
       completed++;
     }
-    lastEndNanos = Math.max(lastEndNanos, record.sendNanos() + record.endOffsetNanos());
+    if (category != ErrorCategory.NOT_SENT) { // a never-sent request's "send" is its intended time, maybe far ahead
+      lastEndNanos = Math.max(lastEndNanos, record.sendNanos() + record.endOffsetNanos());
+    }
     health.observe(record); // the scale the client's error bound is weighed against
     if (control != null) {
       control.onRecord(record);

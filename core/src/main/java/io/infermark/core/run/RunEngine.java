@@ -129,7 +129,9 @@ public final class RunEngine {
     });
     LOG.debug("run {} finished: {} records{}", runId, retain ? all.size() : scheduleStats.sent(),
         interruption.map(i -> ", " + i.summary()).orElse(""));
-    RunResult result = new RunResult(retain ? all : List.of(), retain, startedAt, origin, core.lastEndNanos(),
+    // a stopped run lasted until its stop at least, though no request may have ended then
+    long duration = Math.max(core.lastEndNanos(), interruption.map(Interruption::atNanos).orElse(0L));
+    RunResult result = new RunResult(retain ? all : List.of(), retain, startedAt, origin, duration,
         settings.target().toString(), load, settings.params(), settings.workload().distinctPrompts(),
         RunEnvironment.current(virtualThreads), scheduleStats, trajectory,
         health.verdict(scheduleStats, load, settings.healthThresholds()), settings.target().insecureTls(),

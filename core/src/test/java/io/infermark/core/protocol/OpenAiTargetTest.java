@@ -200,7 +200,7 @@ class OpenAiTargetTest {
         .transport(transport.get()).build();
     RequestRecord r = execute(completions, new InferenceRequest("c", Prompt.text("My name is"),
         GenerationParams.builder().maxTokens(5).build()));
-    OpenAiTarget chat = chat().useMaxCompletionTokens(true).continuousUsageStats(true).build();
+    OpenAiTarget chat = chat().useMaxCompletionTokens(true).continuousUsageStats(true).textAsContentParts(true).build();
     execute(chat, request(GenerationParams.builder().maxTokens(5).build()));
 
     RecordedRequest first = server.takeRequest(5, TimeUnit.SECONDS);
@@ -211,6 +211,10 @@ class OpenAiTargetTest {
     assertThat(second.get("max_completion_tokens").asInt()).isEqualTo(5);
     assertThat(second.has("max_tokens")).isFalse();
     assertThat(second.get("stream_options").get("continuous_usage_stats").asBoolean()).isTrue();
+    JsonNode content = second.get("messages").get(0).get("content");
+    assertThat(content.isArray()).as("vLLM's content form: a list of parts").isTrue();
+    assertThat(content.get(0).get("type").asText()).isEqualTo("text");
+    assertThat(content.get(0).get("text").asText()).isNotEmpty();
     completions.close();
     chat.close();
   }

@@ -167,7 +167,9 @@ public record Journal(Path file, Optional<JsonNode> header, List<RequestRecord> 
     List<RequestRecord> all = new ArrayList<>(records);
     long lastEnd = 0;
     for (RequestRecord r : records) {
-      lastEnd = Math.max(lastEnd, r.wasSent() ? r.sendNanos() + r.endOffsetNanos() : r.intendedNanos());
+      if (r.wasSent()) { // a never-sent request's intended time may lie far past the run's end
+        lastEnd = Math.max(lastEnd, r.sendNanos() + r.endOffsetNanos());
+      }
     }
     if (end.isPresent()) {
       addNotSent(all, load, lastEnd);

@@ -64,7 +64,8 @@ import java.util.Set;
  * requests, and 0 when there are none. Differences that remain: {@code duration} is the run's, from its
  * origin to the end of its last request, where vLLM times its whole loop; input lengths are the
  * client's count of the prompt when the workload tagged it ({@code input_tokens_achieved}), else
- * the server's reported prompt tokens; warmup and cooldown requests are left out.
+ * the server's reported prompt tokens; warmup and cooldown requests are left out, and so are requests a stop
+ * left unsent (neither {@code completed} nor {@code failed}, no per-request entry; {@code interruption} counts them).
  */
 public final class VllmResultJson {
 
@@ -376,7 +377,8 @@ public final class VllmResultJson {
    */
   public static Map<String, Object> result(RunResult run, Options options) {
     Objects.requireNonNull(options, "options");
-    List<RequestRecord> records = run.measured();
+    // what happened only: a request a stop left unsent is neither completed nor failed (the interruption counts it)
+    List<RequestRecord> records = run.measured().stream().filter(RequestRecord::wasSent).toList();
     PerRequest[] rows = new PerRequest[records.size()];
     for (int i = 0; i < rows.length; i++) {
       rows[i] = PerRequest.of(records.get(i), options.chat);

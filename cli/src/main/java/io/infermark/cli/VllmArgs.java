@@ -1,0 +1,156 @@
+package io.infermark.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * vLLM's command-line conventions for {@code bench}, applied before picocli parses: {@code vllm bench serve}'s word
+ * {@code serve} after {@code bench}, {@code --config FILE} (a YAML map of option: value, placed before the command
+ * line so the command line wins, as vLLM's {@code FlexibleArgumentParser}), underscores in option names
+ * ({@code --random_input_len}), and argparse's unambiguous prefixes ({@code --num-prom}). A repeated option's last
+ * value wins (picocli's overwritten options, set on the command).
+ */
+final class VllmArgs {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private VllmArgs() {}
+
+  /**
+   * The command line as picocli should see it; unchanged unless it starts with {@code bench}.
+   *
+   * @throws IllegalArgumentException for an ambiguous prefix or an unreadable or malformed config file
+   */
+  static List<String> normalize(List<String> args, CommandSpec bench) {
+    if (args.isEmpty() || !args.get(0).equals("bench")) {
+      return args;
+    }
+    List<String> rest = new ArrayList<>(args.subList(1, args.size()));
+    if (!rest.isEmpty() && rest.get(0).equals("serve")) {
+      rest.remove(0); // vllm bench serve ...
+    }
+    rest = withConfig(rest, bench);
+    Set<String> names = new TreeSet<>();
+    bench.optionsMap().keySet().stream().filter(n -> n.startsWith("--")).forEach(names::add);
+    bench.negatedOptionsMap().keySet().stream().filter(n -> n.startsWith("--")).forEach(names::add);
+    List<String> out = new ArrayList<>(List.of("bench"));
+    boolean options = true;
+    for (String a : rest) {
+      if (!options || !a.startsWith("--") || a.length() == 2) {
+        options &= !a.equals("--");
+        out.add(a);
+        continue;
+      }
+      int eq = a.indexOf('=');
+      String name = (eq < 0 ? a : a.substring(0, eq)).replace('_', '-');
+      out.add(resolve(name, names) + (eq < 0 ? "" : a.substring(eq)));
+    }
+    return out;
+  }
+
+  /** An option name as given, or the one option it is an unambiguous prefix of (argparse's abbreviations). */
+  private static String resolve(String name, Set<String> names) {
+    if (names.contains(name)) {
+      return name;
+    }
+    List<String> matches = names.stream().filter(n -> n.startsWith(name)).toList();
+    if (matches.size() > 1) {
+      throw new IllegalArgumentException("ambiguous option: " + name + " could match " + String.join(", ", matches));
+    }
+    return matches.isEmpty() ? name : matches.get(0);
+  }
+
+  /** {@code --config FILE} replaced by the file's options, placed first so the command line's own win. */
+  private static List<String> withConfig(List<String> args, CommandSpec bench) {
+    int at = -1;
+    String file = null;
+    for (int i = 0; i < args.size(); i++) {
+      String a = args.get(i);
+      if (a.equals("--")) {
+        break;
+      }
+      if (a.equals("--config") || a.startsWith("--config=")) {
+        if (at >= 0) {
+          throw new IllegalArgumentException("more than one --config file (vLLM takes one)");
+        }
+        at = i;
+        if (a.startsWith("--config=")) {
+          file = a.substring("--config=".length());
+        } else if (i + 1 < args.size()) {
+          file = args.get(i + 1);
+        } else {
+          throw new IllegalArgumentException("--config needs a YAML file");
+        }
+      }
+    }
+    if (at < 0) {
+      return args;
+    }
+    List<String> rest = new ArrayList<>(args);
+    rest.subList(at, args.get(at).equals("--config") ? at + 2 : at + 1).clear();
+    List<String> out = configArgs(Path.of(file), bench);
+    out.addAll(rest);
+    return out;
+  }
+
+  /** A YAML config's options, as vLLM's {@code load_config_file} turns them into arguments. */
+  static List<String> configArgs(Path file, CommandSpec bench) {
+    String name = file.getFileName() == null ? "" : file.getFileName().toString();
+    if (!name.endsWith(".yaml") && !name.endsWith(".yml")) {
+      throw new IllegalArgumentException("--config must name a .yaml or .yml file (as vLLM), was " + file);
+    }
+    JsonNode root;
+    try {
+      root = new YAMLMapper().readTree(Files.readString(file));
+    } catch (IOException e) {
+      throw new CliException(Infermark.FAILED, "--config " + file + " cannot be read: " + e.getMessage());
+    }
+    if (root == null || root.isNull() || root.isMissingNode()) {
+      return new ArrayList<>();
+    }
+    if (!root.isObject()) {
+      throw new IllegalArgumentException("--config " + file + " must be a map of option: value");
+    }
+    List<String> out = new ArrayList<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      String key = "--" + e.getKey();
+      JsonNode v = e.getValue();
+      if (v.isBoolean()) {
+        String no = "--no-" + e.getKey().replace('_', '-');
+        if (v.booleanValue()) {
+          out.add(key);
+        } else if (bench.negatedOptionsMap().containsKey(no)) {
+          out.add(no);
+        }
+      } else if (v.isArray()) {
+        if (!v.isEmpty()) {
+          out.add(key);
+          v.forEach(item -> out.add(item.isValueNode() ? item.asText() : item.toString()));
+        }
+      } else if (v.isObject()) {
+        out.add(key);
+        try {
+          out.add(JSON.writeValueAsString(v));
+        } catch (IOException ex) {
+          throw new IllegalArgumentException("--config " + file + ": " + e.getKey() + " cannot be written as JSON");
+        }
+      } else if (!v.isNull()) {
+        out.add(key);
+        out.add(v.asText());
+      }
+    }
+    return out;
+  }
+}
