@@ -2,18 +2,16 @@ package io.infermark.metrics;
 
 import static io.infermark.core.capture.ChunkTimeline.UNKNOWN_TOKENS;
 
-import io.infermark.core.RunEnvironment;
 import io.infermark.core.RunResult;
 import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
-import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.capture.TimeoutPhase;
 import io.infermark.core.capture.Usage;
+import io.infermark.core.fixtures.RunFixtures;
 import io.infermark.core.load.LoadProfile;
-import io.infermark.core.request.GenerationParams;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -23,13 +21,13 @@ import java.util.OptionalDouble;
 public final class TestRuns {
 
   /** The fixed wall-clock start of every test run. */
-  public static final Instant STARTED_AT = Instant.parse("2025-03-04T05:06:07Z");
+  public static final Instant STARTED_AT = RunFixtures.STARTED_AT;
 
   private TestRuns() {}
 
   /** Milliseconds as the nanoseconds records store; exact for the whole and fractional ms the tests use. */
   public static long ms(double millis) {
-    return Math.round(millis * 1_000_000);
+    return RunFixtures.ms(millis);
   }
 
   /** A closed-loop run of the given records against a test target. */
@@ -39,13 +37,9 @@ public final class TestRuns {
 
   /** A run of the given records with the given load profile. */
   public static RunResult run(List<RequestRecord> records, LoadProfile load) {
-    long end = 0;
-    for (RequestRecord r : records) {
-      end = Math.max(end, r.sendNanos() + r.endOffsetNanos());
-    }
-    return new RunResult(records, true, STARTED_AT, 0, end, "openai-chat http://localhost:8000/v1 model=test", load,
-        GenerationParams.defaults(), 1, RunEnvironment.current(false),
-        ScheduleStats.of(records, load.arrivalProcess().map(a -> a.nominalRate()).orElse(OptionalDouble.empty())));
+    return RunFixtures.run(records).load(load).startedAt(STARTED_AT)
+        .target("openai-chat http://localhost:8000/v1 model=test")
+        .nominalRate(load.arrivalProcess().map(a -> a.nominalRate()).orElse(OptionalDouble.empty())).build();
   }
 
   /**

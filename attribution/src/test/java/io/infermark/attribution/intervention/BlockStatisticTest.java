@@ -4,23 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import io.infermark.core.RunEnvironment;
 import io.infermark.core.RunResult;
 import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
-import io.infermark.core.capture.ScheduleStats;
+import io.infermark.core.fixtures.RunFixtures;
 import io.infermark.core.load.LoadProfile;
-import io.infermark.core.request.GenerationParams;
 import io.infermark.core.stats.QuantileMethod;
 import io.infermark.metrics.LatencyMetric;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalDouble;
 import org.junit.jupiter.api.Test;
 
 class BlockStatisticTest {
@@ -44,9 +40,8 @@ class BlockStatisticTest {
   }
 
   private static RunResult runOf(List<RequestRecord> records) {
-    return new RunResult(records, true, Instant.parse("2025-03-04T05:06:07Z"), 0, 1, "test",
-        LoadProfile.concurrency(1).requests(records.size()), GenerationParams.defaults(), 1,
-        RunEnvironment.current(false), ScheduleStats.of(records, OptionalDouble.empty()));
+    return RunFixtures.run(records).load(LoadProfile.concurrency(1).requests(records.size()))
+        .startedAt(RunFixtures.STARTED_AT).durationNanos(1).build();
   }
 
   @Test

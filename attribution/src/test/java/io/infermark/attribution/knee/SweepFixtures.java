@@ -1,20 +1,16 @@
 package io.infermark.attribution.knee;
 
-import io.infermark.core.RunEnvironment;
 import io.infermark.core.RunResult;
 import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
-import io.infermark.core.capture.ScheduleStats;
+import io.infermark.core.fixtures.RunFixtures;
 import io.infermark.core.load.LoadProfile;
-import io.infermark.core.request.GenerationParams;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalDouble;
 
 /** Runs whose every successful request has the same TTFT, so each level's P99 TTFT is exactly that value. */
 final class SweepFixtures {
@@ -69,7 +65,6 @@ final class SweepFixtures {
   }
 
   private static RunResult run(LoadProfile load, List<RequestRecord> records) {
-    return new RunResult(records, true, Instant.EPOCH, 0, 1_000_000_000L, "fake", load, GenerationParams.defaults(),
-        1, RunEnvironment.current(false), ScheduleStats.of(records, OptionalDouble.empty()));
+    return RunFixtures.run(records).load(load).durationNanos(1_000_000_000L).target("fake").build();
   }
 }

@@ -4,20 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import io.infermark.core.RunEnvironment;
-import io.infermark.core.RunResult;
 import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.RequestRecord;
-import io.infermark.core.capture.ScheduleStats;
+import io.infermark.core.fixtures.RunFixtures;
 import io.infermark.core.load.LoadProfile;
-import io.infermark.core.request.GenerationParams;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.RunSummary;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalDouble;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -178,17 +173,15 @@ class ParetoFrontTest {
           .httpStatus(200).chunks(ChunkTimeline.builder().add(50_000_000L, ChunkKind.CONTENT, 1)
               .add(100_000_000L, ChunkKind.CONTENT, 1).build()).endOffsetNanos(100_000_000L).build());
     }
-    RunSummary s = RunSummary.of(new RunResult(records, true, Instant.EPOCH, 0, 1_090_000_000L, "fake",
-        LoadProfile.constantRate(100), GenerationParams.defaults(), 1, RunEnvironment.current(false),
-        ScheduleStats.of(records, OptionalDouble.empty())));
+    RunSummary s = RunSummary.of(RunFixtures.run(records).load(LoadProfile.constantRate(100))
+        .durationNanos(1_090_000_000L).target("fake").build());
 
     ParetoPoint<String> p = ParetoPoint.of("cfg", s, LatencyMetric.TTFT, 0.99).orElseThrow();
 
     assertThat(p.throughput()).isCloseTo(100 / 1.09, within(1e-9));
     assertThat(p.latencyMillis()).isCloseTo(50, within(1e-9));
-    RunSummary none = RunSummary.of(new RunResult(List.of(), true, Instant.EPOCH, 0, 0, "fake",
-        LoadProfile.constantRate(1), GenerationParams.defaults(), 1, RunEnvironment.current(false),
-        ScheduleStats.of(List.of(), OptionalDouble.empty())));
+    RunSummary none = RunSummary.of(RunFixtures.run(List.of()).load(LoadProfile.constantRate(1)).durationNanos(0)
+        .target("fake").build());
     assertThat(ParetoPoint.of("none", none, LatencyMetric.TTFT, 0.99)).isEmpty();
   }
 

@@ -2,22 +2,17 @@ package io.infermark.attribution.phase;
 
 import static io.infermark.core.capture.ChunkTimeline.UNKNOWN_TOKENS;
 
-import io.infermark.core.RunEnvironment;
 import io.infermark.core.RunResult;
 import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ConnectionPhases;
 import io.infermark.core.capture.Phase;
 import io.infermark.core.capture.RequestRecord;
-import io.infermark.core.capture.ScheduleStats;
-import io.infermark.core.load.LoadProfile;
-import io.infermark.core.request.GenerationParams;
-import java.time.Instant;
+import io.infermark.core.fixtures.RunFixtures;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalDouble;
 
 /** Hand-built records with connection milestones and chunks, for the phase tests. */
 final class PhaseRecords {
@@ -26,7 +21,7 @@ final class PhaseRecords {
 
   /** Milliseconds as record nanoseconds; exact for the values the tests use. */
   static long ms(double millis) {
-    return Math.round(millis * 1_000_000);
+    return RunFixtures.ms(millis);
   }
 
   /** Milestones from (phase, ms) pairs; the rest absent. */
@@ -65,13 +60,6 @@ final class PhaseRecords {
 
   /** A closed-loop run of the records. */
   static RunResult run(List<RequestRecord> records) {
-    long end = 0;
-    for (RequestRecord r : records) {
-      end = Math.max(end, r.sendNanos() + r.endOffsetNanos());
-    }
-    LoadProfile load = LoadProfile.concurrency(1).requests(Math.max(records.size(), 1));
-    return new RunResult(records, true, Instant.parse("2025-03-04T05:06:07Z"), 0, end, "test", load,
-        GenerationParams.defaults(), 1, RunEnvironment.current(false),
-        ScheduleStats.of(records, OptionalDouble.empty()));
+    return RunFixtures.run(records).startedAt(RunFixtures.STARTED_AT).build();
   }
 }

@@ -4,23 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import io.infermark.core.RunEnvironment;
 import io.infermark.core.RunResult;
 import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
-import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.control.ControlSignal;
+import io.infermark.core.fixtures.RunFixtures;
 import io.infermark.core.load.LoadProfile;
-import io.infermark.core.request.GenerationParams;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalDouble;
 import org.junit.jupiter.api.Test;
 
 /** Seed 003 §2.3's numbers by hand: QPS ≤ 1,200, TPS ≥ 850, SLA 99.5 % under 800 ms. */
@@ -41,9 +37,8 @@ class DualCalibrationTest {
   }
 
   private static RunResult run(List<RequestRecord> records) {
-    return new RunResult(records, true, Instant.EPOCH, 0, 2_000 * MS, "fake",
-        LoadProfile.constantRate(1000).duration(Duration.ofSeconds(2)), GenerationParams.defaults(), 1,
-        RunEnvironment.current(false), ScheduleStats.of(records, OptionalDouble.empty()));
+    return RunFixtures.run(records).load(LoadProfile.constantRate(1000).duration(Duration.ofSeconds(2)))
+        .durationNanos(2_000 * MS).target("fake").build();
   }
 
   @Test

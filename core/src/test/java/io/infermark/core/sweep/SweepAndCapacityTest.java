@@ -5,25 +5,22 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.infermark.core.Benchmark;
-import io.infermark.core.RunEnvironment;
 import io.infermark.core.RunResult;
 import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.RequestRecord;
-import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.capture.Usage;
+import io.infermark.core.fixtures.RunFixtures;
 import io.infermark.core.health.ClientHealth;
 import io.infermark.core.health.HealthVerdict;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.protocol.Target;
-import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
 import io.infermark.core.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalDouble;
 import java.util.function.ToDoubleFunction;
 import org.junit.jupiter.api.Test;
 
@@ -38,8 +35,7 @@ class SweepAndCapacityTest {
           .add(nanos, ChunkKind.CONTENT, 1).build()).usage(Usage.of(1, 2)).endOffsetNanos(nanos).build());
     }
     LoadProfile load = LoadProfile.constantRate(1).requests(seconds.length);
-    return new RunResult(records, true, Instant.EPOCH, 0, 1, "fake", load, GenerationParams.defaults(), 1,
-        RunEnvironment.current(false), ScheduleStats.of(records, OptionalDouble.empty()));
+    return RunFixtures.run(records).load(load).durationNanos(1).target("fake").build();
   }
 
   private static final ToDoubleFunction<RunResult> P95_E2E = RecordPercentiles.of(RecordPercentiles::e2eSeconds, 0.95);
