@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.metrics.journal.Journal;
+import io.infermark.testkit.junit.InjectSimulator;
+import io.infermark.testkit.junit.SimulatorExtension;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
 import java.io.File;
@@ -18,9 +20,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -33,7 +34,8 @@ class DurableBenchTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int PROMPTS = 400;
   private static final int DRAIN_SECONDS = 3;
-  private static Simulator sim;
+  @InjectSimulator
+  private Simulator sim;
 
   @TempDir
   Path dir;
@@ -51,17 +53,11 @@ class DurableBenchTest {
     }
   }
 
-  @BeforeAll
-  static void startSimulator() {
-    // 40 tokens 20 ms apart: each request streams for about 0.8 s, so a run of 400 at 20 req/s takes 20 s.
-    sim = Simulator.start(SimulatorConfig.builder().port(0).timeToFirstToken(Duration.ofMillis(5))
+  // 40 tokens 20 ms apart: each request streams for about 0.8 s, so a run of 400 at 20 req/s takes 20 s.
+  @RegisterExtension
+  static final SimulatorExtension SIMULATOR = SimulatorExtension.withConfig(
+      SimulatorConfig.builder().port(0).timeToFirstToken(Duration.ofMillis(5))
         .interTokenInterval(Duration.ofMillis(20)).build());
-  }
-
-  @AfterAll
-  static void stopSimulator() {
-    sim.close();
-  }
 
   /** bench's arguments with some flags' values replaced ({@code flag, value} pairs) or added. */
   private List<String> benchArgsWith(String... flagValuePairs) {

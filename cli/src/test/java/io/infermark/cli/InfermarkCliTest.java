@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.infermark.metrics.report.RecordsJsonl;
 import io.infermark.metrics.report.VllmResultJson;
+import io.infermark.testkit.junit.InjectSimulator;
+import io.infermark.testkit.junit.SimulatorExtension;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
 import io.infermark.testkit.simulator.SimulatorProtocol;
@@ -21,9 +23,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -31,21 +32,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** The command line end to end, in-process, against the embedded simulator. */
 class InfermarkCliTest {
 
-  private static Simulator sim;
+  @InjectSimulator
+  private Simulator sim;
 
   @TempDir
   Path dir;
 
-  @BeforeAll
-  static void startSimulator() {
-    sim = Simulator.start(SimulatorConfig.builder().port(0).timeToFirstToken(Duration.ofMillis(5))
+  @RegisterExtension
+  static final SimulatorExtension SIMULATOR = SimulatorExtension.withConfig(
+      SimulatorConfig.builder().port(0).timeToFirstToken(Duration.ofMillis(5))
         .interTokenInterval(Duration.ofMillis(1)).build());
-  }
-
-  @AfterAll
-  static void stopSimulator() {
-    sim.close();
-  }
 
   /** The output, error text and exit code of one command line. */
   record Outcome(int code, String out, String err) {}

@@ -5,35 +5,31 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.infermark.metrics.journal.Journal;
+import io.infermark.testkit.junit.InjectSimulator;
+import io.infermark.testkit.junit.SimulatorExtension;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** sweep and capacity stay visible and bounded: rows as levels end, files per level, a time limit that holds. */
 class LongCommandsTest {
 
-  private static Simulator sim;
+  @InjectSimulator
+  private Simulator sim;
 
   @TempDir
   Path dir;
 
-  @BeforeAll
-  static void startSimulator() {
-    sim = Simulator.start(SimulatorConfig.builder().port(0).timeToFirstToken(Duration.ofMillis(5))
+  @RegisterExtension
+  static final SimulatorExtension SIMULATOR = SimulatorExtension.withConfig(
+      SimulatorConfig.builder().port(0).timeToFirstToken(Duration.ofMillis(5))
         .interTokenInterval(Duration.ofMillis(10)).build());
-  }
-
-  @AfterAll
-  static void stopSimulator() {
-    sim.close();
-  }
 
   private List<String> command(String name, String... extra) {
     List<String> args = new ArrayList<>(List.of(name, "--backend", "openai-chat", "--base-url",

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.metrics.report.RecordsJsonl;
+import io.infermark.testkit.junit.InjectSimulator;
+import io.infermark.testkit.junit.SimulatorExtension;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
 import java.io.IOException;
@@ -19,29 +21,23 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** bench --shard-index/--shard-count/--start-at and merge, in-process against the embedded simulator. */
 class ShardedBenchTest {
 
-  private static Simulator sim;
+  @InjectSimulator
+  private Simulator sim;
 
   @TempDir
   Path dir;
 
-  @BeforeAll
-  static void startSimulator() {
-    sim = Simulator.start(SimulatorConfig.builder().port(0).timeToFirstToken(Duration.ofMillis(5))
+  @RegisterExtension
+  static final SimulatorExtension SIMULATOR = SimulatorExtension.withConfig(
+      SimulatorConfig.builder().port(0).timeToFirstToken(Duration.ofMillis(5))
         .interTokenInterval(Duration.ofMillis(1)).build());
-  }
-
-  @AfterAll
-  static void stopSimulator() {
-    sim.close();
-  }
 
   private List<String> shard(int index, int count, Path out, String... extra) {
     List<String> args = new ArrayList<>(List.of("bench", "--backend", "openai-chat", "--base-url",

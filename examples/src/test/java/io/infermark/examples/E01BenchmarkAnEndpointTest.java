@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.infermark.metrics.RunSummary;
+import io.infermark.testkit.junit.SimulatorExtension;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
 import java.io.ByteArrayOutputStream;
@@ -13,18 +14,20 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 class E01BenchmarkAnEndpointTest {
 
+  @RegisterExtension
+  static final SimulatorExtension SIMULATOR = SimulatorExtension.withConfig(SimulatorConfig.builder().build());
+
   @Test
-  void benchmarksTheEndpointPrintsTheSummaryAndWritesBothReports(@TempDir Path dir) throws Exception {
+  void benchmarksTheEndpointPrintsTheSummaryAndWritesBothReports(@TempDir Path dir, Simulator sim) throws Exception {
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     RunSummary summary;
-    try (Simulator sim = Simulator.start(SimulatorConfig.builder().build())) {
-      summary = E01BenchmarkAnEndpoint.run(sim.baseUrl() + "/v1", sim.config().model(), dir,
-          new PrintStream(console, true, StandardCharsets.UTF_8));
-    }
+    summary = E01BenchmarkAnEndpoint.run(sim.baseUrl() + "/v1", sim.config().model(), dir,
+        new PrintStream(console, true, StandardCharsets.UTF_8));
 
     assertThat(summary.requests().measured()).isEqualTo(E01BenchmarkAnEndpoint.REQUESTS);
     assertThat(summary.requests().failed()).isZero();

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.infermark.cli.Infermark;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.metrics.report.RecordsJsonl;
+import io.infermark.testkit.junit.SimulatorExtension;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
 import java.io.PrintWriter;
@@ -16,19 +17,22 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 class E08ShardsOnKubernetesTest {
 
+  private static final SimulatorConfig CONFIG = SimulatorConfig.builder().port(0).timeToFirstToken(Duration.ofMillis(5))
+      .interTokenInterval(Duration.ofMillis(1)).build();
+
+  @RegisterExtension
+  static final SimulatorExtension SIMULATOR = SimulatorExtension.withConfig(CONFIG);
+
   @Test
-  void twoShardsAndTheMergeGiveTheWholeScheduleOnce(@TempDir Path dir) throws Exception {
-    SimulatorConfig config = SimulatorConfig.builder().port(0).timeToFirstToken(Duration.ofMillis(5))
-        .interTokenInterval(Duration.ofMillis(1)).build();
+  void twoShardsAndTheMergeGiveTheWholeScheduleOnce(@TempDir Path dir, Simulator simulator) throws Exception {
     StringWriter text = new StringWriter();
     int code;
-    try (Simulator simulator = Simulator.start(config)) {
-      code = E08ShardsOnKubernetes.run(simulator.baseUrl(), config.model(), dir, new PrintWriter(text, true));
-    }
+    code = E08ShardsOnKubernetes.run(simulator.baseUrl(), CONFIG.model(), dir, new PrintWriter(text, true));
 
     assertThat(code).as(text.toString()).isEqualTo(Infermark.OK);
     assertThat(text.toString()).contains("Wrote shard 0 of 2", "Wrote shard 1 of 2", "infermark merge: 2 shards of");

@@ -24,20 +24,29 @@ import io.infermark.perturbation.validate.Rate;
 import io.infermark.perturbation.validate.ResponseValidator;
 import io.infermark.perturbation.validate.Validators;
 import io.infermark.perturbation.validate.Validity;
+import io.infermark.testkit.junit.SimulatorExtension;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** End to end: an L9 design of perturbed prompts, 20 requests each, against the simulator. */
 class PerturbationAgainstSimulatorTest {
 
+  // The simulator streams one vocabulary word per token; some requests fail with HTTP 500.
+  private static final SimulatorConfig CONFIG = SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(3))
+      .interTokenInterval(Duration.ofMillis(1)).serverErrors(0.1).seed(3).build();
+
+  @RegisterExtension
+  static final SimulatorExtension SIMULATOR = SimulatorExtension.withConfig(CONFIG);
+
   private static final int TOKENS = 16;
 
   @Test
-  void nineVariantsTimesTwentyRequestsGivePerLevelLatencyAndCorrectnessTables() {
+  void nineVariantsTimesTwentyRequestsGivePerLevelLatencyAndCorrectnessTables(Simulator sim) {
     PerturbationSpace space = PerturbationSpace.builder(
             Prompt.user("Look up order ORDER-123456 and report its status in one short line."))
         .dimension("typos", Typos.budgets(0, 1, 3))
@@ -49,12 +58,8 @@ class PerturbationAgainstSimulatorTest {
     assertThat(l9.runs()).isEqualTo(9);
     List<Prompt> prompts = space.prompts(l9, 42);
 
-    // The simulator streams one vocabulary word per token; some requests fail with HTTP 500.
-    SimulatorConfig config = SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(3))
-        .interTokenInterval(Duration.ofMillis(1)).serverErrors(0.1).seed(3).build();
     RunResult run;
-    try (Simulator sim = Simulator.start(config);
-        OpenAiTarget target = OpenAiTarget.chat(sim.baseUrl() + "/v1", sim.config().model()).build()) {
+    try (OpenAiTarget target = OpenAiTarget.chat(sim.baseUrl() + "/v1", sim.config().model()).build()) {
       run = Benchmark.target(target).prompts(prompts)
           .params(GenerationParams.builder().maxTokens(TOKENS).ignoreEos(true).build())
           .captureText(true).load(LoadProfile.concurrency(6).requests(180)).run();

@@ -18,6 +18,7 @@ import io.infermark.perturbation.operator.SchemaMutation;
 import io.infermark.perturbation.operator.Typos;
 import io.infermark.perturbation.validate.ResponseFormat;
 import io.infermark.perturbation.workload.VariantWorkload;
+import io.infermark.testkit.junit.SimulatorExtension;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
 import java.time.Duration;
@@ -27,12 +28,19 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * End to end: 9 schema-mutated variants x 20 requests through a {@link VariantWorkload}; every
  * request reaches the target with its own variant's {@code response_format}.
  */
 class VariantWorkloadAgainstSimulatorTest {
+
+  private static final SimulatorConfig CONFIG = SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(2))
+      .interTokenInterval(Duration.ofMillis(1)).seed(5).build();
+
+  @RegisterExtension
+  static final SimulatorExtension SIMULATOR = SimulatorExtension.withConfig(CONFIG);
 
   private static final String SCHEMA = """
       {"type":"object","properties":{"order_id":{"type":"string"},"status":{"type":"string"}},
@@ -60,7 +68,7 @@ class VariantWorkloadAgainstSimulatorTest {
   }
 
   @Test
-  void eachVariantsOwnResponseFormatIsSentWithItsRequests() {
+  void eachVariantsOwnResponseFormatIsSentWithItsRequests(Simulator sim) {
     PerturbationSpace space = PerturbationSpace.builder(
             Prompt.user("Look up order ORDER-123456 and return order_id and status as JSON."))
         .outputSchema(SCHEMA)
@@ -71,12 +79,9 @@ class VariantWorkloadAgainstSimulatorTest {
     VariantWorkload workload = VariantWorkload.of(variants).repetitions(20);
     GenerationParams defaults = GenerationParams.builder().maxTokens(8).ignoreEos(true).build();
 
-    SimulatorConfig config = SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(2))
-        .interTokenInterval(Duration.ofMillis(1)).seed(5).build();
     RunResult run;
     Recording recording;
-    try (Simulator sim = Simulator.start(config);
-        OpenAiTarget target = OpenAiTarget.chat(sim.baseUrl() + "/v1", sim.config().model()).build()) {
+    try (OpenAiTarget target = OpenAiTarget.chat(sim.baseUrl() + "/v1", sim.config().model()).build()) {
       recording = new Recording(target);
       run = Benchmark.target(recording).workload(workload).params(defaults)
           .load(LoadProfile.concurrency(6).requests(workload.size())).run();

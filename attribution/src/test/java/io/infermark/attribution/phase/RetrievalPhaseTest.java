@@ -14,6 +14,7 @@ import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.RunSummary;
+import io.infermark.testkit.junit.SimulatorExtension;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -29,21 +31,24 @@ import org.slf4j.LoggerFactory;
  */
 class RetrievalPhaseTest {
 
+  private static final SimulatorConfig CONFIG = SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(3))
+      .interTokenInterval(Duration.ofMillis(1)).build();
+
+  @RegisterExtension
+  static final SimulatorExtension SIMULATOR = SimulatorExtension.withConfig(CONFIG);
+
   private static final long SLOW_NANOS = 200_000_000L;
 
   @Test
-  void aSlowRetrieverShowsAsTheRetrievalPhaseOfTheTail() {
+  void aSlowRetrieverShowsAsTheRetrievalPhaseOfTheTail(Simulator sim) {
     // A user-supplied retriever: 200 ms for queries tagged slow (parked, so at least that), else at once.
     List<Prompt> prompts = new ArrayList<>();
     for (int i = 0; i < 100; i++) {
       String q = (i % 20 == 7 ? "slow " : "fast ") + "question " + i;
       prompts.add(Prompt.user(q).withTag(RetrievalTarget.RELEVANT_TAG, "d" + i));
     }
-    SimulatorConfig config = SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(3))
-        .interTokenInterval(Duration.ofMillis(1)).build();
     RunResult run;
-    try (Simulator sim = Simulator.start(config);
-        RetrievalTarget rag = RetrievalTarget.builder(OpenAiTarget.chat(sim.baseUrl() + "/v1", config.model()).build(),
+    try (RetrievalTarget rag = RetrievalTarget.builder(OpenAiTarget.chat(sim.baseUrl() + "/v1", CONFIG.model()).build(),
             (query, k) -> {
               if (query.startsWith("slow")) {
                 long end = System.nanoTime() + SLOW_NANOS;

@@ -11,20 +11,17 @@ import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.request.Prompt;
 import io.infermark.core.transport.OkHttpTransport;
-import io.infermark.core.transport.RawServer;
 import io.infermark.core.transport.netty.NettyTransport;
+import io.infermark.testfixtures.RawServer;
+import io.infermark.testfixtures.TestCertificate;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Stream;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509TrustManager;
@@ -43,11 +40,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class InsecureTlsTest {
 
-  private static final String STORE_PASSWORD = "changeit";
   private static final String STREAM = "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n";
 
   @TempDir
   static Path tls;
+
+  private static TestCertificate certificate;
 
   private final List<AutoCloseable> open = new ArrayList<>();
 
@@ -59,26 +57,12 @@ class InsecureTlsTest {
   }
 
   @BeforeAll
-  static void makeASelfSignedCertificate() throws Exception {
-    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-        "-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
-        "-validity", "2", "-storetype", "PKCS12", "-keystore", tls.resolve("server.p12").toString(),
-        "-storepass", STORE_PASSWORD, "-keypass", STORE_PASSWORD).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as("keytool: %s", out).isZero();
+  static void makeASelfSignedCertificate() {
+    certificate = TestCertificate.create(tls);
   }
 
   private RawServer tlsServer() throws Exception {
-    KeyStore ks = KeyStore.getInstance("PKCS12");
-    try (InputStream in = java.nio.file.Files.newInputStream(tls.resolve("server.p12"))) {
-      ks.load(in, STORE_PASSWORD.toCharArray());
-    }
-    KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-    kmf.init(ks, STORE_PASSWORD.toCharArray());
-    SSLContext ctx = SSLContext.getInstance("TLS");
-    ctx.init(kmf.getKeyManagers(), null, null);
-    RawServer s = new RawServer(ctx.getServerSocketFactory(), (socket, i) -> {
+    RawServer s = new RawServer(certificate.serverSocketFactory(), (socket, i) -> {
       InputStream in = socket.getInputStream();
       while (RawServer.readRequest(in) != null) {
         RawServer.write(socket.getOutputStream(), "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"

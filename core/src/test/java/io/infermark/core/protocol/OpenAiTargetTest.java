@@ -23,6 +23,7 @@ import io.infermark.core.transport.OkHttpTransport;
 import io.infermark.core.transport.Transport;
 import io.infermark.core.transport.netty.HttpVersionPolicy;
 import io.infermark.core.transport.netty.NettyTransport;
+import io.infermark.testfixtures.MockServers;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -76,11 +77,7 @@ class OpenAiTargetTest {
 
   @BeforeEach
   void start() throws IOException {
-    server = new MockWebServer();
-    if (http2()) {
-      server.setProtocols(List.of(okhttp3.Protocol.H2_PRIOR_KNOWLEDGE));
-    }
-    server.start();
+    server = http2() ? MockServers.h2c() : MockServers.builder().start();
   }
 
   @AfterEach

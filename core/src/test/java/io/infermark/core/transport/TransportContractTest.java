@@ -10,6 +10,7 @@ import io.infermark.core.capture.TimeoutPhase;
 import io.infermark.core.transport.RecordingHandler.Event;
 import io.infermark.core.transport.RecordingHandler.Kind;
 import io.infermark.core.transport.netty.NettyTransport;
+import io.infermark.testfixtures.RawServer;
 import io.netty.channel.epoll.Epoll;
 import java.io.IOException;
 import java.io.InputStream;

@@ -13,6 +13,7 @@ import io.infermark.core.protocol.OpenAiTarget;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
 import io.infermark.perturbation.fidelity.SemanticFidelityFuse;
+import io.infermark.testkit.junit.SimulatorExtension;
 import io.infermark.testkit.simulator.PromptBehaviour;
 import io.infermark.testkit.simulator.SimulatedVectorIndex;
 import io.infermark.testkit.simulator.Simulator;
@@ -21,11 +22,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** The retrieval kit: a simulated vector index before the simulator, at rising concurrency. */
 class RetrievalKitTest {
+
+  // The simulator answers from its context (the passages), 20 words: exactly the reference when retrieval is
+  // perfect.
+  private static final SimulatorConfig CONFIG = SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(2))
+      .interTokenInterval(Duration.ofMillis(1)).promptBehaviour(PromptBehaviour.echoContext()).build();
+
+  @RegisterExtension
+  static final SimulatorExtension SIMULATOR = SimulatorExtension.withConfig(CONFIG);
 
   private static final Logger LOG = LoggerFactory.getLogger(RetrievalKitTest.class);
 
@@ -43,7 +53,7 @@ class RetrievalKitTest {
   }
 
   @Test
-  void recallMrrAndRetrievalLatencyFollowTheIndexModelAndTheSecondLevelDegrades() {
+  void recallMrrAndRetrievalLatencyFollowTheIndexModelAndTheSecondLevelDegrades(Simulator sim) {
     // 4 relevant documents per query; 10 ms + 5 ms per other search in flight; recall 1 - 0.2 per other search
     // (floor 0.25); one distractor ranked first per other search.
     SimulatedVectorIndex index = SimulatedVectorIndex.builder().relevantPerQuery(4).baseLatency(Duration.ofMillis(10))
@@ -53,14 +63,9 @@ class RetrievalKitTest {
     assertThat(index.found(2)).isEqualTo(3); // round(4 x 0.8 = 3.2) = 3
     assertThat(index.found(3)).isEqualTo(2); // round(4 x 0.6 = 2.4) = 2
     assertThat(index.found(5)).isEqualTo(1); // the 0.25 floor: 4 x 0.25 = 1
-    // The simulator answers from its context (the passages), 20 words: exactly the reference when retrieval is
-    // perfect.
-    SimulatorConfig config = SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(2))
-        .interTokenInterval(Duration.ofMillis(1)).promptBehaviour(PromptBehaviour.echoContext()).build();
     RetrievalKit kit = RetrievalKit.builder().minRecall(0.9).fidelityFuse(SemanticFidelityFuse.defaults()).build();
     List<RetrievalKit.Level> levels = new ArrayList<>();
-    try (Simulator sim = Simulator.start(config);
-        RetrievalTarget rag = RetrievalTarget.builder(OpenAiTarget.chat(sim.baseUrl() + "/v1", config.model()).build(),
+    try (RetrievalTarget rag = RetrievalTarget.builder(OpenAiTarget.chat(sim.baseUrl() + "/v1", CONFIG.model()).build(),
             index).topK(4).build()) {
       for (int c : new int[] {1, 6}) {
         RunResult run = Benchmark.target(rag).prompts(withReferences(index.prompts(60))).captureText(true)

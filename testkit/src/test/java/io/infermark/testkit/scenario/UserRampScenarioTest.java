@@ -16,16 +16,24 @@ import io.infermark.core.workload.StreamSource;
 import io.infermark.core.workload.Workload;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.RunSummary;
+import io.infermark.testkit.junit.SimulatorExtension;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** A Locust-style user ramp against the simulator, split into per-stage results. */
 class UserRampScenarioTest {
+
+  private static final SimulatorConfig CONFIG = SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(10))
+      .interTokenInterval(Duration.ofMillis(1)).build();
+
+  @RegisterExtension
+  static final SimulatorExtension SIMULATOR = SimulatorExtension.withConfig(CONFIG);
 
   private static final Logger LOG = LoggerFactory.getLogger(UserRampScenarioTest.class);
   private static final long MS = 1_000_000L;
@@ -45,14 +53,11 @@ class UserRampScenarioTest {
   }
 
   @Test
-  void usersSendOnlyWhileTheRampCountsThemAndEachStageSummarisesItsOwnRequests() {
+  void usersSendOnlyWhileTheRampCountsThemAndEachStageSummarisesItsOwnRequests(Simulator sim) {
     // 0 -> 4 users at 10/s (400 ms: joins at 0, 100, 200, 300 ms), hold 600 ms, 4 -> 0 at 10/s
     // (400 ms from 1000 ms: leaves at 1000, 1100, 1200, 1300 ms, user 3 first).
     UserRamp ramp = UserRamp.startingAt(0).rampTo(4, 10).hold(Duration.ofMillis(600)).rampTo(0, 10);
-    SimulatorConfig config = SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(10))
-        .interTokenInterval(Duration.ofMillis(1)).build();
-    try (Simulator sim = Simulator.start(config);
-        OpenAiTarget target = OpenAiTarget.chat(sim.baseUrl() + "/v1", config.model()).build()) {
+    try (OpenAiTarget target = OpenAiTarget.chat(sim.baseUrl() + "/v1", CONFIG.model()).build()) {
       // A cold JVM spends hundreds of milliseconds loading the client's and server's classes on the
       // first requests; a short run first keeps that out of the ramp's stages.
       Benchmark.target(target).prompts(Prompt.user("warm up")).params(GenerationParams.builder().maxTokens(8).build())

@@ -7,31 +7,32 @@ import static io.infermark.testkit.simulator.SimHttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.infermark.testkit.junit.InjectSimulator;
+import io.infermark.testkit.junit.SimulatorExtension;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class CompletionsStreamingTest {
 
   private static final long SEED = 3;
 
+  @RegisterExtension
+  final SimulatorExtension simulator = SimulatorExtension.withConfig(
+      SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(1))
+        .interTokenInterval(Duration.ofMillis(1)).defaultOutputTokens(16).seed(SEED).build());
+
+  @InjectSimulator
   private Simulator sim;
   private SimHttp http;
 
   @BeforeEach
   void start() {
-    sim = Simulator.start(SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(1))
-        .interTokenInterval(Duration.ofMillis(1)).defaultOutputTokens(16).seed(SEED).build());
     http = new SimHttp(sim);
-  }
-
-  @AfterEach
-  void close() {
-    sim.close();
   }
 
   @Test

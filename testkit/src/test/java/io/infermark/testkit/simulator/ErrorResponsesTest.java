@@ -5,29 +5,30 @@ import static io.infermark.testkit.simulator.SimHttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.infermark.testkit.junit.InjectSimulator;
+import io.infermark.testkit.junit.SimulatorExtension;
 import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class ErrorResponsesTest {
 
+  @RegisterExtension
+  final SimulatorExtension simulator = SimulatorExtension.withConfig(
+      SimulatorConfig.builder().timeToFirstToken(Duration.ZERO)
+        .interTokenInterval(Duration.ZERO).defaultOutputTokens(2).build());
+
+  @InjectSimulator
   private Simulator sim;
   private SimHttp http;
 
   @BeforeEach
   void start() {
-    sim = Simulator.start(SimulatorConfig.builder().timeToFirstToken(Duration.ZERO)
-        .interTokenInterval(Duration.ZERO).defaultOutputTokens(2).build());
     http = new SimHttp(sim);
-  }
-
-  @AfterEach
-  void close() {
-    sim.close();
   }
 
   private static void assertError(HttpResponse<String> response, int status, String type, String param,

@@ -2,6 +2,8 @@ package io.infermark.testkit.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.infermark.testkit.junit.InjectSimulator;
+import io.infermark.testkit.junit.SimulatorExtension;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,27 +14,20 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The simulator's HTTP/1.1 transport, spoken to over a raw socket. */
 class Http1ServerTest {
 
-  private static Simulator sim;
+  @InjectSimulator
+  private Simulator sim;
 
   /** A parsed response: status, headers (lower-case names) and body. */
   private record Response(int status, Map<String, String> headers, String body) {}
 
-  @BeforeAll
-  static void start() {
-    sim = Simulator.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    sim.close();
-  }
+  @RegisterExtension
+  static final SimulatorExtension SIMULATOR = SimulatorExtension.withConfig(SimulatorConfig.defaults());
 
   @Test
   void keepAliveServesPipelinedRequestsInOrderOnOneConnection() throws IOException {
@@ -150,7 +145,7 @@ class Http1ServerTest {
   }
 
   /** Sends a request the server refuses; returns its answer after checking the connection then closes. */
-  private static Response refusal(String request) throws IOException {
+  private Response refusal(String request) throws IOException {
     try (Socket socket = socket()) {
       send(socket, request);
       InputStream in = socket.getInputStream();
@@ -162,7 +157,7 @@ class Http1ServerTest {
     }
   }
 
-  private static Socket socket() throws IOException {
+  private Socket socket() throws IOException {
     Socket socket = new Socket("127.0.0.1", sim.port());
     socket.setSoTimeout(10_000);
     return socket;

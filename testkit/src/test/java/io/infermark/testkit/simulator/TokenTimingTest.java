@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.infermark.core.health.HiccupMeter;
 import io.infermark.core.health.LatencyStats;
+import io.infermark.testkit.junit.InjectSimulator;
+import io.infermark.testkit.junit.SimulatorExtension;
 import io.infermark.testkit.simulator.SimHttp.TimedEvent;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,9 +17,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,19 +51,18 @@ class TokenTimingTest {
   private static final double MOST = 0.8;
   private static final int ATTEMPTS = 3;
 
+  @RegisterExtension
+  final SimulatorExtension simulator = SimulatorExtension.withConfig(
+      SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(TTFT_MS))
+        .interTokenInterval(Duration.ofMillis(ITL_MS)).defaultOutputTokens(TOKENS).build());
+
+  @InjectSimulator
   private Simulator sim;
   private SimHttp http;
 
   @BeforeEach
   void start() {
-    sim = Simulator.start(SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(TTFT_MS))
-        .interTokenInterval(Duration.ofMillis(ITL_MS)).defaultOutputTokens(TOKENS).build());
     http = new SimHttp(sim);
-  }
-
-  @AfterEach
-  void close() {
-    sim.close();
   }
 
   /**

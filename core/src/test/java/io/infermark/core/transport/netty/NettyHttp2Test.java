@@ -8,17 +8,14 @@ import io.infermark.core.transport.Cancellation;
 import io.infermark.core.transport.OutboundRequest;
 import io.infermark.core.transport.RecordingHandler;
 import io.infermark.core.transport.Timeouts;
-import java.io.InputStream;
+import io.infermark.testfixtures.MockServers;
+import io.infermark.testfixtures.TestCertificate;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
@@ -31,11 +28,12 @@ import org.junit.jupiter.api.io.TempDir;
 /** The event-loop transport's HTTP/2 mode: multiplexing, stream limits, milestones, ALPN. */
 class NettyHttp2Test {
 
-  private static final String STORE_PASSWORD = "changeit";
   private static final String STREAM = "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n";
 
   @TempDir
   static Path tls;
+
+  private static TestCertificate certificate;
 
   private final List<AutoCloseable> open = new ArrayList<>();
 
@@ -47,31 +45,16 @@ class NettyHttp2Test {
   }
 
   @BeforeAll
-  static void makeASelfSignedCertificate() throws Exception {
-    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-        "-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
-        "-validity", "2", "-storetype", "PKCS12", "-keystore", tls.resolve("server.p12").toString(),
-        "-storepass", STORE_PASSWORD, "-keypass", STORE_PASSWORD).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as("keytool: %s", out).isZero();
+  static void makeASelfSignedCertificate() {
+    certificate = TestCertificate.create(tls);
   }
 
-  private MockWebServer server(List<Protocol> protocols, boolean https) throws Exception {
-    MockWebServer s = new MockWebServer();
-    s.setProtocols(protocols);
+  private MockWebServer server(List<Protocol> protocols, boolean https) {
+    MockServers.Builder b = MockServers.builder().protocols(protocols);
     if (https) {
-      KeyStore ks = KeyStore.getInstance("PKCS12");
-      try (InputStream in = Files.newInputStream(tls.resolve("server.p12"))) {
-        ks.load(in, STORE_PASSWORD.toCharArray());
-      }
-      KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-      kmf.init(ks, STORE_PASSWORD.toCharArray());
-      SSLContext ctx = SSLContext.getInstance("TLS");
-      ctx.init(kmf.getKeyManagers(), null, null);
-      s.useHttps(ctx.getSocketFactory());
+      b.tls(certificate);
     }
-    s.start();
+    MockWebServer s = b.start();
     open.add(s);
     return s;
   }

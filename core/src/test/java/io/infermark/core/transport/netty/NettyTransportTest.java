@@ -9,11 +9,12 @@ import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.Phase;
 import io.infermark.core.transport.Cancellation;
 import io.infermark.core.transport.OutboundRequest;
-import io.infermark.core.transport.RawServer;
 import io.infermark.core.transport.RecordingHandler;
 import io.infermark.core.transport.RecordingHandler.Event;
 import io.infermark.core.transport.RecordingHandler.Kind;
 import io.infermark.core.transport.Timeouts;
+import io.infermark.testfixtures.RawServer;
+import io.infermark.testfixtures.TestCertificate;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.epoll.Epoll;
@@ -22,7 +23,6 @@ import java.io.OutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,8 +32,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -50,10 +48,11 @@ class NettyTransportTest {
 
   private static final Timeouts GENEROUS = new Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(30),
       Duration.ofSeconds(60));
-  private static final String STORE_PASSWORD = "changeit";
 
   @TempDir
   static Path tls;
+
+  private static TestCertificate certificate;
 
   private final List<NettyTransport> transports = new ArrayList<>();
   private final List<AutoCloseable> servers = new ArrayList<>();
@@ -450,40 +449,16 @@ class NettyTransportTest {
   // ---- TLS ----
 
   @BeforeAll
-  static void makeAServerCertificateForLocalhost() throws Exception {
-    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-        "-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
-        "-ext", "SAN=dns:localhost", "-validity", "2", "-storetype", "PKCS12",
-        "-keystore", tls.resolve("server.p12").toString(), "-storepass", STORE_PASSWORD, "-keypass", STORE_PASSWORD)
-        .redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as("keytool: %s", out).isZero();
+  static void makeAServerCertificateForLocalhost() {
+    certificate = TestCertificate.create(tls);
   }
 
-  private static KeyStore serverKeys() throws Exception {
-    KeyStore ks = KeyStore.getInstance("PKCS12");
-    try (InputStream in = java.nio.file.Files.newInputStream(tls.resolve("server.p12"))) {
-      ks.load(in, STORE_PASSWORD.toCharArray());
-    }
-    return ks;
-  }
-
-  private static TrustManagerFactory trustingTheTestCertificate() throws Exception {
-    KeyStore trust = KeyStore.getInstance("PKCS12");
-    trust.load(null, null);
-    trust.setCertificateEntry("server", serverKeys().getCertificate("server"));
-    TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(trust);
-    return tmf;
+  private static TrustManagerFactory trustingTheTestCertificate() {
+    return certificate.trustManagerFactory();
   }
 
   private RawServer tlsServer() throws Exception {
-    KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-    kmf.init(serverKeys(), STORE_PASSWORD.toCharArray());
-    SSLContext ctx = SSLContext.getInstance("TLS");
-    ctx.init(kmf.getKeyManagers(), null, null);
-    RawServer s = new RawServer(ctx.getServerSocketFactory(), (socket, i) -> {
+    RawServer s = new RawServer(certificate.serverSocketFactory(), (socket, i) -> {
       InputStream in = socket.getInputStream();
       while (RawServer.readRequest(in) != null) {
         RawServer.write(socket.getOutputStream(), "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsecret");

@@ -1,4 +1,4 @@
-package io.infermark.core.transport;
+package io.infermark.testfixtures;
 
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;

@@ -1,4 +1,4 @@
-package io.infermark.core.transport;
+package io.infermark.testfixtures;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -15,24 +15,43 @@ import java.util.Arrays;
  */
 public final class RawH2 {
 
+  /** Frame type DATA (RFC 9113 §6.1). */
   public static final int DATA = 0;
+  /** Frame type HEADERS. */
   public static final int HEADERS = 1;
+  /** Frame type RST_STREAM. */
   public static final int RST_STREAM = 3;
+  /** Frame type SETTINGS. */
   public static final int SETTINGS = 4;
+  /** Frame type GOAWAY. */
   public static final int GOAWAY = 7;
+  /** Frame type WINDOW_UPDATE. */
   public static final int WINDOW_UPDATE = 8;
+  /** Frame type CONTINUATION. */
   public static final int CONTINUATION = 9;
+  /** Flag END_STREAM (on HEADERS and DATA). */
   public static final int END_STREAM = 1;
+  /** Flag END_HEADERS (on HEADERS and CONTINUATION). */
   public static final int END_HEADERS = 4;
+  /** Flag ACK (on SETTINGS and PING). */
   public static final int ACK = 1;
+  /** Setting id SETTINGS_MAX_CONCURRENT_STREAMS. */
   public static final int SETTINGS_MAX_CONCURRENT_STREAMS = 3;
+  /** Setting id SETTINGS_INITIAL_WINDOW_SIZE. */
   public static final int SETTINGS_INITIAL_WINDOW_SIZE = 4;
   private static final int MAX_FRAME = 16_384;
   private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
   private RawH2() {}
 
-  /** One frame as read. */
+  /**
+   * One frame as read.
+   *
+   * @param type the frame type
+   * @param flags the frame's flags
+   * @param streamId the stream it belongs to (0: the connection)
+   * @param payload its payload
+   */
   public record Frame(int type, int flags, int streamId, byte[] payload) {}
 
   /**
