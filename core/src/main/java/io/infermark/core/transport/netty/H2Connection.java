@@ -137,7 +137,7 @@ final class H2Connection extends Http2FrameAdapter {
       first.phase(Phase.DNS_END, clock.nanoTime());
     }
     first.phase(Phase.CONNECT_START, clock.nanoTime());
-    int connectMillis = first.connectMillis();
+    int connectMillis = first.connectMillis;
     ChannelFuture f = transport.h2Bootstrap(pool.loop(), connectMillis, this)
         .connect(new InetSocketAddress(address, pool.key().port()));
     channel = f.channel();
@@ -231,7 +231,7 @@ final class H2Connection extends Http2FrameAdapter {
       failOpening(Failure.of(ErrorCategory.CANCELLED, "request to " + authority + " cancelled: the transport was closed"));
     } else if (cause instanceof ConnectTimeoutException || cause instanceof SslHandshakeTimeoutException) {
       failOpening(Failure.timeout(TimeoutPhase.CONNECT, "connecting to " + authority + " took over "
-          + opener.connectMillis() + " ms: " + NettyTransport.describe(cause)));
+          + opener.connectMillis + " ms: " + NettyTransport.describe(cause)));
     } else if (handshaking && String.valueOf(cause.getMessage()).contains("no_application_protocol")) {
       failOpening(Failure.of(ErrorCategory.CONNECT, "the TLS server at " + authority + " did not choose HTTP/2 by ALPN "
           + "(it refused every offered protocol: h2); use HttpVersionPolicy.AUTO (--http2 auto) to fall back to HTTP/1.1"));
@@ -497,7 +497,7 @@ final class H2Connection extends Http2FrameAdapter {
       return;
     }
     if (status < 200 && status != 101) {
-      s.onInterim(t);
+      s.bytesRead(t); // an interim response proves the server is alive but is not the response
       return;
     }
     s.onHead(status, headers, t);

@@ -287,7 +287,7 @@ public final class NettyTransport implements Transport {
     Connection pooled = pool.acquire();
     EventLoop draining = pooled == null ? pool.drainingLoop() : null;
     EventLoop loop = pooled != null ? pooled.channel().eventLoop() : draining != null ? draining : group.next();
-    Exchange exchange = new Exchange(this, pool, loop, request, handler, cancellation);
+    Http1Exchange exchange = new Http1Exchange(this, pool, loop, request, handler, cancellation);
     if (sentAt != Long.MIN_VALUE) {
       exchange.alreadySent(sentAt);
     }
