@@ -98,7 +98,7 @@ final class H2Connection extends Http2FrameAdapter {
     this.capacity = transport.streamsPerConnection();
   }
 
-  NettyTransport.PoolKey key() {
+  PoolKey key() {
     return pool.key();
   }
 
@@ -138,10 +138,10 @@ final class H2Connection extends Http2FrameAdapter {
     }
     first.phase(Phase.CONNECT_START, clock.nanoTime());
     int connectMillis = first.connectMillis;
-    ChannelFuture f = transport.h2Bootstrap(pool.loop(), connectMillis, this)
+    ChannelFuture f = transport.bootstraps().http2(pool.loop(), connectMillis, this)
         .connect(new InetSocketAddress(address, pool.key().port()));
     channel = f.channel();
-    if (!transport.register(channel)) {
+    if (!transport.pools().register(channel)) {
       channel.close();
       failOpening(Failure.of(ErrorCategory.CANCELLED, "request to " + authority + " not sent: the transport is closed"));
       return;

@@ -147,13 +147,13 @@ final class Http1Exchange extends Exchange {
     }
     Connection c = new Connection(pool);
     attach(c);
-    if (!transport.register(c)) {
+    if (!transport.pools().register(c)) {
       fail(Failure.of(ErrorCategory.CANCELLED, "request to " + authority + " not sent: the transport is closed"));
       return;
     }
-    ChannelFuture f = transport.bootstrap(loop, connectMillis, c)
+    ChannelFuture f = transport.bootstraps().http1(loop, connectMillis, c)
         .connect(new InetSocketAddress(address, pool.key().port()));
-    f.channel().closeFuture().addListener(cf -> transport.forget(c));
+    f.channel().closeFuture().addListener(cf -> transport.pools().forget(c));
     f.addListener((ChannelFuture cf) -> guarded(() -> connected(c, cf)));
   }
 
