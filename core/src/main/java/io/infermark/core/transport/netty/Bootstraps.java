@@ -18,6 +18,7 @@ import io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.TrustManagerFactory;
@@ -75,39 +76,40 @@ final class Bootstraps {
 
   /** Opens an HTTP/1.1 channel on {@code loop} for {@code connection}; the caller connects it. */
   Bootstrap http1(EventLoop loop, int connectTimeoutMillis, Connection connection) {
-    HostPool pool = connection.pool();
-    return bootstrap.clone(loop)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
-        .handler(new ChannelInitializer<Channel>() {
-          @Override
-          protected void initChannel(Channel ch) {
-            connection.channel(ch);
-            if (pool.key().secure()) {
-              SslHandler ssl = sslContext.get().newHandler(ch.alloc(), pool.key().host(), pool.key().port());
-              ssl.setHandshakeTimeoutMillis(connectTimeoutMillis);
-              ch.pipeline().addLast("tls", ssl);
-              connection.ssl(ssl);
-            }
-            ch.pipeline().addLast("http", new HttpRequestEncoder());
-            ch.pipeline().addLast("exchange", connection);
-          }
-        });
+    PoolKey key = connection.pool().key();
+    return opening(loop, connectTimeoutMillis, ch -> {
+      connection.channel(ch);
+      if (key.secure()) {
+        SslHandler ssl = sslContext.get().newHandler(ch.alloc(), key.host(), key.port());
+        ssl.setHandshakeTimeoutMillis(connectTimeoutMillis);
+        ch.pipeline().addLast("tls", ssl);
+        connection.ssl(ssl);
+      }
+      ch.pipeline().addLast("http", new HttpRequestEncoder());
+      ch.pipeline().addLast("exchange", connection);
+    });
   }
 
   /** Opens an HTTP/2 channel on {@code loop} for {@code connection}; the caller connects it. */
   Bootstrap http2(EventLoop loop, int connectTimeoutMillis, H2Connection connection) {
     PoolKey key = connection.key();
+    return opening(loop, connectTimeoutMillis, ch -> {
+      SslHandler ssl = null;
+      if (key.secure()) {
+        ssl = h2SslContext.get().newHandler(ch.alloc(), key.host(), key.port());
+        ssl.setHandshakeTimeoutMillis(connectTimeoutMillis);
+      }
+      connection.initChannel(ch, ssl);
+    });
+  }
+
+  private Bootstrap opening(EventLoop loop, int connectTimeoutMillis, Consumer<Channel> pipeline) {
     return bootstrap.clone(loop)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
         .handler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {
-            SslHandler ssl = null;
-            if (key.secure()) {
-              ssl = h2SslContext.get().newHandler(ch.alloc(), key.host(), key.port());
-              ssl.setHandshakeTimeoutMillis(connectTimeoutMillis);
-            }
-            connection.initChannel(ch, ssl);
+            pipeline.accept(ch);
           }
         });
   }
