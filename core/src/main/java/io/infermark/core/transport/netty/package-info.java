@@ -1,0 +1,21 @@
+/**
+ * The event-loop {@link io.infermark.core.transport.Transport}: {@link
+ * io.infermark.core.transport.netty.NettyTransport} reads every stream on a few Netty I/O threads and
+ * stamps each piece of a body with the clock reading of the read that delivered it, over HTTP/1.1 or
+ * HTTP/2 ({@link io.infermark.core.transport.netty.HttpVersionPolicy}). Only {@code NettyTransport},
+ * its builder, {@code HttpVersionPolicy} and {@link io.infermark.core.transport.netty.Http2Settings}
+ * are public; the rest is its machinery.
+ *
+ * <p>The floor plan inside: {@code Exchange} is one request's lifecycle (send, the one timer for the
+ * call and read timeouts, the terminal event exactly once, cancellation, the single retry), with
+ * {@code Http1Exchange} over an HTTP/1.1 {@code Connection} (its bytes parsed in place by {@code
+ * ResponseParser}) and {@code H2Stream} over a stream of an {@code H2Connection}; {@code HostPool}
+ * and {@code H2Pool} hold the connections to one host, {@code ConnectionPools} every pool and open
+ * channel of a transport, {@code Bootstraps} how a channel is opened (TLS, pipeline).
+ *
+ * <p>What it may import: {@code core.transport} (the contract it implements), {@code core.capture}
+ * (phases, failures), {@code core.time} (the clock), {@code core.health} (its I/O threads' probes) and
+ * {@code core.request}; never {@code core.protocol} (protocols sit above transports) nor the root
+ * package {@code io.infermark.core} (the front door sits above everything).
+ */
+package io.infermark.core.transport.netty;
