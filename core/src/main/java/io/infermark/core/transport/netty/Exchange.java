@@ -11,7 +11,10 @@ import io.infermark.core.transport.OutboundRequest;
 import io.infermark.core.transport.ResponseHandler;
 import io.infermark.core.transport.ResponseHead;
 import io.netty.channel.EventLoop;
+import io.netty.util.NetUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -198,6 +201,28 @@ abstract class Exchange implements Runnable {
     if (phase(p, now)) {
       armTimer();
     }
+  }
+
+  /**
+   * The address to connect to: an IP literal as it is, a name looked up with the JVM's resolver on
+   * this I/O thread between {@code DNS_START} and {@code DNS_END}. Null when the exchange has ended: the
+   * name did not resolve ({@code CONNECT}) or the handler threw.
+   */
+  final InetAddress resolve(String host) {
+    if (NetUtil.isValidIpV4Address(host) || NetUtil.isValidIpV6Address(host)) {
+      return NetUtil.createInetAddressFromIpAddressString(host);
+    }
+    if (!phase(Phase.DNS_START, clock.nanoTime())) {
+      return null;
+    }
+    InetAddress address;
+    try {
+      address = InetAddress.getByName(host);
+    } catch (UnknownHostException e) {
+      fail(Failure.of(ErrorCategory.CONNECT, "cannot resolve " + authority + ": " + NettyTransport.describe(e)));
+      return null;
+    }
+    return phase(Phase.DNS_END, clock.nanoTime()) ? address : null;
   }
 
   // ---- reading ----

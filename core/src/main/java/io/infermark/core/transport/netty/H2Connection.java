@@ -27,14 +27,12 @@ import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
-import io.netty.util.NetUtil;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -119,22 +117,10 @@ final class H2Connection extends Http2FrameAdapter {
     opener = first;
     clock = first.clock;
     waiting.add(first);
-    String host = pool.key().host();
-    InetAddress address;
-    if (NetUtil.isValidIpV4Address(host) || NetUtil.isValidIpV6Address(host)) {
-      address = NetUtil.createInetAddressFromIpAddressString(host);
-    } else {
-      if (!first.phase(Phase.DNS_START, clock.nanoTime())) {
-        failOpening(null);
-        return;
-      }
-      try {
-        address = InetAddress.getByName(host);
-      } catch (UnknownHostException e) {
-        failOpening(Failure.of(ErrorCategory.CONNECT, "cannot resolve " + authority + ": " + NettyTransport.describe(e)));
-        return;
-      }
-      first.phase(Phase.DNS_END, clock.nanoTime());
+    InetAddress address = first.resolve(pool.key().host());
+    if (address == null) {
+      failOpening(null); // the stream has failed: unresolvable, or its handler threw
+      return;
     }
     first.phase(Phase.CONNECT_START, clock.nanoTime());
     int connectMillis = first.connectMillis;

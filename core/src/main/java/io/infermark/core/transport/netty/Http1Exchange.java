@@ -20,12 +20,10 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
-import io.netty.util.NetUtil;
 import io.netty.util.concurrent.Future;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -123,23 +121,9 @@ final class Http1Exchange extends Exchange {
   private void connect() {
     connecting = true;
     handshaking = false;
-    String host = pool.key().host();
-    InetAddress address;
-    if (NetUtil.isValidIpV4Address(host) || NetUtil.isValidIpV6Address(host)) {
-      address = NetUtil.createInetAddressFromIpAddressString(host);
-    } else {
-      if (!phase(Phase.DNS_START, clock.nanoTime())) {
-        return;
-      }
-      try {
-        address = InetAddress.getByName(host);
-      } catch (UnknownHostException e) {
-        fail(Failure.of(ErrorCategory.CONNECT, "cannot resolve " + authority + ": " + NettyTransport.describe(e)));
-        return;
-      }
-      if (!phase(Phase.DNS_END, clock.nanoTime())) {
-        return;
-      }
+    InetAddress address = resolve(pool.key().host());
+    if (address == null) {
+      return;
     }
     connectStart = clock.nanoTime();
     if (!phase(Phase.CONNECT_START, connectStart)) {
