@@ -142,11 +142,7 @@ final class Http1Exchange extends Exchange {
   }
 
   private void connected(Connection c, ChannelFuture f) {
-    if (isDone() || conn != c) {
-      return;
-    }
-    if (!f.isSuccess()) {
-      connectFailed(f.cause());
+    if (!openingSucceeded(c, f)) {
       return;
     }
     long now = clock.nanoTime();
@@ -165,17 +161,25 @@ final class Http1Exchange extends Exchange {
   }
 
   private void handshaken(Connection c, Future<Channel> hf) {
-    if (isDone() || conn != c) {
-      return;
-    }
-    if (!hf.isSuccess()) {
-      connectFailed(hf.cause());
+    if (!openingSucceeded(c, hf)) {
       return;
     }
     long now = clock.nanoTime();
     if (phase(Phase.SECURE_CONNECT_END, now)) {
       established(now);
     }
+  }
+
+  /** Whether a step of opening {@code c} succeeded and still matters; a failed one fails the exchange. */
+  private boolean openingSucceeded(Connection c, Future<?> step) {
+    if (isDone() || conn != c) {
+      return false;
+    }
+    if (!step.isSuccess()) {
+      connectFailed(step.cause());
+      return false;
+    }
+    return true;
   }
 
   private void established(long now) {
