@@ -18,9 +18,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * each HTTP/2 server announced. Thread-safe: pools are found from any caller's thread, connections
  * register from their I/O threads.
  *
- * <p>A channel registers itself before it connects; {@link #close()} sets the flag before it closes
- * what is registered, and registering checks the flag after adding, so a channel opened while the
- * transport closes is either closed by {@code close()} or refused by {@code register}, never left open.
+ * <p>A connection registers as it is opened; {@link #close()} sets the flag before it closes what is
+ * registered, and {@code register} checks the flag after adding, so a connection opened while the
+ * transport closes is either closed by {@code close()} or refused by {@code register} (and closed by
+ * its opener), never left open.
  */
 final class ConnectionPools {
 
