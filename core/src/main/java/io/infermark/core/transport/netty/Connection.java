@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One HTTP/1.1 connection: the last handler of its channel's pipeline. It carries at most one
- * {@link Exchange} at a time, hands it the decoded response, and decides after each response
+ * {@link Http1Exchange} at a time, hands it the decoded response, and decides after each response
  * whether the connection goes back to its {@link HostPool}, is drained first, or is closed. Every
  * field except {@code idle} is confined to the channel's I/O thread.
  */
@@ -47,7 +47,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
   private SslHandler ssl;
 
   /** The exchange this connection carries, or null between exchanges. */
-  Exchange exchange;
+  Http1Exchange exchange;
 
   /** 1 while the connection sits in its pool; whoever flips it to 0 owns the connection. */
   private volatile int idle;
@@ -59,7 +59,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
   /** Set when the connection is closing: whatever it still reads is dropped. */
   private boolean stopped;
   /** The exchange waiting for this draining connection, or null. */
-  private Exchange successor;
+  private Http1Exchange successor;
   /** The current response allows reuse (no {@code Connection: close}). */
   private boolean keepAlive;
   /** Discarding the rest of a response whose consumer is done. */
@@ -133,7 +133,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
       return;
     }
     try {
-      Exchange ex = exchange;
+      Http1Exchange ex = exchange;
       if (ex != null) {
         long t = ex.clock.nanoTime();
         stamp = t;
@@ -162,7 +162,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
 
   @Override
   public int onHead(ResponseParser.Head head) {
-    Exchange ex = exchange;
+    Http1Exchange ex = exchange;
     if (ex == null || ex.hasResponse()) {
       LOG.debug("closing connection to {}: a response nobody asked for", pool.authority());
       stop();
@@ -178,7 +178,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
 
   @Override
   public boolean onBody(byte[] bytes, int offset, int length) {
-    Exchange ex = exchange;
+    Http1Exchange ex = exchange;
     if (ex != null && ex.hasResponse()) {
       int outcome = ex.deliver(bytes, offset, length, stamp);
       if (outcome == Exchange.FAILED) {
@@ -208,7 +208,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
   @Override
   public boolean onEnd(boolean reusable) {
     keepAlive = reusable;
-    Exchange ex = exchange;
+    Http1Exchange ex = exchange;
     if (ex != null && ex.hasResponse()) {
       long t = stamp;
       ex.markEnded();
@@ -230,7 +230,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
   }
 
   private void decodeFailed(ResponseParser.Malformed cause) {
-    Exchange ex = exchange;
+    Http1Exchange ex = exchange;
     if (ex != null) {
       ex.decodeFailed(this, cause);
     }
@@ -262,7 +262,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
    * is under way), or on a new connection if this one closes instead: a closed loop's next request does
    * not open a connection because the previous stream's HTTP message had not quite ended.
    */
-  void successor(Exchange next) {
+  void successor(Http1Exchange next) {
     successor = next;
   }
 
@@ -281,7 +281,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
       drainTimer.cancel(false);
       drainTimer = null;
     }
-    Exchange next = successor;
+    Http1Exchange next = successor;
     successor = null;
     boolean reuse = reusable && keepAlive && channel.isActive() && !pool.transport().isClosed();
     if (!reuse) {
@@ -314,14 +314,14 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
       try {
         parser.inputClosed(this); // ends a response whose body runs until the close
       } catch (ResponseParser.Malformed e) {
-        Exchange ex = exchange;
+        Http1Exchange ex = exchange;
         if (ex != null) {
           ex.connectionLost(this, new PrematureChannelClosureException(e.getMessage()));
         }
       }
     }
     drainingEnded(false);
-    Exchange ex = exchange;
+    Http1Exchange ex = exchange;
     if (ex != null) {
       ex.connectionLost(this, null);
     }
@@ -330,7 +330,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements ResponseP
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    Exchange ex = exchange;
+    Http1Exchange ex = exchange;
     if (ex != null) {
       ex.exceptionCaught(this, cause);
     } else {

@@ -9,39 +9,33 @@ import io.infermark.core.transport.BodyConsumer;
 import io.infermark.core.transport.Cancellation;
 import io.infermark.core.transport.OutboundRequest;
 import io.infermark.core.transport.ResponseHandler;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ConnectTimeoutException;
+import io.infermark.core.transport.ResponseHead;
 import io.netty.channel.EventLoop;
-import io.netty.handler.codec.DecoderException;
-import io.netty.handler.codec.PrematureChannelClosureException;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.util.NetUtil;
-import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
-import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One request–response exchange: its state machine, its timer and its one terminal event. Created
- * on the caller's thread, then confined to one I/O thread (its {@link #loop}), which is the only
- * thread that calls the {@link ResponseHandler}; the {@code done} flag on that thread is what makes
- * the terminal event happen exactly once. Its {@link Runnable#run()} is the timeout check.
+ * One request–response exchange, whatever the HTTP version: the send, its timer (one scheduled check
+ * for the call and read timeouts), the calls to the {@link ResponseHandler} and its one terminal
+ * event, cancellation and the one retry. Created on the caller's thread, then confined to one I/O
+ * thread (its {@link #loop}), which is the only thread that calls the handler; the {@code done} flag
+ * on that thread is what makes the terminal event happen exactly once. Its {@link Runnable#run()} is
+ * the timeout check.
+ *
+ * <p>How the request travels is the subclass's: {@link Http1Exchange} owns an HTTP/1.1 connection for
+ * the exchange's life, {@link H2Stream} is one stream of a shared HTTP/2 connection. A subclass says
+ * what leaving its connection means ({@link #leave(boolean)}) and how a read timeout is named
+ * ({@link #readTimedOut(long)}); everything else of the lifecycle is here, once. (A base class rather
+ * than an exchange over a codec object: each connection class calls its own version's methods
+ * directly, with no second object per request and no delegation on the per-chunk path.)
  */
-final class Exchange implements Runnable {
+abstract class Exchange implements Runnable {
 
   static final int MORE = 0;
   static final int DONE = 1;
@@ -49,38 +43,39 @@ final class Exchange implements Runnable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Exchange.class);
 
-  private final NettyTransport transport;
-  private final HostPool pool;
-  private final EventLoop loop;
-  private final OutboundRequest request;
-  private final ResponseHandler handler;
-  private final Cancellation cancellation;
+  final NettyTransport transport;
+  /** {@code host:port} for messages. */
+  final String authority;
+  /** The I/O thread the exchange is confined to. */
+  final EventLoop loop;
+  final OutboundRequest request;
+  final ResponseHandler handler;
+  final Cancellation cancellation;
   final Clock clock;
-  private final long readNanos;
-  private final long callNanos;
-  private final int connectMillis;
+  final long readNanos;
+  final long callNanos;
+  final int connectMillis;
 
   // ---- confined to loop ----
-  private long sentAt = Long.MIN_VALUE;
   private boolean done;
   private long callDeadline;
-  private boolean readArmed;
-  private long lastRead;
+  /** Set once the request (HTTP/2: its HEADERS) is written: silence from then on is a read timeout. */
+  boolean readArmed;
+  /** When the latest progress was read (or the request written), for the read timeout. */
+  long lastRead;
   private ScheduledFuture<?> timer;
   private long timerDue;
-  private Connection conn;
-  private boolean connecting;
-  private boolean handshaking;
-  private long connectStart;
-  private boolean reused;
+  /** Sent on a connection that was already established: only such a send may be retried when lost. */
+  boolean reused;
   private boolean retried;
-  private boolean responseStarted;
+  /** A byte of the response (HTTP/2: a HEADERS frame) arrived: the request can no longer be retried. */
+  boolean responseStarted;
   private BodyConsumer consumer;
 
-  Exchange(NettyTransport transport, HostPool pool, EventLoop loop, OutboundRequest request, ResponseHandler handler,
-      Cancellation cancellation) {
+  Exchange(NettyTransport transport, String authority, EventLoop loop, OutboundRequest request,
+      ResponseHandler handler, Cancellation cancellation) {
     this.transport = transport;
-    this.pool = pool;
+    this.authority = authority;
     this.loop = loop;
     this.request = request;
     this.handler = handler;
@@ -101,254 +96,139 @@ final class Exchange implements Runnable {
     }
   }
 
+  // ---- what the HTTP version decides ----
+
+  /**
+   * The exchange has ended, its terminal event not reported yet: leave the connection. {@code failed}:
+   * it ended on its own (a timeout, cancellation, a host exception, a broken response), so what the
+   * connection still carries of it must be given up (HTTP/1.1 closes the connection, HTTP/2 resets the
+   * stream); otherwise the response ended or the consumer had enough.
+   */
+  abstract void leave(boolean failed);
+
+  /** The failure for {@code readMillis} without progress once the request was (partly) written. */
+  abstract Failure readTimedOut(long readMillis);
+
+  OutboundRequest request() {
+    return request;
+  }
+
+  ResponseHandler handler() {
+    return handler;
+  }
+
+  Cancellation cancellation() {
+    return cancellation;
+  }
+
+  boolean isDone() {
+    return done;
+  }
+
+  boolean hasResponse() {
+    return consumer != null;
+  }
+
+  /** The {@code Host} header (HTTP/2: {@code :authority}) the request's URL implies. */
+  final String hostHeader() {
+    String host = request.url().getHost();
+    int port = request.url().getPort();
+    return port < 0 || port == (request.secure() ? 443 : 80) ? host : host + ":" + port;
+  }
+
   // ---- starting ----
 
-  /** Sends on a connection taken from the pool. */
-  void runPooled(Connection c) {
-    try {
-      sendPooled(c);
-    } catch (Throwable e) {
-      unexpected(e);
-    }
-  }
-
-  /** Sends on a new connection. */
-  void runNew() {
-    try {
-      if (startable() && send(clock.nanoTime())) {
-        connect();
-      }
-    } catch (Throwable e) {
-      unexpected(e);
-    }
-  }
-
-  private void sendPooled(Connection c) {
-    if (!startable()) {
-      pool.release(c);
-      return;
-    }
-    if (!c.channel().isActive()) {
-      // closed by the server after it was taken: nothing was sent yet, so this is an ordinary new connection
-      c.close();
-      if (send(clock.nanoTime())) {
-        connect();
-      }
-      return;
-    }
-    DefaultFullHttpRequest req = newRequest();
-    long now = clock.nanoTime();
-    if (!send(now)) {
-      req.release();
-      pool.release(c);
-      return;
-    }
-    attach(c);
-    reused = true;
-    if (phase(Phase.CONNECTION_ACQUIRED, now)) {
-      write(req);
-    } else {
-      req.release();
-    }
-  }
-
-  private boolean startable() {
+  /**
+   * Whether the exchange may start; when the transport closed or the caller cancelled meanwhile, the
+   * exchange ends here (reported). False too when it has already ended.
+   */
+  final boolean startable() {
     if (done) {
       return false; // cancelled (and reported) while it waited for a connection
     }
     if (transport.isClosed()) {
-      done = true;
-      report(Failure.of(ErrorCategory.CANCELLED, "request to " + pool.authority() + " not sent: the transport is closed"));
+      failNow(Failure.of(ErrorCategory.CANCELLED, "request to " + authority + " not sent: the transport is closed"));
       return false;
     }
     if (cancellation.isCancelled()) {
-      done = true;
-      report(Failure.of(ErrorCategory.CANCELLED, "request to " + pool.authority() + " cancelled before it was sent"));
+      failNow(Failure.of(ErrorCategory.CANCELLED, "request to " + authority + " cancelled before it was sent"));
       return false;
     }
     return true;
   }
 
-  /** The send was reported at {@code sendNanos} by an HTTP/2 attempt that handed this request over. */
-  void alreadySent(long sendNanos) {
-    sentAt = sendNanos;
-  }
-
-  private boolean send(long now) {
-    if (sentAt != Long.MIN_VALUE) {
-      callDeadline = sentAt + callNanos; // reported once, by the first attempt
-      sentAt = Long.MIN_VALUE;
-      armTimer();
-      return true;
-    }
+  /** Reports the send at {@code now} and starts the call timeout; false when the handler threw (ended). */
+  final boolean reportSend(long now) {
     try {
       handler.onSend(now);
     } catch (Throwable t) {
       hostThrew("onSend", t);
       return false;
     }
-    callDeadline = now + callNanos;
-    armTimer();
+    sentAt(now);
     return true;
   }
 
-  private void connect() {
-    connecting = true;
-    handshaking = false;
-    responseStarted = false;
-    String host = pool.key().host();
-    InetAddress address;
-    if (NetUtil.isValidIpV4Address(host) || NetUtil.isValidIpV6Address(host)) {
-      address = NetUtil.createInetAddressFromIpAddressString(host);
-    } else {
-      if (!phase(Phase.DNS_START, clock.nanoTime())) {
-        return;
-      }
-      try {
-        address = InetAddress.getByName(host);
-      } catch (UnknownHostException e) {
-        fail(Failure.of(ErrorCategory.CONNECT, "cannot resolve " + pool.authority() + ": " + NettyTransport.describe(e)));
-        return;
-      }
-      if (!phase(Phase.DNS_END, clock.nanoTime())) {
-        return;
-      }
-    }
-    connectStart = clock.nanoTime();
-    if (!phase(Phase.CONNECT_START, connectStart)) {
-      return;
-    }
-    Connection c = new Connection(pool);
-    attach(c);
-    if (!transport.register(c)) {
-      fail(Failure.of(ErrorCategory.CANCELLED, "request to " + pool.authority() + " not sent: the transport is closed"));
-      return;
-    }
-    ChannelFuture f = transport.bootstrap(loop, connectMillis, c)
-        .connect(new InetSocketAddress(address, pool.key().port()));
-    f.channel().closeFuture().addListener(cf -> transport.forget(c));
-    f.addListener((ChannelFuture cf) -> guarded(() -> connected(c, cf)));
+  /** The send is (or was, by an earlier attempt) reported at {@code sendNanos}: the call timeout runs from it. */
+  final void sentAt(long sendNanos) {
+    callDeadline = sendNanos + callNanos;
+    armTimer();
   }
 
-  private void connected(Connection c, ChannelFuture f) {
-    if (done || conn != c) {
-      return;
-    }
-    if (!f.isSuccess()) {
-      connectFailed(f.cause());
-      return;
-    }
-    long now = clock.nanoTime();
-    if (c.ssl() == null) {
-      established(now);
-      return;
-    }
-    handshaking = true;
-    if (!phase(Phase.SECURE_CONNECT_START, now)) {
-      return;
-    }
-    // TCP and TLS share the connect budget (effective when the handshake has not started yet)
-    long spentMillis = TimeUnit.NANOSECONDS.toMillis(Math.max(0, now - connectStart));
-    c.ssl().setHandshakeTimeoutMillis(Math.max(1, connectMillis - spentMillis));
-    c.ssl().handshakeFuture().addListener((Future<Channel> hf) -> guarded(() -> handshaken(c, hf)));
+  /** When the send was reported ({@link ResponseHandler#onSend}). */
+  final long sendNanos() {
+    return callDeadline - callNanos;
   }
 
-  private void handshaken(Connection c, Future<Channel> hf) {
-    if (done || conn != c) {
-      return;
+  /** A connection milestone; false when the exchange has ended or the handler threw (it has then failed). */
+  final boolean phase(Phase p, long t) {
+    if (done) {
+      return false;
     }
-    if (!hf.isSuccess()) {
-      connectFailed(hf.cause());
-      return;
-    }
-    long now = clock.nanoTime();
-    if (phase(Phase.SECURE_CONNECT_END, now)) {
-      established(now);
+    try {
+      handler.onPhase(p, t);
+      return true;
+    } catch (Throwable e) {
+      hostThrew("onPhase(" + p + ")", e);
+      return false;
     }
   }
 
-  private void established(long now) {
-    connecting = false;
-    handshaking = false;
-    if (phase(Phase.CONNECT_END, now) && phase(Phase.CONNECTION_ACQUIRED, now)) {
-      write(newRequest());
-    }
-  }
-
-  private void connectFailed(Throwable cause) {
-    if (transport.isClosed()) {
-      fail(Failure.of(ErrorCategory.CANCELLED, "request to " + pool.authority() + " cancelled: the transport was closed"));
-    } else if (cause instanceof ConnectTimeoutException || cause instanceof SslHandshakeTimeoutException) {
-      fail(Failure.timeout(TimeoutPhase.CONNECT, "connecting to " + pool.authority() + " took over "
-          + connectMillis + " ms: " + NettyTransport.describe(cause)));
-    } else {
-      fail(Failure.of(ErrorCategory.CONNECT, (handshaking ? "TLS handshake with " : "connecting to ")
-          + pool.authority() + " failed: " + NettyTransport.describe(unwrap(cause))));
-    }
-  }
-
-  /** The request as Netty encodes it; built before {@code onSend} on a pooled connection, so the send is the write. */
-  private DefaultFullHttpRequest newRequest() {
-    byte[] body = request.body();
-    DefaultFullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(request.method()),
-        request.pathAndQuery(), body.length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body));
-    HttpHeaders h = req.headers();
-    boolean hostGiven = false;
-    for (OutboundRequest.Header header : request.headers()) {
-      hostGiven |= header.name().equalsIgnoreCase("Host");
-    }
-    if (!hostGiven) {
-      h.add(HttpHeaderNames.HOST, hostHeader());
-    }
-    for (OutboundRequest.Header header : request.headers()) {
-      if (!header.name().equalsIgnoreCase("Content-Length")) {
-        h.add(header.name(), header.value());
-      }
-    }
-    if (!request.contentType().isEmpty()) {
-      h.set(HttpHeaderNames.CONTENT_TYPE, request.contentType());
-    }
-    if (body.length > 0 || expectsBody(req.method())) {
-      h.set(HttpHeaderNames.CONTENT_LENGTH, body.length);
-    }
-    return req;
-  }
-
-  private void write(DefaultFullHttpRequest req) {
-    Connection c = conn;
-    c.channel().writeAndFlush(req).addListener((ChannelFuture f) -> guarded(() -> written(c, f)));
-  }
-
-  private static boolean expectsBody(HttpMethod m) {
-    return m == HttpMethod.POST || m == HttpMethod.PUT || m == HttpMethod.PATCH;
-  }
-
-  private String hostHeader() {
-    String host = request.url().getHost();
-    int port = request.url().getPort();
-    return port < 0 || port == (request.secure() ? 443 : 80) ? host : host + ":" + port;
-  }
-
-  private void written(Connection c, ChannelFuture f) {
-    if (done || conn != c) {
-      return;
-    }
-    if (!f.isSuccess()) {
-      connectionLost(c, f.cause());
-      return;
-    }
-    long now = clock.nanoTime();
+  /** (Part of) the request reached the socket at {@code now}: reports {@code p}; reads are awaited from now. */
+  final void written(Phase p, long now) {
     lastRead = now;
     readArmed = true;
-    if (phase(Phase.REQUEST_SENT, now)) {
+    if (phase(p, now)) {
       armTimer();
     }
   }
 
-  // ---- reading (called by the connection) ----
+  /**
+   * The address to connect to: an IP literal as it is, a name looked up with the JVM's resolver on
+   * this I/O thread between {@code DNS_START} and {@code DNS_END}. Null when the exchange has ended: the
+   * name did not resolve ({@code CONNECT}) or the handler threw.
+   */
+  final InetAddress resolve(String host) {
+    if (NetUtil.isValidIpV4Address(host) || NetUtil.isValidIpV6Address(host)) {
+      return NetUtil.createInetAddressFromIpAddressString(host);
+    }
+    if (!phase(Phase.DNS_START, clock.nanoTime())) {
+      return null;
+    }
+    InetAddress address;
+    try {
+      address = InetAddress.getByName(host);
+    } catch (UnknownHostException e) {
+      fail(Failure.of(ErrorCategory.CONNECT, "cannot resolve " + authority + ": " + NettyTransport.describe(e)));
+      return null;
+    }
+    return phase(Phase.DNS_END, clock.nanoTime()) ? address : null;
+  }
 
-  /** Bytes of the response arrived at {@code t}: feeds the read timeout and the first-byte phase. */
-  void bytesRead(long t) {
+  // ---- reading ----
+
+  /** Response bytes arrived at {@code t}: feeds the read timeout and the first-byte phase. */
+  final void bytesRead(long t) {
     lastRead = t;
     if (!responseStarted) {
       responseStarted = true;
@@ -356,22 +236,14 @@ final class Exchange implements Runnable {
     }
   }
 
-  boolean hasResponse() {
-    return consumer != null;
-  }
-
-  /** Whether the request was a {@code HEAD}, whose response has no body whatever its headers say. */
-  boolean isHeadRequest() {
-    return "HEAD".equals(request.method());
-  }
-
-  void onHead(int status, ResponseParser.Head headers, long t) {
+  /** The response's status and headers arrived at {@code t}: asks the handler for the body's consumer. */
+  final void responseHead(int status, ResponseHead head, long t) {
     if (!phase(Phase.RESPONSE_HEADERS_END, t)) {
       return;
     }
     BodyConsumer c;
     try {
-      c = handler.onResponse(status, name -> Optional.ofNullable(headers.get(name)), t);
+      c = handler.onResponse(status, head, t);
     } catch (Throwable e) {
       hostThrew("onResponse", e);
       return;
@@ -384,10 +256,11 @@ final class Exchange implements Runnable {
   }
 
   /**
-   * Hands body bytes to the consumer. Returns {@link #DONE} when the consumer is done (the exchange is
-   * then ended and detached), {@link #FAILED} when it threw (the exchange has failed).
+   * Hands body bytes read at {@code t} to the consumer. Returns {@link #DONE} when the consumer is done
+   * (the exchange has then ended and left its connection), {@link #FAILED} when it threw (the
+   * exchange has failed), {@link #MORE} otherwise.
    */
-  int deliver(byte[] bytes, int offset, int length, long t) {
+  final int deliver(byte[] bytes, int offset, int length, long t) {
     if (length == 0) {
       return MORE;
     }
@@ -405,15 +278,20 @@ final class Exchange implements Runnable {
     return MORE;
   }
 
-  /** The exchange has its terminal event: stop the timer and leave the connection. */
-  void markEnded() {
-    done = true;
-    cancelTimer();
-    detach();
+  /** The consumer of the response, once the head has arrived; for what only one version reads (trailers). */
+  final BodyConsumer consumer() {
+    return consumer;
   }
 
-  /** The body ended at {@code t}; after {@link #markEnded()} and the connection's release. */
-  void reportEnd(long t) {
+  /** The exchange has its terminal event: stop the timer and leave the connection. */
+  final void markEnded() {
+    done = true;
+    cancelTimer();
+    leave(false);
+  }
+
+  /** The body ended at {@code t}; after {@link #markEnded()} (and an HTTP/1.1 connection's release). */
+  final void reportEnd(long t) {
     try {
       consumer.onEnd(t);
     } catch (Throwable e) {
@@ -423,80 +301,61 @@ final class Exchange implements Runnable {
     }
   }
 
-  // ---- failures ----
+  // ---- retry and failures ----
 
-  void decodeFailed(Connection c, Throwable cause) {
-    if (done || conn != c) {
-      return;
+  /**
+   * The request may be sent once more on another connection: the server provably did not process it
+   * ({@code provablyUnprocessed}), or the pooled connection it went out on was closed before any
+   * response byte. Reports the retry (the send keeps its first time); the caller sends again. False
+   * when it may not be retried, or when the handler threw in {@code onRetry} (the exchange has then
+   * failed).
+   */
+  boolean retry(String why, boolean provablyUnprocessed) {
+    if (done || responseStarted || retried || (!provablyUnprocessed && !reused)) {
+      return false;
     }
-    if (cause instanceof PrematureChannelClosureException) {
-      connectionLost(c, cause);
-    } else {
-      fail(Failure.of(ErrorCategory.MALFORMED_STREAM, "malformed HTTP response from " + pool.authority() + ": "
-          + NettyTransport.describe(cause)));
+    retried = true;
+    LOG.debug("{}; sending once more on another connection", why);
+    try {
+      handler.onRetry(why, clock.nanoTime());
+    } catch (Throwable e) {
+      hostThrew("onRetry", e);
+      return false;
     }
+    readArmed = false;
+    reused = false;
+    return true;
   }
 
-  void exceptionCaught(Connection c, Throwable cause) {
-    if (done || conn != c) {
-      return;
-    }
-    Throwable root = unwrap(cause);
-    if (connecting) {
-      connectFailed(root);
-    } else if (root instanceof IOException) {
-      connectionLost(c, root);
-    } else if (cause instanceof DecoderException) {
-      fail(Failure.of(ErrorCategory.MALFORMED_STREAM, "malformed response from " + pool.authority() + ": "
-          + NettyTransport.describe(root)));
-    } else {
-      fail(Failure.of(ErrorCategory.CLIENT, "unexpected " + NettyTransport.describe(root) + " in the exchange with "
-          + pool.authority()));
-    }
+  /** Ends the exchange with {@code failure}, giving up what its connection still carries of it. */
+  final void fail(Failure failure) {
+    failed(failure, true);
+  }
+
+  /** Ends the exchange with {@code failure} without touching its connection (the connection reported it). */
+  final void failNow(Failure failure) {
+    failed(failure, false);
   }
 
   /**
-   * The connection closed, or reading or writing it failed, before the response ended. A pooled
-   * connection that fails before any response byte is one the server had closed while idle: the
-   * request is sent once more on a new connection.
+   * The terminal event, once: the timer stops and the connection is left before the handler hears of
+   * it, so nothing the connection still reads reaches the exchange and a pooled connection is already
+   * closed when the failure is reported.
    */
-  void connectionLost(Connection c, Throwable cause) {
-    if (done || conn != c) {
+  private void failed(Failure failure, boolean leaveConnection) {
+    if (done) {
       return;
     }
-    if (transport.isClosed()) {
-      fail(Failure.of(ErrorCategory.CANCELLED, "request to " + pool.authority() + " cancelled: the transport was closed"));
-      return;
+    done = true;
+    cancelTimer();
+    if (leaveConnection) {
+      leave(true);
     }
-    if (connecting) {
-      connectFailed(cause != null ? cause : new IOException("connection closed"));
-      return;
-    }
-    if (reused && !responseStarted && !retried) {
-      retried = true;
-      String why = "pooled connection to " + pool.authority() + " was closed by the server ("
-          + (cause == null ? "closed" : NettyTransport.describe(cause)) + ") before any response byte";
-      LOG.debug("{}; sending once more on a new connection", why);
-      try {
-        handler.onRetry(why, clock.nanoTime());
-      } catch (Throwable e) {
-        hostThrew("onRetry", e);
-        return;
-      }
-      detach();
-      c.close();
-      reused = false;
-      readArmed = false;
-      connect();
-      return;
-    }
-    String when = consumer == null ? "before the response headers" : "before the response ended";
-    fail(Failure.of(ErrorCategory.RESET, "connection to " + pool.authority() + " closed " + when
-        + (cause == null ? "" : ": " + NettyTransport.describe(unwrap(cause)))));
+    report(failure);
   }
 
   /** The caller's cancellation fired; may run on any thread. */
-  void cancelFromAnyThread() {
+  final void cancelFromAnyThread() {
     try {
       loop.execute(() -> guarded(this::cancel));
     } catch (RejectedExecutionException e) {
@@ -506,35 +365,20 @@ final class Exchange implements Runnable {
 
   private void cancel() {
     if (!done) {
-      fail(Failure.of(ErrorCategory.CANCELLED, "request to " + pool.authority() + " cancelled by the caller"));
+      fail(Failure.of(ErrorCategory.CANCELLED, "request to " + authority + " cancelled by the caller"));
     }
   }
 
-  /** Ends the exchange with {@code failure} and closes its connection. */
-  private void fail(Failure failure) {
-    if (done) {
-      return;
-    }
-    done = true;
-    cancelTimer();
-    Connection c = conn;
-    detach();
-    if (c != null) {
-      c.close();
-    }
-    report(failure);
-  }
-
-  private void report(Failure failure) {
+  final void report(Failure failure) {
     try {
       handler.onFailure(failure, clock.nanoTime());
     } catch (Throwable e) {
-      LOG.warn("response handler threw {} in onFailure for a request to {}", NettyTransport.describe(e),
-          pool.authority());
+      LOG.warn("response handler threw {} in onFailure for a request to {}", NettyTransport.describe(e), authority);
     }
   }
 
-  private void guarded(Runnable step) {
+  /** Runs {@code step} of this exchange; whatever it throws is a bug of the transport, and fails the exchange. */
+  final void guarded(Runnable step) {
     try {
       step.run();
     } catch (Throwable e) {
@@ -543,49 +387,25 @@ final class Exchange implements Runnable {
   }
 
   /** A bug or a broken invariant in the transport itself: the request still gets its outcome. */
-  private void unexpected(Throwable e) {
-    LOG.warn("unexpected failure in an exchange with {}", pool.authority(), e);
+  final void unexpected(Throwable e) {
+    LOG.warn("unexpected failure in {}", this, e);
     fail(Failure.of(ErrorCategory.CLIENT, "unexpected " + NettyTransport.describe(e) + " in the exchange with "
-        + pool.authority()));
+        + authority));
   }
 
-  private void hostThrew(String callback, Throwable e) {
+  final void hostThrew(String callback, Throwable e) {
     LOG.debug("response handler threw in {}", callback, e);
     fail(Failure.of(ErrorCategory.CLIENT, "response handler threw " + NettyTransport.describe(e) + " in " + callback));
   }
 
-  /** Reports a phase; false when the handler threw and the exchange has therefore failed. */
-  private boolean phase(Phase p, long t) {
-    try {
-      handler.onPhase(p, t);
-      return true;
-    } catch (Throwable e) {
-      hostThrew("onPhase(" + p + ")", e);
-      return false;
-    }
-  }
-
-  private void attach(Connection c) {
-    conn = c;
-    c.exchange = this;
-  }
-
-  private void detach() {
-    if (conn != null) {
-      if (conn.exchange == this) {
-        conn.exchange = null;
-      }
-      conn = null;
-    }
-  }
-
-  private static Throwable unwrap(Throwable t) {
-    return t instanceof DecoderException && t.getCause() != null ? t.getCause() : t;
-  }
-
   // ---- timeouts: one scheduled check, moved only when it would fire too late ----
 
-  private void armTimer() {
+  /**
+   * Schedules the check for the earlier of the call deadline and, once reads are awaited, the read
+   * deadline; a check already due no later stays (reads only write {@link #lastRead}, and an early
+   * check re-arms itself).
+   */
+  final void armTimer() {
     long due = readArmed && lastRead + readNanos - callDeadline < 0 ? lastRead + readNanos : callDeadline;
     if (timer != null) {
       if (timerDue - due <= 0) {
@@ -606,10 +426,11 @@ final class Exchange implements Runnable {
 
   /** The timeout check. */
   @Override
-  public void run() {
+  public final void run() {
     guarded(this::checkTimeouts);
   }
 
+  /** The call deadline is checked first: when both have passed, the exchange timed out as a whole. */
   private void checkTimeouts() {
     timer = null;
     if (done) {
@@ -617,11 +438,10 @@ final class Exchange implements Runnable {
     }
     long now = clock.nanoTime();
     if (now - callDeadline >= 0) {
-      fail(Failure.timeout(TimeoutPhase.CALL, "the exchange with " + pool.authority() + " took over "
+      fail(Failure.timeout(TimeoutPhase.CALL, "the exchange with " + authority + " took over "
           + TimeUnit.NANOSECONDS.toMillis(callNanos) + " ms"));
     } else if (readArmed && now - lastRead >= readNanos) {
-      fail(Failure.timeout(TimeoutPhase.READ, "nothing read from " + pool.authority() + " for "
-          + TimeUnit.NANOSECONDS.toMillis(readNanos) + " ms"));
+      fail(readTimedOut(TimeUnit.NANOSECONDS.toMillis(readNanos)));
     } else {
       armTimer();
     }

@@ -27,14 +27,12 @@ import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
-import io.netty.util.NetUtil;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -98,7 +96,7 @@ final class H2Connection extends Http2FrameAdapter {
     this.capacity = transport.streamsPerConnection();
   }
 
-  NettyTransport.PoolKey key() {
+  PoolKey key() {
     return pool.key();
   }
 
@@ -119,29 +117,17 @@ final class H2Connection extends Http2FrameAdapter {
     opener = first;
     clock = first.clock;
     waiting.add(first);
-    String host = pool.key().host();
-    InetAddress address;
-    if (NetUtil.isValidIpV4Address(host) || NetUtil.isValidIpV6Address(host)) {
-      address = NetUtil.createInetAddressFromIpAddressString(host);
-    } else {
-      if (!first.phase(Phase.DNS_START, clock.nanoTime())) {
-        failOpening(null);
-        return;
-      }
-      try {
-        address = InetAddress.getByName(host);
-      } catch (UnknownHostException e) {
-        failOpening(Failure.of(ErrorCategory.CONNECT, "cannot resolve " + authority + ": " + NettyTransport.describe(e)));
-        return;
-      }
-      first.phase(Phase.DNS_END, clock.nanoTime());
+    InetAddress address = first.resolve(pool.key().host());
+    if (address == null) {
+      failOpening(null); // the stream has failed: unresolvable, or its handler threw
+      return;
     }
     first.phase(Phase.CONNECT_START, clock.nanoTime());
-    int connectMillis = first.connectMillis();
-    ChannelFuture f = transport.h2Bootstrap(pool.loop(), connectMillis, this)
+    int connectMillis = first.connectMillis;
+    ChannelFuture f = transport.bootstraps().http2(pool.loop(), connectMillis, this)
         .connect(new InetSocketAddress(address, pool.key().port()));
     channel = f.channel();
-    if (!transport.register(channel)) {
+    if (!transport.pools().register(channel)) {
       channel.close();
       failOpening(Failure.of(ErrorCategory.CANCELLED, "request to " + authority + " not sent: the transport is closed"));
       return;
@@ -231,7 +217,7 @@ final class H2Connection extends Http2FrameAdapter {
       failOpening(Failure.of(ErrorCategory.CANCELLED, "request to " + authority + " cancelled: the transport was closed"));
     } else if (cause instanceof ConnectTimeoutException || cause instanceof SslHandshakeTimeoutException) {
       failOpening(Failure.timeout(TimeoutPhase.CONNECT, "connecting to " + authority + " took over "
-          + opener.connectMillis() + " ms: " + NettyTransport.describe(cause)));
+          + opener.connectMillis + " ms: " + NettyTransport.describe(cause)));
     } else if (handshaking && String.valueOf(cause.getMessage()).contains("no_application_protocol")) {
       failOpening(Failure.of(ErrorCategory.CONNECT, "the TLS server at " + authority + " did not choose HTTP/2 by ALPN "
           + "(it refused every offered protocol: h2); use HttpVersionPolicy.AUTO (--http2 auto) to fall back to HTTP/1.1"));
@@ -497,7 +483,7 @@ final class H2Connection extends Http2FrameAdapter {
       return;
     }
     if (status < 200 && status != 101) {
-      s.onInterim(t);
+      s.bytesRead(t); // an interim response proves the server is alive but is not the response
       return;
     }
     s.onHead(status, headers, t);

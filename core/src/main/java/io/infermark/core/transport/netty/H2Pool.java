@@ -1,6 +1,5 @@
 package io.infermark.core.transport.netty;
 
-import io.infermark.core.transport.netty.NettyTransport.PoolKey;
 import io.netty.channel.EventLoop;
 import java.util.ArrayList;
 import java.util.List;

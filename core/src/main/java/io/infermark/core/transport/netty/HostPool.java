@@ -1,6 +1,5 @@
 package io.infermark.core.transport.netty;
 
-import io.infermark.core.transport.netty.NettyTransport.PoolKey;
 import io.netty.channel.EventLoop;
 import java.util.Iterator;
 import java.util.Set;
@@ -117,7 +116,7 @@ final class HostPool {
 
   /** Called on the connection's I/O thread when its response has ended and it may be reused. */
   void release(Connection c) {
-    if (transport.isClosed() || idleCount.incrementAndGet() > transport.maxIdlePerHost()) {
+    if (transport.isClosed() || idleCount.incrementAndGet() > transport.pools().maxIdlePerHost()) {
       idleCount.decrementAndGet();
       c.close();
       return;

@@ -7,43 +7,23 @@ import io.infermark.core.transport.Cancellation;
 import io.infermark.core.transport.OutboundRequest;
 import io.infermark.core.transport.ResponseHandler;
 import io.infermark.core.transport.Transport;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.http.HttpRequestEncoder;
-import io.netty.handler.codec.http2.Http2SecurityUtil;
-import io.netty.handler.ssl.ApplicationProtocolConfig;
-import io.netty.handler.ssl.ApplicationProtocolNames;
-import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.SslHandler;
-import io.netty.handler.ssl.SupportedCipherSuiteFilter;
-import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.net.ssl.SSLException;
 import javax.net.ssl.TrustManagerFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -126,24 +106,12 @@ public final class NettyTransport implements Transport {
   private final boolean customTrust;
   private final boolean insecureTls;
   private final MultiThreadIoEventLoopGroup group;
-  private final Bootstrap bootstrap;
-  /** Built on the first https connection: setting up TLS loads hundreds of classes a plain-http run never needs. */
-  private final java.util.function.Supplier<SslContext> sslContext;
-  /** TLS with ALPN for HTTP/2 connections, built on the first one; null when the transport speaks HTTP/1.1 only. */
-  private final java.util.function.Supplier<SslContext> h2SslContext;
+  private final Bootstraps bootstraps;
   private final HttpVersionPolicy httpVersion;
   private final int streamsPerConnection;
   private final Duration pingInterval;
   private final Duration pingTimeout;
-  private final ConcurrentHashMap<H2Key, H2Pool> h2Pools = new ConcurrentHashMap<>();
-  /** TLS servers that chose HTTP/1.1 by ALPN under {@link HttpVersionPolicy#AUTO}. */
-  private final Set<PoolKey> http1Hosts = ConcurrentHashMap.newKeySet();
-  private final Set<Channel> h2Channels = ConcurrentHashMap.newKeySet();
-  private final ConcurrentHashMap<String, Http2Settings> serverSettings = new ConcurrentHashMap<>();
-  private final AtomicInteger maxIdlePerHost;
-  private final ConcurrentHashMap<PoolKey, HostPool> pools = new ConcurrentHashMap<>();
-  private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final ConnectionPools pools;
 
   private NettyTransport(Builder b) {
     this.ioThreads = b.ioThreads;
@@ -152,24 +120,15 @@ public final class NettyTransport implements Transport {
     this.epoll = b.nativeTransport && Epoll.isAvailable();
     this.customTrust = b.trustManagerFactory.isPresent();
     this.insecureTls = b.insecureTls;
-    this.maxIdlePerHost = new AtomicInteger(b.maxConnectionsPerHost);
+    this.pools = new ConnectionPools(this, b.maxConnectionsPerHost);
     if (insecureTls) {
       LOG.warn("TLS verification is OFF for this Netty transport (insecureTls): any certificate and host name "
           + "are accepted; every record and report of its runs is marked insecure");
     }
-    boolean insecure = b.insecureTls;
-    java.util.Optional<javax.net.ssl.TrustManagerFactory> trust = b.trustManagerFactory;
-    this.sslContext = memoized(() -> sslContext(insecure, trust, List.of()));
     this.httpVersion = b.httpVersion;
     this.streamsPerConnection = b.streamsPerConnection;
     this.pingInterval = b.pingInterval;
     this.pingTimeout = b.pingTimeout;
-    this.h2SslContext = switch (b.httpVersion) {
-      case HTTP_1_1 -> null;
-      case HTTP_2 -> memoized(() -> sslContext(insecure, trust, List.of(ApplicationProtocolNames.HTTP_2)));
-      case AUTO -> memoized(() -> sslContext(insecure, trust, List.of(ApplicationProtocolNames.HTTP_2,
-          ApplicationProtocolNames.HTTP_1_1)));
-    };
     ThreadFactory threads = r -> {
       Thread t = new FastThreadLocalThread(r, "infermark-io-" + THREAD_IDS.incrementAndGet());
       t.setDaemon(true);
@@ -177,35 +136,7 @@ public final class NettyTransport implements Transport {
     };
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     this.group = new MultiThreadIoEventLoopGroup(ioThreads, threads, io);
-    Class<? extends SocketChannel> channelType = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
-    this.bootstrap = new Bootstrap()
-        .channel(channelType)
-        .option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.SO_KEEPALIVE, true)
-        .disableResolver();
-  }
-
-  private static SslContext sslContext(boolean insecure, java.util.Optional<javax.net.ssl.TrustManagerFactory> trust,
-      List<String> alpn) {
-    try {
-      SslContextBuilder ssl = SslContextBuilder.forClient();
-      if (insecure) {
-        ssl.trustManager(InsecureTrustManagerFactory.INSTANCE).endpointIdentificationAlgorithm(null);
-      } else {
-        ssl.endpointIdentificationAlgorithm("HTTPS");
-        trust.ifPresent(ssl::trustManager);
-      }
-      if (!alpn.isEmpty()) {
-        // HTTP/2 forbids the TLS 1.2 cipher suites on RFC 9113's block list
-        ssl.ciphers(Http2SecurityUtil.CIPHERS, SupportedCipherSuiteFilter.INSTANCE)
-            .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
-                ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
-                ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, alpn));
-      }
-      return ssl.build();
-    } catch (SSLException e) {
-      throw new IllegalStateException("cannot set up TLS for the Netty transport: " + e.getMessage(), e);
-    }
+    this.bootstraps = new Bootstraps(epoll, b.insecureTls, b.trustManagerFactory, b.httpVersion);
   }
 
   /** A transport with the defaults: one I/O thread, 4 s keep-alive, TLS verified against the JDK's trust store. */
@@ -241,16 +172,16 @@ public final class NettyTransport implements Transport {
     return switch (httpVersion) {
       case HTTP_1_1 -> false;
       case HTTP_2 -> true;
-      case AUTO -> request.secure() && (http1Hosts.isEmpty() || !http1Hosts.contains(PoolKey.of(request)));
+      case AUTO -> request.secure() && !pools.choseHttp1(request);
     };
   }
 
   private void startHttp2(OutboundRequest request, ResponseHandler handler, Cancellation cancellation) {
     EventLoop loop = group.next();
     PoolKey key = PoolKey.of(request);
-    H2Pool pool = h2Pools.computeIfAbsent(new H2Key(key, loop), k -> new H2Pool(this, key, loop));
+    H2Pool pool = pools.http2(key, loop);
     H2Stream stream = new H2Stream(this, pool, request, handler, cancellation);
-    if (closed.get()) {
+    if (pools.isClosed()) {
       Exchange.failUnstarted(handler, key.authority(), "the transport is closed");
       return;
     }
@@ -269,7 +200,7 @@ public final class NettyTransport implements Transport {
    */
   void handOverToHttp1(PoolKey key, OutboundRequest request, ResponseHandler handler, Cancellation cancellation,
       long sendNanos) {
-    http1Hosts.add(key);
+    pools.markChoseHttp1(key);
     startHttp1(request, handler, cancellation, sendNanos);
   }
 
@@ -279,15 +210,15 @@ public final class NettyTransport implements Transport {
 
   /** {@code sentAt}: the send already reported by an HTTP/2 attempt, or {@code Long.MIN_VALUE}. */
   private void startHttp1(OutboundRequest request, ResponseHandler handler, Cancellation cancellation, long sentAt) {
-    HostPool pool = pools.computeIfAbsent(PoolKey.of(request), k -> new HostPool(this, k));
-    if (closed.get()) {
+    HostPool pool = pools.http1(PoolKey.of(request));
+    if (pools.isClosed()) {
       Exchange.failUnstarted(handler, pool.authority(), "the transport is closed");
       return;
     }
     Connection pooled = pool.acquire();
     EventLoop draining = pooled == null ? pool.drainingLoop() : null;
     EventLoop loop = pooled != null ? pooled.channel().eventLoop() : draining != null ? draining : group.next();
-    Exchange exchange = new Exchange(this, pool, loop, request, handler, cancellation);
+    Http1Exchange exchange = new Http1Exchange(this, pool, loop, request, handler, cancellation);
     if (sentAt != Long.MIN_VALUE) {
       exchange.alreadySent(sentAt);
     }
@@ -347,7 +278,7 @@ public final class NettyTransport implements Transport {
     if (maxInFlight < 1) {
       throw new IllegalArgumentException("maxInFlight must be >= 1, was " + maxInFlight);
     }
-    maxIdlePerHost.accumulateAndGet(maxInFlight, Math::max);
+    pools.raiseMaxIdlePerHost(maxInFlight);
   }
 
   /** {@code netty-epoll} with the native transport, {@code netty-nio} otherwise. */
@@ -363,14 +294,8 @@ public final class NettyTransport implements Transport {
    */
   @Override
   public void close() {
-    if (!closed.compareAndSet(false, true)) {
+    if (!pools.close()) {
       return;
-    }
-    for (Connection c : connections) {
-      c.close();
-    }
-    for (Channel ch : h2Channels) {
-      ch.close();
     }
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
     boolean onIoThread = false;
@@ -385,7 +310,7 @@ public final class NettyTransport implements Transport {
   @Override
   public String toString() {
     return "NettyTransport[" + name() + ", ioThreads=" + ioThreads + ", keepAlive=" + keepAlive
-        + ", maxIdlePerHost=" + maxIdlePerHost.get() + (customTrust ? ", custom trust" : "")
+        + ", maxIdlePerHost=" + pools.maxIdlePerHost() + (customTrust ? ", custom trust" : "")
         + (httpVersion == HttpVersionPolicy.HTTP_1_1 ? "" : ", " + httpVersion + " (" + streamsPerConnection
         + " streams per connection" + (pingInterval.isZero() ? "" : ", keepalive PING every " + pingInterval
         + " timeout " + pingTimeout) + ")") + (insecureTls ? ", INSECURE TLS" : "") + "]";
@@ -414,7 +339,17 @@ public final class NettyTransport implements Transport {
   // ---- package-private: used by the exchange and connection, and by tests ----
 
   boolean isClosed() {
-    return closed.get();
+    return pools.isClosed();
+  }
+
+  /** How the transport opens its channels. */
+  Bootstraps bootstraps() {
+    return bootstraps;
+  }
+
+  /** The transport's connections and pools. */
+  ConnectionPools pools() {
+    return pools;
   }
 
   long keepAliveNanos() {
@@ -447,7 +382,7 @@ public final class NettyTransport implements Transport {
 
   /** Remembers what an HTTP/2 server announced, for {@link #http2Settings()}. */
   void serverSettings(Http2Settings settings) {
-    if (!settings.equals(serverSettings.put(settings.authority(), settings))) {
+    if (pools.serverSettings(settings)) {
       LOG.debug("HTTP/2 server settings: {}", settings);
     }
   }
@@ -463,113 +398,22 @@ public final class NettyTransport implements Transport {
    * the first HTTP/2 connection or when the transport speaks HTTP/1.1.
    */
   public List<Http2Settings> http2Settings() {
-    return List.copyOf(serverSettings.values());
-  }
-
-  /** Opens an HTTP/2 channel on {@code loop} for {@code connection}; the caller connects it. */
-  Bootstrap h2Bootstrap(EventLoop loop, int connectTimeoutMillis, H2Connection connection) {
-    PoolKey key = connection.key();
-    return bootstrap.clone(loop)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
-        .handler(new ChannelInitializer<Channel>() {
-          @Override
-          protected void initChannel(Channel ch) {
-            SslHandler ssl = null;
-            if (key.secure()) {
-              ssl = h2SslContext.get().newHandler(ch.alloc(), key.host(), key.port());
-              ssl.setHandshakeTimeoutMillis(connectTimeoutMillis);
-            }
-            connection.initChannel(ch, ssl);
-          }
-        });
-  }
-
-  /** Tracks an open HTTP/2 channel so {@link #close()} can end it; false when already closed. */
-  boolean register(Channel ch) {
-    h2Channels.add(ch);
-    ch.closeFuture().addListener(f -> h2Channels.remove(ch));
-    if (closed.get()) {
-      h2Channels.remove(ch);
-      return false;
-    }
-    return true;
-  }
-
-  int maxIdlePerHost() {
-    return maxIdlePerHost.get();
-  }
-
-  /** Opens a channel on {@code loop} for {@code connection}; the caller connects it. */
-  Bootstrap bootstrap(EventLoop loop, int connectTimeoutMillis, Connection connection) {
-    HostPool pool = connection.pool();
-    return bootstrap.clone(loop)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
-        .handler(new ChannelInitializer<Channel>() {
-          @Override
-          protected void initChannel(Channel ch) {
-            connection.channel(ch);
-            if (pool.key().secure()) {
-              SslHandler ssl = sslContext.get().newHandler(ch.alloc(), pool.key().host(), pool.key().port());
-              ssl.setHandshakeTimeoutMillis(connectTimeoutMillis);
-              ch.pipeline().addLast("tls", ssl);
-              connection.ssl(ssl);
-            }
-            ch.pipeline().addLast("http", new HttpRequestEncoder());
-            ch.pipeline().addLast("exchange", connection);
-          }
-        });
-  }
-
-  /** A supplier that computes its value once, on the first call, and returns it from then on; thread-safe. */
-  private static <T> java.util.function.Supplier<T> memoized(java.util.function.Supplier<T> compute) {
-    return new java.util.function.Supplier<>() {
-      private volatile T value;
-
-      @Override
-      public T get() {
-        T v = value;
-        if (v == null) {
-          synchronized (this) {
-            v = value;
-            if (v == null) {
-              v = compute.get();
-              value = v;
-            }
-          }
-        }
-        return v;
-      }
-    };
-  }
-
-  /** Tracks an open connection so {@link #close()} can end it; returns false when already closed. */
-  boolean register(Connection c) {
-    connections.add(c);
-    if (closed.get()) {
-      connections.remove(c);
-      return false;
-    }
-    return true;
-  }
-
-  void forget(Connection c) {
-    connections.remove(c);
+    return pools.serverSettings();
   }
 
   /** How many HTTP/2 connections are open, for tests. */
   int openHttp2Connections() {
-    return h2Channels.size();
+    return pools.openHttp2Connections();
   }
 
-  /** The channels currently open, for tests. */
+  /** The HTTP/1.1 channels currently open, for tests. */
   List<Channel> openChannels() {
-    return connections.stream().map(Connection::channel).filter(Objects::nonNull).toList();
+    return pools.openChannels();
   }
 
   /** The idle pooled connections to {@code host:port} over {@code scheme}, for tests. */
   int idleConnections(String scheme, String host, int port) {
-    HostPool p = pools.get(new PoolKey(host.toLowerCase(Locale.ROOT), port, scheme.equalsIgnoreCase("https")));
-    return p == null ? 0 : p.idleCount();
+    return pools.idleConnections(scheme, host, port);
   }
 
   /**
@@ -596,25 +440,6 @@ public final class NettyTransport implements Transport {
       return Math.min(d.toNanos(), Long.MAX_VALUE / 4);
     } catch (ArithmeticException e) {
       return Long.MAX_VALUE / 4;
-    }
-  }
-
-  /** One I/O thread's HTTP/2 connections to one host. */
-  record H2Key(PoolKey key, EventLoop loop) {}
-
-  /** Where a pool's connections go: scheme, lower-case host (without IPv6 brackets) and port. */
-  record PoolKey(String host, int port, boolean secure) {
-    static PoolKey of(OutboundRequest r) {
-      String host = r.url().getHost();
-      if (host.startsWith("[") && host.endsWith("]")) {
-        host = host.substring(1, host.length() - 1);
-      }
-      return new PoolKey(host.toLowerCase(Locale.ROOT), r.port(), r.secure());
-    }
-
-    /** {@code host:port} for messages, IPv6 in brackets. */
-    String authority() {
-      return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
     }
   }
 

@@ -3,6 +3,7 @@ package io.infermark.core.transport.netty;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.infermark.core.capture.ErrorCategory;
+import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.Phase;
 import io.infermark.core.transport.Cancellation;
 import io.infermark.core.transport.OutboundRequest;
@@ -87,6 +88,20 @@ class NettyHttp2Test {
       h.assertContract();
     }
     return handlers;
+  }
+
+  @Test
+  void unresolvableHostFailsAsConnectAfterDnsStartAndLeavesNoConnection() {
+    NettyTransport t = transport(NettyTransport.builder().httpVersion(HttpVersionPolicy.HTTP_2));
+    RecordingHandler h = new RecordingHandler();
+    t.start(post(URI.create("http://no-such-host.invalid:8080/v1")), h, new Cancellation());
+
+    Failure f = h.awaitFailure();
+    assertThat(f.category()).isEqualTo(ErrorCategory.CONNECT);
+    assertThat(f.message()).contains("cannot resolve no-such-host.invalid:8080");
+    assertThat(h.phases()).containsExactly(Phase.DNS_START);
+    assertThat(t.openHttp2Connections()).isZero();
+    h.assertContract();
   }
 
   @Test
