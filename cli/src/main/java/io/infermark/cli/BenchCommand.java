@@ -57,6 +57,9 @@ final class BenchCommand implements Callable<Integer> {
   @Spec
   picocli.CommandLine.Model.CommandSpec spec;
 
+  /** The tracker of the prompts sent, for the ideal prefix-cache ratio; empty until a run starts (and for merges). */
+  private Optional<io.infermark.metrics.cache.PromptReuse> promptReuse = Optional.empty();
+
   @Mixin
   TargetOptions target = new TargetOptions();
 
@@ -221,6 +224,11 @@ final class BenchCommand implements Callable<Integer> {
       GenerationParams params = vllm.apply(workload.params(), target.chat());
       Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(vllm.shape(prompts, workload.seed,
           numPrompts + warmupRequests)).params(params).load(load).captureText(saveTexts || saveDetailed));
+      // The ideal prefix reuse of the prompts as they are sent (the test request and warm-ups included: they fill the
+      // server's cache too), beside the cache hits servers report.
+      io.infermark.metrics.cache.PromptReuse reuse = io.infermark.metrics.cache.PromptReuse.counting(workload.counter());
+      promptReuse = Optional.of(reuse);
+      b = b.listener(reuse);
       if (!skipTestRequest) {
         vllm.readyCheck(b, out, target.describe());
         out.println("Initial test request completed. Starting the run...");
@@ -362,7 +370,8 @@ final class BenchCommand implements Callable<Integer> {
    */
   int report(PrintWriter out, PrintWriter err, RunResult result, VllmResultJson.Options vllmOptions, OutputPaths files,
       Optional<RecordsJournal> journal, OutputFiles outputs, StopSignals signals) {
-    RunSummary summary = RunSummary.of(result);
+    RunSummary plain = RunSummary.of(result);
+    RunSummary summary = promptReuse.map(r -> plain.withPromptReuse(result.records(), r)).orElse(plain);
     Map<String, Object> vllm = VllmResultJson.result(result, vllmOptions);
     SloOptions.Outcome outcome = slo.judge(result, summary);
     Summaries.printVllm(out, vllm, vllmOptions);
@@ -639,7 +648,7 @@ final class BenchCommand implements Callable<Integer> {
     String stem = stem(files.vllm().getFileName().toString());
     Path dir = files.vllm().toAbsolutePath().getParent();
     html.file(dir.resolve(stem + ".html")).ifPresent(page -> outputs.write(page, p -> {
-      HtmlReport.Builder b = HtmlReport.builder(result).title(stem);
+      HtmlReport.Builder b = HtmlReport.builder(result, summary).title(stem);
       outcome.gates().ifPresent(b::slo);
       b.build().write(p);
     }));

@@ -68,6 +68,15 @@ public final class HtmlReport {
     return new Builder(RunSummary.of(run), Optional.of(run));
   }
 
+  /**
+   * A report of a run that kept its records, with the caller's summary of it (for example one with
+   * {@link RunSummary#withPromptReuse} or another percentile method): every section is available.
+   */
+  public static Builder builder(RunResult run, RunSummary summary) {
+    Objects.requireNonNull(run, "run");
+    return new Builder(Objects.requireNonNull(summary, "summary"), Optional.of(run));
+  }
+
   /** A report of a summary alone (a streaming run, a sweep): no time series, heatmaps or samples. */
   public static Builder builder(RunSummary summary) {
     return new Builder(Objects.requireNonNull(summary, "summary"), Optional.empty());
@@ -207,6 +216,8 @@ public final class HtmlReport {
       headline(b, summary, verdicts);
       b.append("<h2>Latency</h2>");
       latencyTable(b, summary);
+      ServerSideHtml.clientMinusServer(b, summary);
+      ServerSideHtml.prefixCache(b, summary);
       verdicts.ifPresent(v -> sloTable(b, v));
       clientSection(b, summary.clientHealth());
       b.append("<h2>Latency CDFs</h2><div class='charts'>");

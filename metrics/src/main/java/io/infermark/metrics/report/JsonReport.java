@@ -147,6 +147,15 @@ import java.util.Set;
  *       "mean": 1.2, "min": 0.9, "p50": 1.1, "p90": ..., "p95": ..., "p99": ..., "p99_9": ..., "max": 1.6},
  *     "ttft_minus_server_prefill_ms": { ... }
  *   },
+ *   "prefix_cache": {                              // only when a server reported cached prompt tokens or the
+ *                                                  // ideal was computed; see PrefixCacheSummary, docs/prefix-cache.md
+ *     "definition": "...", "requests": 12, "reporting_requests": 12, "hits": 8, "misses": 4,
+ *     "cached_tokens": 1536, "prompt_tokens": 2210, "hit_ratio": 0.695 | null,
+ *     "ideal_requests": 12, "ideal_shared_tokens": 1700, "ideal_prompt_tokens": 2300, "ideal_hit_ratio": 0.739 | null,
+ *     "ideal_tokenizer": "estimate(4.0 chars/token)" | null,
+ *     "ttft_hit_ms": {"count": 8, "mean": ..., "p50": ..., ..., "max": ...}, "ttft_miss_ms": { ... },
+ *     "by_turn": {"0": { the same counts and ratios }, ...}, "by_session": {"0.0": { ... }, ...}
+ *   },
  *   "vllm": {                                      // vLLM `bench serve` result keys, vLLM's definitions
  *     "duration": 1.4,                             // s: our measurement window (see below)
  *     "completed": 4, "failed": 4,
@@ -317,6 +326,7 @@ public final class JsonReport {
     }
     g.writeEndObject();
     writeColdStarts(g, s.coldStarts());
+    PrefixCacheJson.write(g, s.prefixCache());
     writeVllm(g, s, extras);
     if (extras.slo().isPresent()) {
       writeSlo(g, extras.slo().get());

@@ -1,0 +1,50 @@
+package io.infermark.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.infermark.cli.InfermarkCliTest.Outcome;
+import io.infermark.testkit.simulator.EngineProfile;
+import io.infermark.testkit.simulator.Simulator;
+import io.infermark.testkit.simulator.SimulatorConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code bench} against a simulator whose engine caches prefixes and reports them as llama.cpp does: the console
+ * summary shows the client − server gaps and the prefix cache (measured and ideal), and the infermark JSON and the
+ * HTML report carry them.
+ */
+class PrefixCacheCliTest {
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void benchShowsCacheHitsIdealRatioAndClientMinusServer() throws Exception {
+    try (Simulator sim = Simulator.start(SimulatorConfig.builder().engine(EngineProfile.llama8bH200()).seed(5)
+        .build())) {
+      Outcome o = InfermarkCliTest.run("bench", "--backend", "llama.cpp", "--base-url", "http://127.0.0.1:" + sim.port(),
+          "--model", sim.config().model(), "--dataset-name", "random", "--random-prefix-len", "96",
+          "--random-input-len", "16", "--random-output-len", "6", "--num-prompts", "8", "--ignore-eos",
+          "--max-concurrency", "1", "--result-dir", dir.toString(), "--result-filename", "r.json", "--html",
+          "--progress", "none");
+      assertThat(o.code()).as(o.out() + o.err()).isZero();
+      assertThat(o.out()).contains("client-server (ms)").contains("TTFT-srv prefill").contains("TPOT-srv per token")
+          .containsPattern("prefix cache: hit ratio [0-9.]+ % \\([0-9]+ of [0-9]+ prompt tokens cached; 8 of 8 "
+              + "requests reported, [1-9][0-9]* hits?\\),\\s+ideal [0-9.]+ %")
+          .contains("TTFT cache hit");
+      JsonNode c = new ObjectMapper().readTree(dir.resolve("r.infermark.json").toFile()).get("prefix_cache");
+      assertThat(c.get("reporting_requests").asInt()).isEqualTo(8);
+      assertThat(c.get("cached_tokens").asLong()).isPositive();
+      // 7 of 8 prompts repeat the 96-token prefix: the ideal share is well above zero
+      assertThat(c.get("ideal_hit_ratio").asDouble()).isGreaterThan(0.5);
+      assertThat(c.get("ideal_requests").asInt()).isEqualTo(8);
+      assertThat(Files.readString(dir.resolve("r.html"))).contains("<h2>Prefix cache</h2>")
+          .contains("<h2>Client − server</h2>");
+    }
+  }
+}
