@@ -57,11 +57,17 @@ final class BenchCommand implements Callable<Integer> {
   @Spec
   picocli.CommandLine.Model.CommandSpec spec;
 
+  /** What --scrape-metrics collected during the run; empty without it (and for merges). */
+  private Optional<io.infermark.metrics.server.ScrapeReport> scrapeReport = Optional.empty();
+
   /** The tracker of the prompts sent, for the ideal prefix-cache ratio; empty until a run starts (and for merges). */
   private Optional<io.infermark.metrics.cache.PromptReuse> promptReuse = Optional.empty();
 
   @Mixin
   TargetOptions target = new TargetOptions();
+
+  @Mixin
+  ScrapeOptions scrape = new ScrapeOptions();
 
   @Mixin
   WorkloadOptions workload = new WorkloadOptions();
@@ -187,6 +193,7 @@ final class BenchCommand implements Callable<Integer> {
     target.resolveModel(err);
     VllmResultJson.Options vllmOptions = vllmOptions(rate, Optional.empty());
     slo.gates(); // fail on a malformed --slo before running
+    Optional<io.infermark.metrics.server.PrometheusScraper> scraper = scrape.scraper(); // and on bad --scrape-* flags
     LoadProfile load = shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
     Optional<Instant> startAt = shard.startInstant();
     if (shard.sharded() && (noSave || noRecords)) {
@@ -249,6 +256,9 @@ final class BenchCommand implements Callable<Integer> {
       if (live.isPresent()) {
         b = b.listener(live.get());
       }
+      if (scraper.isPresent()) {
+        b = b.listener(scraper.get()); // from the run's start to its end, on the run's clock
+      }
       if (signals.received()) {
         throw new CliException(signals.exitCode(), "stopped by " + signals.signal().orElseThrow()
             + " before the run started");
@@ -270,6 +280,10 @@ final class BenchCommand implements Callable<Integer> {
         SpecDecodeMetrics.scrape(target.root()).ifPresent(after -> extras.putAll(
             SpecDecodeMetrics.resultKeys(specBefore.get(), after)));
       }
+      scraper.ifPresent(sc -> {
+        sc.stop();
+        scrapeReport = Optional.of(sc.report());
+      });
       RunResult done = result;
       vllm.rampUp(rate).ifPresent(r -> extras.putAll(VllmRunFacts.rpsChangeEvents(done,
           new VllmRampArrivals(r.strategy(), r.startRps(), r.endRps(), numPrompts + warmupRequests, burstiness))));
@@ -376,6 +390,12 @@ final class BenchCommand implements Callable<Integer> {
     SloOptions.Outcome outcome = slo.judge(result, summary);
     Summaries.printVllm(out, vllm, vllmOptions);
     Summaries.printInfermark(out, result, summary, outcome);
+    scrapeReport.ifPresent(r -> {
+      for (String line : io.infermark.metrics.report.ConsoleTable.serverMetrics(r)) {
+        out.println(line);
+      }
+      out.flush();
+    });
     if (!noSave) {
       save(out, result, summary, vllmOptions, outcome, files, journal, outputs);
     }
@@ -637,6 +657,9 @@ final class BenchCommand implements Callable<Integer> {
       SloOptions.Outcome outcome, OutputPaths files, Optional<RecordsJournal> journal, OutputFiles outputs) {
     outputs.write(files.vllm(), p -> vllm.writeResult(result, options, p, files.vllm()));
     JsonReport.Extras extras = JsonReport.Extras.NONE.withSeries(TimeSeries.of(result));
+    if (scrapeReport.isPresent()) {
+      extras = extras.withScrape(scrapeReport.get());
+    }
     if (outcome.gates().isPresent()) {
       extras = extras.withSlo(outcome.gates().get());
     }
@@ -649,6 +672,7 @@ final class BenchCommand implements Callable<Integer> {
     Path dir = files.vllm().toAbsolutePath().getParent();
     html.file(dir.resolve(stem + ".html")).ifPresent(page -> outputs.write(page, p -> {
       HtmlReport.Builder b = HtmlReport.builder(result, summary).title(stem);
+      scrapeReport.ifPresent(b::scrape);
       outcome.gates().ifPresent(b::slo);
       b.build().write(p);
     }));

@@ -47,4 +47,35 @@ class PrefixCacheCliTest {
           .contains("<h2>Client − server</h2>");
     }
   }
+
+  @Test
+  void benchScrapesTheServersMetricsDuringTheRun() throws Exception {
+    try (Simulator sim = Simulator.start(SimulatorConfig.builder().engine(EngineProfile.llama8bH200()).seed(5)
+        .build())) {
+      Outcome o = InfermarkCliTest.run("bench", "--backend", "openai-chat", "--base-url",
+          "http://127.0.0.1:" + sim.port(), "--endpoint", "/v1/chat/completions", "--model", sim.config().model(),
+          "--dataset-name", "random", "--random-input-len", "32", "--random-output-len", "6", "--num-prompts", "6",
+          "--ignore-eos", "--max-concurrency", "2", "--result-dir", dir.toString(), "--result-filename", "s.json",
+          "--html", "--progress", "none", "--scrape-metrics", "http://127.0.0.1:" + sim.port() + "/metrics",
+          "--scrape-interval", "0.05", "--scrape-series", "vllm:num_requests_running,vllm:prefix_cache_queries_total");
+      assertThat(o.code()).as(o.out() + o.err()).isZero();
+      assertThat(o.out()).containsPattern("server metrics http://127\\.0\\.0\\.1:[0-9]+/metrics\\s+[1-9][0-9]* scrapes? "
+          + "every 0\\.05 s, [0-9]+ late, 0 failed\\s+\\(timeout 30 s\\)")
+          .containsPattern("vllm:prefix_cache_queries_total: [1-9][0-9]* samples");
+      JsonNode m = new ObjectMapper().readTree(dir.resolve("s.infermark.json").toFile()).get("server_metrics");
+      assertThat(m.get("successful_scrapes").asInt()).isPositive();
+      assertThat(m.get("failed_scrapes").asInt()).isZero();
+      assertThat(m.get("series").get("vllm:prefix_cache_queries_total").get("samples").asInt()).isPositive();
+      assertThat(Files.readString(dir.resolve("s.html"))).contains("<h2>Server metrics</h2>")
+          .contains("vllm:num_requests_running");
+    }
+  }
+
+  @Test
+  void aBadScrapeFlagIsAUsageError() {
+    Outcome o = InfermarkCliTest.run("bench", "--backend", "openai-chat", "--base-url", "http://127.0.0.1:1", "--model",
+        "m", "--scrape-metrics", "http://127.0.0.1:1/metrics", "--scrape-interval", "0", "--no-save");
+    assertThat(o.code()).isEqualTo(2);
+    assertThat(o.err()).contains("--scrape-interval must be a positive number of seconds");
+  }
 }

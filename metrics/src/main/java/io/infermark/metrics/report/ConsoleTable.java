@@ -118,6 +118,19 @@ public final class ConsoleTable {
     return lines;
   }
 
+  /**
+   * The lines for what a {@link io.infermark.metrics.server.PrometheusScraper} collected: endpoint, interval,
+   * successful, late and failed scrapes, then each series' samples, first, last, min, max and mean (server units).
+   */
+  public static List<String> serverMetrics(io.infermark.metrics.server.ScrapeReport report) {
+    List<String> lines = new ArrayList<>();
+    lines.add("");
+    for (String line : ScrapeJson.lines(report)) {
+      wrapped(lines, "", line, "    ");
+    }
+    return lines;
+  }
+
   /** The most turns the prefix-cache lines list one by one; the JSON report has them all. */
   static final int MAX_TURN_LINES = 12;
 

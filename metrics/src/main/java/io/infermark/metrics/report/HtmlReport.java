@@ -113,6 +113,7 @@ public final class HtmlReport {
     private Optional<SloReport> slo = Optional.empty();
     private Optional<SloSet> sloSet = Optional.empty();
     private List<ServerSeries> server = List.of();
+    private Optional<io.infermark.metrics.server.ScrapeReport> scrape = Optional.empty();
     private List<LoadCurvePoint> sweep = List.of();
     private final List<Knee> knees = new ArrayList<>();
     private Duration interval = TimeSeries.DEFAULT_INTERVAL;
@@ -146,6 +147,15 @@ public final class HtmlReport {
       }
       this.sloSet = Optional.of(Objects.requireNonNull(set, "set"));
       return this;
+    }
+
+    /**
+     * What a scraper collected during the run: a "Server metrics" table (scrape counts, each series' figures) and
+     * the series charted on the run's time axis (as {@link #serverSeries}).
+     */
+    public Builder scrape(io.infermark.metrics.server.ScrapeReport report) {
+      this.scrape = Optional.of(Objects.requireNonNull(report, "report"));
+      return serverSeries(report.series());
     }
 
     /** Server metrics to chart on the run's time axis. */
@@ -218,6 +228,7 @@ public final class HtmlReport {
       latencyTable(b, summary);
       ServerSideHtml.clientMinusServer(b, summary);
       ServerSideHtml.prefixCache(b, summary);
+      scrape.ifPresent(r -> ServerSideHtml.serverMetrics(b, r));
       verdicts.ifPresent(v -> sloTable(b, v));
       clientSection(b, summary.clientHealth());
       b.append("<h2>Latency CDFs</h2><div class='charts'>");

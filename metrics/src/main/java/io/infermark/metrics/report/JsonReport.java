@@ -168,6 +168,12 @@ import java.util.Set;
  *     "p50_ttft_ms": 10.0, "p90_ttft_ms": ..., "p95_ttft_ms": ..., "p99_ttft_ms": 19.8, "p99.9_ttft_ms": ...,
  *     ... the same for tpot, itl and e2el ...
  *   },
+ *   "server_metrics": {                            // only when a scraper's ScrapeReport was given
+ *     "endpoint": "http://127.0.0.1:8090/metrics", "interval_s": 1.0, "timeout_s": 30.0,
+ *     "successful_scrapes": 12, "late_scrapes": 1, "failed_scrapes": 0,
+ *     "series": {"llamacpp:requests_processing": {"samples": 12, "first": 0.0, "last": 0.0, "min": 0.0,
+ *                "max": 4.0, "mean": 2.1, "first_s": 0.01, "last_s": 11.0}}   // values null without samples
+ *   },
  *   "slo": {                                       // only when an SloReport was given
  *     "name": "chat", "all_passed": true,
  *     "verdicts": [{"slo": "TTFT p99 <= 200 ms", "outcome": "pass" | "fail" | "no_data",
@@ -205,26 +211,34 @@ public final class JsonReport {
    *
    * @param slo the SLO report of the same run, if any
    * @param series the time series of the same run, if any
+   * @param scrape the server metrics scraped during the same run, if any
    */
-  public record Extras(Optional<SloReport> slo, Optional<TimeSeries> series) {
+  public record Extras(Optional<SloReport> slo, Optional<TimeSeries> series,
+      Optional<io.infermark.metrics.server.ScrapeReport> scrape) {
 
     /** No extras. */
-    public static final Extras NONE = new Extras(Optional.empty(), Optional.empty());
+    public static final Extras NONE = new Extras(Optional.empty(), Optional.empty(), Optional.empty());
 
     /** Validates. */
     public Extras {
       java.util.Objects.requireNonNull(slo, "slo");
       java.util.Objects.requireNonNull(series, "series");
+      java.util.Objects.requireNonNull(scrape, "scrape");
     }
 
     /** Extras with an SLO report. */
     public Extras withSlo(SloReport report) {
-      return new Extras(Optional.of(report), series);
+      return new Extras(Optional.of(report), series, scrape);
     }
 
     /** Extras with a time series. */
     public Extras withSeries(TimeSeries timeSeries) {
-      return new Extras(slo, Optional.of(timeSeries));
+      return new Extras(slo, Optional.of(timeSeries), scrape);
+    }
+
+    /** Extras with what a {@link io.infermark.metrics.server.PrometheusScraper} collected during the run. */
+    public Extras withScrape(io.infermark.metrics.server.ScrapeReport report) {
+      return new Extras(slo, series, Optional.of(report));
     }
   }
 
@@ -328,6 +342,9 @@ public final class JsonReport {
     writeColdStarts(g, s.coldStarts());
     PrefixCacheJson.write(g, s.prefixCache());
     writeVllm(g, s, extras);
+    if (extras.scrape().isPresent()) {
+      ScrapeJson.write(g, extras.scrape().get());
+    }
     if (extras.slo().isPresent()) {
       writeSlo(g, extras.slo().get());
     }

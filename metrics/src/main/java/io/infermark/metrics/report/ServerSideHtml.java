@@ -73,6 +73,23 @@ final class ServerSideHtml {
     }
   }
 
+  /** The "Server metrics" table: the scrape counts, then one row per series (charts follow in the time series). */
+  static void serverMetrics(StringBuilder b, io.infermark.metrics.server.ScrapeReport r) {
+    b.append("<h2>Server metrics</h2><p class='meta'>").append(Html.escape(r.summary()))
+        .append("; a late scrape ended after the next was due (kept), a failed one returned no page.</p>")
+        .append("<table><thead><tr><th>series</th><th>samples</th><th>first</th><th>last</th><th>min</th><th>max</th>"
+            + "<th>mean</th></tr></thead><tbody>");
+    for (io.infermark.metrics.server.ServerSeries s : r.series()) {
+      ScrapeJson.Stats st = ScrapeJson.Stats.of(s);
+      b.append("<tr><td>").append(Html.escape(s.name())).append("</td><td>").append(st.samples()).append("</td>");
+      for (double v : new double[] {st.first(), st.last(), st.min(), st.max(), st.mean()}) {
+        b.append("<td>").append(Html.escape(ScrapeJson.fmt(v))).append("</td>");
+      }
+      b.append("</tr>");
+    }
+    b.append("</tbody></table>");
+  }
+
   private static void group(StringBuilder b, String name, PrefixCacheSummary.Group g, boolean ideal) {
     b.append("<tr><td>").append(Html.escape(name)).append("</td><td>").append(g.requests()).append("</td><td>")
         .append(g.reporting()).append("</td><td>").append(g.hits()).append("</td><td>").append(g.cachedTokens())
