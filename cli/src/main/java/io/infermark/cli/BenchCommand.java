@@ -229,8 +229,8 @@ final class BenchCommand implements Callable<Integer> {
       // The CLI's own test request (as vLLM's: any failure stops the run) replaces the library's pre-flight
       // check, which stops only on definite misconfigurations: one uncounted request, not two per run.
       GenerationParams params = vllm.apply(workload.params(), target.chat());
-      Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(vllm.shape(prompts, workload.seed,
-          numPrompts + warmupRequests)).params(params).load(load).captureText(saveTexts || saveDetailed));
+      Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(workload.cacheBust(vllm.shape(prompts,
+          workload.seed, numPrompts + warmupRequests))).params(params).load(load).captureText(saveTexts || saveDetailed));
       // The ideal prefix reuse of the prompts as they are sent (the test request and warm-ups included: they fill the
       // server's cache too), beside the cache hits servers report.
       io.infermark.metrics.cache.PromptReuse reuse = io.infermark.metrics.cache.PromptReuse.counting(workload.counter());

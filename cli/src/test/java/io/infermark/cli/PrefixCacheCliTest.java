@@ -78,4 +78,41 @@ class PrefixCacheCliTest {
     assertThat(o.code()).isEqualTo(2);
     assertThat(o.err()).contains("--scrape-interval must be a positive number of seconds");
   }
+
+  @Test
+  void aSharedPrefixRatioIsServedFromCacheAndTheCacheBustMarkerDefeatsIt() throws Exception {
+    try (Simulator sim = Simulator.start(SimulatorConfig.builder().engine(EngineProfile.llama8bH200()).seed(5)
+        .build())) {
+      JsonNode shared = cache(sim, "shared.json");
+      JsonNode busted = cache(sim, "busted.json", "--cache-bust");
+      assertThat(shared.get("cached_tokens").asLong()).isPositive();
+      assertThat(shared.get("ideal_hit_ratio").asDouble()).isGreaterThan(0.6);
+      // The marker leads every prompt: the engine finds no full block of it cached, and the ideal sees no shared
+      // prefix beyond a few characters of the marker's bracket.
+      assertThat(busted.get("cached_tokens").asLong()).isZero();
+      assertThat(busted.get("hits").asInt()).isZero();
+      assertThat(busted.get("ideal_hit_ratio").asDouble()).isLessThan(0.05);
+    }
+  }
+
+  private JsonNode cache(Simulator sim, String file, String... extra) throws Exception {
+    java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("bench", "--backend", "llama.cpp",
+        "--base-url", "http://127.0.0.1:" + sim.port(), "--model", sim.config().model(), "--dataset-name", "random",
+        "--random-input-len", "128", "--shared-prefix-ratio", "0.75", "--random-output-len", "4", "--num-prompts", "6",
+        "--ignore-eos", "--max-concurrency", "1", "--result-dir", dir.toString(), "--result-filename", file,
+        "--progress", "none"));
+    args.addAll(java.util.List.of(extra));
+    Outcome o = InfermarkCliTest.run(args.toArray(String[]::new));
+    assertThat(o.code()).as(o.out() + o.err()).isZero();
+    return new ObjectMapper().readTree(dir.resolve(file.replace(".json", ".infermark.json")).toFile())
+        .get("prefix_cache");
+  }
+
+  @Test
+  void aSharedPrefixRatioOutsideZeroToOneIsAUsageError() {
+    Outcome o = InfermarkCliTest.run("bench", "--backend", "openai-chat", "--base-url", "http://127.0.0.1:1", "--model",
+        "m", "--shared-prefix-ratio", "1.5", "--no-save");
+    assertThat(o.code()).isEqualTo(2);
+    assertThat(o.err()).contains("--shared-prefix-ratio must be in [0, 1]");
+  }
 }
