@@ -112,7 +112,8 @@ class PrefixCacheGroundTruthTest {
         assertThat(cache.byTurn().get(k).hitRatio()).as("turn %s", k).hasValue((double) v[0] / v[1]);
       });
       // Turns after the first carry the whole history: the engine finds it cached, the ideal counts it shared.
-      assertThat(cache.byTurn().get("2").hitRatio().getAsDouble()).isGreaterThan(0.5);
+      assertThat(cache.byTurn().get("2").hitRatio().getAsDouble()).isGreaterThan(0.3)
+          .isGreaterThan(cache.byTurn().get("0").hitRatio().getAsDouble());
       // First turns share only what the synthetic user text happens to start with; later ones their history.
       assertThat(cache.byTurn().get("2").idealRatio().getAsDouble()).isGreaterThan(0.5)
           .isGreaterThan(cache.byTurn().get("0").idealRatio().getAsDouble());
@@ -147,6 +148,46 @@ class PrefixCacheGroundTruthTest {
       RunResult run = run(target, SharedPrefix.of(2, 96, 8), true, 8, PromptReuse.counting(TokenCounter.estimate()));
       matchesGroundTruth(sim, run, 8);
       assertThat(run.measured()).allMatch(r -> r.serverTimings().containsKey(PrefixCacheSummary.LLAMACPP_CACHE_N));
+    }
+  }
+
+  @Test
+  void aSystemPrefixSharedAcrossSessionsIsServedFromCacheOnLaterSessionsFirstTurns() {
+    try (Simulator sim = Simulator.start(config());
+        HttpTarget target = OpenAiTarget.chat(sim.baseUrl() + "/v1", sim.config().model()).build()) {
+      PromptReuse reuse = PromptReuse.counting(TokenCounter.estimate());
+      RunResult run = Benchmark.target(target).preflight(false).listener(reuse)
+          .workload(Sessions.builder().turns(2).userTokens(20).sharedPrefixTokens(96).retryProbability(0).seed(4)
+              .build())
+          .params(GenerationParams.builder().maxTokens(12).build())
+          .load(LoadProfile.concurrency(1).requests(6)).run();
+      matchesGroundTruth(sim, run, 6);
+      PrefixCacheSummary cache = RunSummary.of(run).withPromptReuse(run.records(), reuse).prefixCache();
+      // one stream: sessions 0.0, 0.1, 0.2 one after another; the later ones' first turns reuse the shared prefix
+      RequestRecord laterFirstTurn = run.measured().get(2);
+      assertThat(laterFirstTurn.tags()).containsEntry(WorkloadTags.TURN, "0");
+      assertThat(truth(sim, laterFirstTurn).cachedPromptTokens()).isPositive();
+      assertThat(PrefixCacheSummary.cachedPromptTokens(laterFirstTurn)).hasValue(truth(sim, laterFirstTurn)
+          .cachedPromptTokens());
+      assertThat(cache.byTurn().get("0").idealRatio().getAsDouble()).isGreaterThan(0.5);
+    }
+  }
+
+  @Test
+  void aCacheBustMarkerLeavesTheEngineNothingToReuse() {
+    try (Simulator sim = Simulator.start(config());
+        HttpTarget target = OpenAiTarget.chat(sim.baseUrl() + "/v1", sim.config().model()).build()) {
+      RunResult run = run(target, io.infermark.core.workload.CacheBust.of(SharedPrefix.of(1, 96, 8), 29), true, 6,
+          PromptReuse.counting(TokenCounter.estimate()));
+      assertThat(run.measured()).hasSize(6).allMatch(RequestRecord::succeeded);
+      for (RequestRecord r : run.measured()) {
+        assertThat(truth(sim, r).cachedPromptTokens()).isZero();
+        assertThat(PrefixCacheSummary.cachedPromptTokens(r)).hasValue(0);
+      }
+      PrefixCacheSummary cache = RunSummary.of(run).prefixCache();
+      assertThat(cache.run().hitRatio()).hasValue(0.0);
+      assertThat(cache.run().hits()).isZero();
+      assertThat(cache.ttftHit().isEmpty()).isTrue();
     }
   }
 }
