@@ -57,8 +57,17 @@ final class BenchCommand implements Callable<Integer> {
   @Spec
   picocli.CommandLine.Model.CommandSpec spec;
 
+  /** What --scrape-metrics collected during the run; empty without it (and for merges). */
+  private Optional<io.infermark.metrics.server.ScrapeReport> scrapeReport = Optional.empty();
+
+  /** The tracker of the prompts sent, for the ideal prefix-cache ratio; empty until a run starts (and for merges). */
+  private Optional<io.infermark.metrics.cache.PromptReuse> promptReuse = Optional.empty();
+
   @Mixin
   TargetOptions target = new TargetOptions();
+
+  @Mixin
+  ScrapeOptions scrape = new ScrapeOptions();
 
   @Mixin
   WorkloadOptions workload = new WorkloadOptions();
@@ -204,6 +213,7 @@ final class BenchCommand implements Callable<Integer> {
     }
     VllmResultJson.Options vllmOptions = vllmOptions(rate, Optional.empty());
     slo.gates(); // fail on a malformed --slo before running
+    Optional<io.infermark.metrics.server.PrometheusScraper> scraper = scrape.scraper(); // and on bad --scrape-* flags
     LoadProfile load = shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
     Optional<Instant> startAt = shard.startInstant();
     if (shard.sharded() && (noSave || noRecords)) {
@@ -246,9 +256,14 @@ final class BenchCommand implements Callable<Integer> {
       // check, which stops only on definite misconfigurations: one uncounted request, not two per run.
       GenerationParams params = vllm.apply(workload.params(), target.chat(),
           TargetOptions.OPENAI_BACKENDS.contains(target.backendName()));
-      Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(vllm.shape(prompts, workload.seed,
-          numPrompts + warmupRequests)).params(params).load(load).captureText(saveTexts || saveDetailed
+      Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(workload.cacheBust(vllm.shape(prompts,
+          workload.seed, numPrompts + warmupRequests))).params(params).load(load).captureText(saveTexts || saveDetailed
           || locust.csv != null));
+      // The ideal prefix reuse of the prompts as they are sent (the test request and warm-ups included: they fill the
+      // server's cache too), beside the cache hits servers report.
+      io.infermark.metrics.cache.PromptReuse reuse = io.infermark.metrics.cache.PromptReuse.counting(workload.counter());
+      promptReuse = Optional.of(reuse);
+      b = b.listener(reuse);
       if (!skipTestRequest) {
         vllm.readyCheck(b, out, target.describe());
         out.println("Initial test request completed. Starting the run...");
@@ -268,6 +283,9 @@ final class BenchCommand implements Callable<Integer> {
       Optional<LiveProgress> live = progressListener(err);
       if (live.isPresent()) {
         b = b.listener(live.get());
+      }
+      if (scraper.isPresent()) {
+        b = b.listener(scraper.get()); // from the run's start to its end, on the run's clock
       }
       if (signals.received()) {
         throw new CliException(signals.exitCode(), "stopped by " + signals.signal().orElseThrow()
@@ -290,6 +308,10 @@ final class BenchCommand implements Callable<Integer> {
         SpecDecodeMetrics.scrape(target.root()).ifPresent(after -> extras.putAll(
             SpecDecodeMetrics.resultKeys(specBefore.get(), after)));
       }
+      scraper.ifPresent(sc -> {
+        sc.stop();
+        scrapeReport = Optional.of(sc.report());
+      });
       RunResult done = result;
       vllm.rampUp(rate).ifPresent(r -> extras.putAll(VllmRunFacts.rpsChangeEvents(done,
           new VllmRampArrivals(r.strategy(), r.startRps(), r.endRps(), numPrompts + warmupRequests, burstiness))));
@@ -390,11 +412,18 @@ final class BenchCommand implements Callable<Integer> {
    */
   int report(PrintWriter out, PrintWriter err, RunResult result, VllmResultJson.Options vllmOptions, OutputPaths files,
       Optional<RecordsJournal> journal, OutputFiles outputs, StopSignals signals) {
-    RunSummary summary = RunSummary.of(result);
+    RunSummary plain = RunSummary.of(result);
+    RunSummary summary = promptReuse.map(r -> plain.withPromptReuse(result.records(), r)).orElse(plain);
     Map<String, Object> vllm = VllmResultJson.result(result, vllmOptions);
     SloOptions.Outcome outcome = slo.judge(result, summary);
     Summaries.printVllm(out, vllm, vllmOptions);
     Summaries.printInfermark(out, result, summary, outcome);
+    scrapeReport.ifPresent(r -> {
+      for (String line : io.infermark.metrics.report.ConsoleTable.serverMetrics(r)) {
+        out.println(line);
+      }
+      out.flush();
+    });
     if (!noSave) {
       save(out, result, summary, vllmOptions, outcome, files, journal, outputs);
     }
@@ -656,6 +685,9 @@ final class BenchCommand implements Callable<Integer> {
       SloOptions.Outcome outcome, OutputPaths files, Optional<RecordsJournal> journal, OutputFiles outputs) {
     outputs.write(files.vllm(), p -> vllm.writeResult(result, options, p, files.vllm()));
     JsonReport.Extras extras = JsonReport.Extras.NONE.withSeries(TimeSeries.of(result));
+    if (scrapeReport.isPresent()) {
+      extras = extras.withScrape(scrapeReport.get());
+    }
     if (outcome.gates().isPresent()) {
       extras = extras.withSlo(outcome.gates().get());
     }
@@ -667,7 +699,8 @@ final class BenchCommand implements Callable<Integer> {
     String stem = stem(files.vllm().getFileName().toString());
     Path dir = files.vllm().toAbsolutePath().getParent();
     html.file(dir.resolve(stem + ".html")).ifPresent(page -> outputs.write(page, p -> {
-      HtmlReport.Builder b = HtmlReport.builder(result).title(stem);
+      HtmlReport.Builder b = HtmlReport.builder(result, summary).title(stem);
+      scrapeReport.ifPresent(b::scrape);
       outcome.gates().ifPresent(b::slo);
       b.build().write(p);
     }));

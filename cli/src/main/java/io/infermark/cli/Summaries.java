@@ -152,6 +152,13 @@ final class Summaries {
       row(out, m.name() + " p50 / p99 (ms):", String.format(Locale.ROOT, "%.2f / %.2f%s", or(d.p50()), or(d.p99()),
           d.isTailUnreliable(0.99) ? "  (p99 from " + d.count() + " values: unreliable)" : ""));
     }
+    // The same lines as `report` prints (ConsoleTable): client - server per request, then the prefix cache.
+    for (String line : io.infermark.metrics.report.ConsoleTable.clientMinusServer(s)) {
+      out.println(line);
+    }
+    for (String line : io.infermark.metrics.report.ConsoleTable.prefixCache(s)) {
+      out.println(line);
+    }
     ScheduleStats sched = s.schedule();
     row(out, "Achieved rate (req/s):", String.format(Locale.ROOT, "%.2f%s", sched.achievedRate(),
         sched.requestedRate().isPresent() ? String.format(Locale.ROOT, " of %.2f requested", sched.requestedRate().getAsDouble())

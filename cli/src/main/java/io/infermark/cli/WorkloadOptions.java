@@ -44,6 +44,15 @@ final class WorkloadOptions {
   @Option(names = "--random-prefix-len", defaultValue = "0", description = "Shared prefix tokens before each random prompt (default: ${DEFAULT-VALUE}).")
   int randomPrefixLen;
 
+  @Option(names = "--shared-prefix-ratio", paramLabel = "R",
+      description = "Random prompts: the share R in [0, 1] of --random-input-len that is one prefix shared by every "
+          + "prompt (the rest each prompt's own); instead of --random-prefix-len. See docs/prefix-cache.md.")
+  Double sharedPrefixRatio;
+
+  @Option(names = "--cache-bust", description = "Start every prompt with a segment of its own (a marker drawn per run), "
+      + "so the server's prefix cache can reuse nothing: cold prompts. See docs/prefix-cache.md.")
+  boolean cacheBust;
+
   @Option(names = "--sharegpt-output-len", paramLabel = "N", description = "Output tokens for every ShareGPT prompt instead of its reply's length.")
   Integer sharegptOutputLen;
 
@@ -124,6 +133,11 @@ final class WorkloadOptions {
     }
   }
 
+  /** {@code rows} with a unique leading segment per request when {@code --cache-bust} asks for it. */
+  io.infermark.core.workload.Workload cacheBust(io.infermark.core.workload.Workload rows) {
+    return cacheBust ? io.infermark.core.workload.CacheBust.of(rows, new java.security.SecureRandom().nextLong()) : rows;
+  }
+
   /** The counter prompts are built and measured with. */
   TokenCounter counter() {
     if (tokenizer != null) {
@@ -199,15 +213,32 @@ final class WorkloadOptions {
     if (randomPrefixLen < 0) {
       throw new IllegalArgumentException("--random-prefix-len must be >= 0, was " + randomPrefixLen);
     }
+    int prefixLen = randomPrefixLen;
+    int inputLen = randomInputLen;
+    if (sharedPrefixRatio != null) {
+      if (!(sharedPrefixRatio >= 0 && sharedPrefixRatio <= 1)) {
+        throw new IllegalArgumentException("--shared-prefix-ratio must be in [0, 1], was " + sharedPrefixRatio);
+      }
+      if (randomPrefixLen != 0) {
+        throw new IllegalArgumentException("give --shared-prefix-ratio or --random-prefix-len, not both");
+      }
+      int shared = (int) Math.round(sharedPrefixRatio * randomInputLen);
+      if (shared == randomInputLen) {
+        throw new IllegalArgumentException("--shared-prefix-ratio " + sharedPrefixRatio + " of --random-input-len "
+            + randomInputLen + " leaves no token of a prompt's own: use a ratio below 1 or a longer input");
+      }
+      prefixLen = shared;
+      inputLen = randomInputLen - shared;
+    }
     TokenCounter counter = counter();
     SplittableRandom random = new SplittableRandom(seed);
-    String prefix = randomPrefixLen == 0 ? "" : SyntheticText.exactly(counter, randomPrefixLen, seed ^ 0x5DEECE66DL) + " ";
+    String prefix = prefixLen == 0 ? "" : SyntheticText.exactly(counter, prefixLen, seed ^ 0x5DEECE66DL) + " ";
     List<DatasetEntry> rows = new ArrayList<>(prompts);
     for (int i = 0; i < prompts; i++) {
-      int in = around(random, randomInputLen, ratio[0]);
+      int in = around(random, inputLen, ratio[0]);
       int out = around(random, randomOutputLen, ratio[1]);
       String text = prefix + SyntheticText.exactly(counter, in, seed * 1_000_003L + i);
-      rows.add(new DatasetEntry(ExactLength.tag(Prompt.user(text), counter, randomPrefixLen + in), OptionalInt.of(out)));
+      rows.add(new DatasetEntry(ExactLength.tag(Prompt.user(text), counter, prefixLen + in), OptionalInt.of(out)));
     }
     return rows;
   }

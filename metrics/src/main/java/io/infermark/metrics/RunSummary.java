@@ -53,12 +53,13 @@ public final class RunSummary {
   private final Map<ServerTimingGap, Distribution> clientMinusServer;
   private final TargetAvailability availability;
   private final ColdStartSummary coldStarts;
+  private final io.infermark.metrics.cache.PrefixCacheSummary prefixCache;
 
   private RunSummary(RunInfo run, ScheduleStats schedule, QuantileMethod quantileMethod,
       Map<LatencyMetric, Distribution> distributions, RequestCounts requests,
       Map<ErrorCategory, Integer> failuresByCategory, MeasurementWindow window, TokenSummary tokens,
       Map<ServerTimingGap, Distribution> clientMinusServer, TargetAvailability availability,
-      ColdStartSummary coldStarts) {
+      ColdStartSummary coldStarts, io.infermark.metrics.cache.PrefixCacheSummary prefixCache) {
     this.run = run;
     this.schedule = schedule;
     this.quantileMethod = quantileMethod;
@@ -70,6 +71,7 @@ public final class RunSummary {
     this.clientMinusServer = clientMinusServer;
     this.availability = availability;
     this.coldStarts = coldStarts;
+    this.prefixCache = prefixCache;
   }
 
   /** Summarises a run with linear (numpy-compatible) percentiles. */
@@ -161,7 +163,28 @@ public final class RunSummary {
     return new RunSummary(RunInfo.of(result), result.schedule(), method,
         Collections.unmodifiableMap(distributions), tally.requests(), tally.failuresByCategory(),
         tally.window().orElse(null), tally.tokens(), Collections.unmodifiableMap(clientMinusServer),
-        TargetAvailability.of(records), cold);
+        TargetAvailability.of(records), cold,
+        io.infermark.metrics.cache.PrefixCacheSummary.of(records, method, Optional.empty()));
+  }
+
+  /**
+   * This summary with its {@link #prefixCache()} recomputed beside the ideal ratio that {@code reuse} (the tracker
+   * that watched the run's requests being sent) computed; {@code records} are the run's records.
+   */
+  public RunSummary withPromptReuse(List<RequestRecord> records, io.infermark.metrics.cache.PromptReuse reuse) {
+    Objects.requireNonNull(reuse, "reuse");
+    return new RunSummary(run, schedule, quantileMethod, distributions, requests, failuresByCategory, window, tokens,
+        clientMinusServer, availability, coldStarts,
+        io.infermark.metrics.cache.PrefixCacheSummary.of(records, quantileMethod, Optional.of(reuse)));
+  }
+
+  /**
+   * The prefix-cache accounting: cached prompt tokens the server reported, hit ratio per run, session and turn,
+   * TTFT of hits and misses, and the ideal ratio when {@link #withPromptReuse} added it. Nothing to show
+   * ({@link io.infermark.metrics.cache.PrefixCacheSummary#isEmpty()}) when no server reported cached tokens.
+   */
+  public io.infermark.metrics.cache.PrefixCacheSummary prefixCache() {
+    return prefixCache;
   }
 
   /**

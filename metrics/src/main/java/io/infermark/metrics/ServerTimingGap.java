@@ -19,6 +19,8 @@ import java.util.OptionalLong;
  *     <td>{@code timings.prompt_ms}</td><td>—</td></tr>
  * <tr><td>{@code E2E_MINUS_SERVER_TOTAL}</td><td>{@code total_duration}</td>
  *     <td>{@code timings.prompt_ms + timings.predicted_ms}</td><td>{@code x-compute-time} (s)</td></tr>
+ * <tr><td>{@code TPOT_MINUS_SERVER_PER_TOKEN}</td><td>—</td>
+ *     <td>{@code timings.predicted_ms / (timings.predicted_n − 1)}</td><td>—</td></tr>
  * </table>
  *
  * <p>Both clocks measure the same request, the server's from when it read it, so a difference is
@@ -28,8 +30,8 @@ import java.util.OptionalLong;
 public enum ServerTimingGap {
 
   /** Client TTFT − the server's prompt processing (model load included when the server reports it). */
-  TTFT_MINUS_SERVER_PREFILL("client TTFT - server prompt processing (Ollama load_duration + prompt_eval_duration; "
-      + "llama.cpp timings.prompt_ms)") {
+  TTFT_MINUS_SERVER_PREFILL("TTFT-srv prefill", "client TTFT - server prompt processing (Ollama load_duration + "
+      + "prompt_eval_duration; llama.cpp timings.prompt_ms)") {
     @Override
     OptionalLong clientNanos(RequestRecord r) {
       return r.chunks().firstTokenOffsetNanos();
@@ -48,8 +50,8 @@ public enum ServerTimingGap {
   },
 
   /** Client E2E − the server's whole time for the request. */
-  E2E_MINUS_SERVER_TOTAL("client E2E - server total (Ollama total_duration; llama.cpp timings.prompt_ms + "
-      + "timings.predicted_ms; TGI x-compute-time)") {
+  E2E_MINUS_SERVER_TOTAL("E2E-srv total", "client E2E - server total (Ollama total_duration; llama.cpp "
+      + "timings.prompt_ms + timings.predicted_ms; TGI x-compute-time)") {
     @Override
     OptionalLong clientNanos(RequestRecord r) {
       return r.chunks().lastTokenOffsetNanos();
@@ -70,12 +72,58 @@ public enum ServerTimingGap {
       Double compute = t.get("x-compute-time");
       return compute == null ? OptionalDouble.empty() : OptionalDouble.of(compute * 1000);
     }
+  },
+
+  /**
+   * Client TPOT − the server's own time per output token after the first: llama.cpp's
+   * {@code timings.predicted_ms / (timings.predicted_n − 1)} ({@code predicted_ms} runs from the first token to the
+   * last, so this is the same span and divisor as the client's TPOT). Needs {@code predicted_n > 1} and a client
+   * TPOT (N &gt; 1).
+   */
+  TPOT_MINUS_SERVER_PER_TOKEN("TPOT-srv per token", "client TPOT - server time per output token after the first "
+      + "(llama.cpp timings.predicted_ms / (timings.predicted_n - 1))") {
+    @Override
+    OptionalLong clientNanos(RequestRecord r) {
+      return OptionalLong.empty(); // fractional: millis() computes it
+    }
+
+    @Override
+    public OptionalDouble serverMillis(RequestRecord r) {
+      Map<String, Double> t = r.serverTimings();
+      Double predicted = t.get("timings.predicted_ms");
+      Double n = t.get("timings.predicted_n");
+      if (predicted == null || n == null || !(n > 1)) {
+        return OptionalDouble.empty();
+      }
+      return OptionalDouble.of(predicted / (n - 1));
+    }
+
+    @Override
+    public OptionalDouble millis(RequestRecord r) {
+      int n = r.outputTokens();
+      if (n < 2 || r.chunks().tokenChunkCount() == 0) {
+        return OptionalDouble.empty();
+      }
+      OptionalDouble server = serverMillis(r);
+      if (server.isEmpty() || !Double.isFinite(server.getAsDouble())) {
+        return OptionalDouble.empty();
+      }
+      long span = r.chunks().lastTokenOffsetNanos().getAsLong() - r.chunks().firstTokenOffsetNanos().getAsLong();
+      return OptionalDouble.of((double) span / (n - 1) / 1e6 - server.getAsDouble());
+    }
   };
 
+  private final String label;
   private final String definition;
 
-  ServerTimingGap(String definition) {
+  ServerTimingGap(String label, String definition) {
+    this.label = label;
     this.definition = definition;
+  }
+
+  /** The short name a console row shows, e.g. {@code TTFT-srv prefill}. */
+  public String label() {
+    return label;
   }
 
   /** What is subtracted from what, in words. */

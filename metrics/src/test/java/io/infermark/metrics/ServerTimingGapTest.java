@@ -35,6 +35,20 @@ class ServerTimingGapTest {
   }
 
   @Test
+  void llamaCppTpotGapDividesPredictedTimeByTheTokensAfterTheFirst() {
+    // client TPOT = (130 - 30) / (2 - 1) = 100 ms; server 90 ms over predicted_n 3 = 45 ms per token after the first
+    RequestRecord r = record(Map.of("timings.prompt_ms", 22.5, "timings.predicted_ms", 90.0, "timings.predicted_n", 3.0));
+    assertThat(ServerTimingGap.TPOT_MINUS_SERVER_PER_TOKEN.millis(r)).hasValue(100 - 45.0);
+    assertThat(ServerTimingGap.TPOT_MINUS_SERVER_PER_TOKEN.label()).isEqualTo("TPOT-srv per token");
+  }
+
+  @Test
+  void aSingleTokenGivesNoTpotGap() {
+    RequestRecord r = record(Map.of("timings.predicted_ms", 90.0, "timings.predicted_n", 1.0));
+    assertThat(ServerTimingGap.TPOT_MINUS_SERVER_PER_TOKEN.millis(r)).isEmpty();
+  }
+
+  @Test
   void tgiComputeTimeIsInSecondsAndGivesNoPrefill() {
     RequestRecord r = record(Map.of("x-compute-time", 0.125, "x-queue-time", 3.0));
     assertThat(ServerTimingGap.E2E_MINUS_SERVER_TOTAL.millis(r)).hasValue(5.0);

@@ -4,5 +4,7 @@
  * {@link io.infermark.testfixtures.TestCertificate} (a self-signed certificate for localhost) and
  * {@link io.infermark.testfixtures.MockServers} (MockWebServers over h2c or TLS). It imports no
  * infermark package, so core's own tests can use it; it is never a runtime dependency.
+ *
+ * <p>May import: no other infermark package.
  */
 package io.infermark.testfixtures;

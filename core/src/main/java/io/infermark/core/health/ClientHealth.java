@@ -188,8 +188,25 @@ public record ClientHealth(HealthVerdict verdict, List<String> reasons, long flo
   /** The same figures judged against other limits; an unmeasured health stays as it is. */
   public ClientHealth reevaluate(HealthThresholds thresholds) {
     Objects.requireNonNull(thresholds, "thresholds");
-    return measurements.map(m -> evaluate(m, thresholds, bounds)).orElse(this);
+    if (measurements.isEmpty()) {
+      return this;
+    }
+    ClientHealth again = evaluate(measurements.get(), thresholds, bounds);
+    if (reasons.isEmpty() || !reasons.get(0).startsWith(EVERY_REQUEST_FAILED) || !again.verdict.isWarning()) {
+      return again;
+    }
+    // The run's outcome does not change with the limits: it still failed every request.
+    List<String> out = new ArrayList<>();
+    out.add(reasons.get(0).replace(FAILED_NOT_BOUND, "").concat(again.verdict == HealthVerdict.CLIENT_BOUND
+        ? FAILED_NOT_BOUND : ""));
+    out.addAll(again.reasons);
+    return new ClientHealth(HealthVerdict.DEGRADED, out, again.floorNanos, again.measurements, again.bounds);
   }
+
+  /** How the reason of {@link #everyRequestFailed} begins. */
+  private static final String EVERY_REQUEST_FAILED = "every one of the ";
+  /** How it ends when it demoted a CLIENT_BOUND verdict. */
+  private static final String FAILED_NOT_BOUND = "; judged DEGRADED, not CLIENT_BOUND";
 
   /**
    * The health of several runs taken as one (shards of one run, the levels of a sweep): the worst
@@ -210,6 +227,30 @@ public record ClientHealth(HealthVerdict verdict, List<String> reasons, long flo
     }
     return new ClientHealth(verdict, verdict.isWarning() ? List.copyOf(reasons) : List.of(), floor, Optional.empty(),
         List.of());
+  }
+
+  /**
+   * This health for a run in which every one of {@code measured} requests failed, the slowest
+   * {@code slowestFailureNanos} after its send: no latency was measured, so nothing the client's figures could have
+   * bounded, and a client that sent requests which all failed (often within milliseconds: a refused connection, a
+   * wrong path, an HTTP error) did not fall behind a server; its busy figures come from churning through failures. A
+   * CLIENT_BOUND verdict therefore becomes DEGRADED, and the first reason says what happened; OK and UNMEASURED stay
+   * as they are.
+   */
+  public ClientHealth everyRequestFailed(long measured, long slowestFailureNanos) {
+    if (measured <= 0) {
+      throw new IllegalArgumentException("measured must be > 0, was " + measured);
+    }
+    if (!verdict.isWarning()) {
+      return this;
+    }
+    List<String> out = new ArrayList<>();
+    out.add(String.format(Locale.ROOT, EVERY_REQUEST_FAILED + "%d measured requests failed (the slowest %s ms after "
+        + "its send): no latency was measured, so the client's figures below bound nothing; the run measured "
+        + "failures, not the server (see the failures by category)%s", measured, millis(slowestFailureNanos),
+        verdict == HealthVerdict.CLIENT_BOUND ? FAILED_NOT_BOUND : ""));
+    out.addAll(reasons);
+    return new ClientHealth(HealthVerdict.DEGRADED, out, floorNanos, measurements, bounds);
   }
 
   /** Whether the run was client-bound: its latencies and throughput are not the server's. */

@@ -218,7 +218,8 @@ public final class ClientHealthMonitor implements AutoCloseable {
       return ClientHealth.monitorsOff();
     }
     ClientMeasurements m = stop().withSends(SendFigures.of(schedule, load));
-    return ClientHealth.evaluate(m, thresholds, scale.bounds(ClientHealth.floor(m)));
+    ClientHealth health = ClientHealth.evaluate(m, thresholds, scale.bounds(ClientHealth.floor(m)));
+    return scale.allFailed() ? health.everyRequestFailed(scale.measured(), scale.slowestFailureNanos()) : health;
   }
 
   private static OptionalLong processCpuNanos() {

@@ -23,9 +23,19 @@ final class LatencyScale {
   /** Output tokens N of the requests with N > 1, for TPOT's bound. */
   private final Histogram outputs = new Histogram(Integer.MAX_VALUE, 2);
 
-  /** Adds a record: only successful measured ones with a token count. */
+  private long measured;
+  private long failed;
+  private long slowestFailureNanos;
+
+  /** Adds a record: only successful measured ones with a token count feed the metrics; measured failures are counted. */
   synchronized void add(RequestRecord r) {
-    if (!r.measured() || !r.succeeded()) {
+    if (!r.measured() || !r.wasSent()) {
+      return;
+    }
+    measured++;
+    if (!r.succeeded()) {
+      failed++;
+      slowestFailureNanos = Math.max(slowestFailureNanos, r.endOffsetNanos());
       return;
     }
     ChunkTimeline c = r.chunks();
@@ -47,6 +57,21 @@ final class LatencyScale {
         itl.recordValue(clamp(gaps.gapNanos()));
       }
     }
+  }
+
+  /** Measured requests observed that were sent. */
+  synchronized long measured() {
+    return measured;
+  }
+
+  /** True when at least one measured request was observed and every one failed. */
+  synchronized boolean allFailed() {
+    return measured > 0 && failed == measured;
+  }
+
+  /** The longest time from send to failure among the failed measured requests, ns. */
+  synchronized long slowestFailureNanos() {
+    return slowestFailureNanos;
   }
 
   private static long clamp(long nanos) {

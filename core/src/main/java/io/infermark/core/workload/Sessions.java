@@ -47,6 +47,8 @@ public final class Sessions implements Workload {
   private final int syntheticReplyTokens;
   private final TokenCounter counter;
   private final long seed;
+  /** A system message every session starts with (prefix reuse across sessions); empty for none. */
+  private final List<Message> sharedPrefix;
 
   private Sessions(Builder b) {
     this.turns = b.turns;
@@ -55,6 +57,8 @@ public final class Sessions implements Workload {
     this.syntheticReplyTokens = b.syntheticReplyTokens;
     this.counter = b.counter;
     this.seed = b.seed;
+    this.sharedPrefix = b.sharedPrefixTokens == 0 ? List.of()
+        : List.of(Message.system(SyntheticText.exactly(counter, b.sharedPrefixTokens, Randoms.mix(seed, 0x5E55L))));
   }
 
   /** A builder: 8 turns of 128 user tokens, retry probability 0.12, estimate counter, seed 0. */
@@ -71,7 +75,9 @@ public final class Sessions implements Workload {
   public RequestSpec request(long index, long intendedNanos, GenerationParams defaults) {
     long session = index / turns;
     int turn = (int) (index % turns);
-    Prompt p = Prompt.chat(Conversation.synthetic(counter, userTokens, syntheticReplyTokens, seed, session, turn));
+    List<Message> messages = new ArrayList<>(sharedPrefix);
+    messages.addAll(Conversation.synthetic(counter, userTokens, syntheticReplyTokens, seed, session, turn));
+    Prompt p = Prompt.chat(messages);
     return new RequestSpec(tag(p, Long.toString(session), turn), defaults);
   }
 
@@ -117,7 +123,8 @@ public final class Sessions implements Workload {
         sessionKey = ((long) stream << 32) + sessions++;
       }
       user = Conversation.user(counter, userTokens, seed, sessionKey, turn);
-      List<Message> messages = new ArrayList<>(history);
+      List<Message> messages = new ArrayList<>(sharedPrefix);
+      messages.addAll(history);
       messages.add(user);
       last = new RequestSpec(tag(Prompt.chat(messages), session, turn), defaults);
       originalIndex = index;
@@ -146,8 +153,8 @@ public final class Sessions implements Workload {
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "Sessions[%d turns of %d tokens, retry probability %s]", turns, userTokens,
-        retryProbability);
+    return String.format(Locale.ROOT, "Sessions[%d turns of %d tokens, retry probability %s%s]", turns, userTokens,
+        retryProbability, sharedPrefix.isEmpty() ? "" : ", a shared system prefix");
   }
 
   /** Builds {@link Sessions}. */
@@ -158,6 +165,7 @@ public final class Sessions implements Workload {
     private int syntheticReplyTokens = 64;
     private TokenCounter counter = TokenCounter.estimate();
     private long seed;
+    private int sharedPrefixTokens;
 
     private Builder() {}
 
@@ -206,6 +214,20 @@ public final class Sessions implements Workload {
     /** Seed of text and retry draws (default 0). */
     public Builder seed(long seed) {
       this.seed = seed;
+      return this;
+    }
+
+    /**
+     * Starts every session with the same system message of {@code tokens} tokens (0, the default: none), so
+     * sessions share that prefix with each other as well as their own history: prefix reuse across sessions.
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder sharedPrefixTokens(int tokens) {
+      if (tokens < 0) {
+        throw new IllegalArgumentException("sharedPrefixTokens must be >= 0, was " + tokens);
+      }
+      this.sharedPrefixTokens = tokens;
       return this;
     }
 

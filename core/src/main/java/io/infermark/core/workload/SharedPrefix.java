@@ -45,6 +45,25 @@ public final class SharedPrefix implements Workload {
     return new SharedPrefix(groups, prefixTokens, suffixTokens, TokenCounter.estimate(), 0);
   }
 
+  /**
+   * Groups whose prompts of {@code promptTokens} tokens share their first {@code sharedRatio} of them: a prefix of
+   * {@code round(sharedRatio * promptTokens)} tokens per group, the rest each prompt's own, so a server with an
+   * unbounded prefix cache serves that share of each prompt after its group's first request.
+   *
+   * @throws IllegalArgumentException unless {@code groups >= 1}, {@code promptTokens >= 1} and
+   *     {@code 0 <= sharedRatio <= 1}
+   */
+  public static SharedPrefix ofRatio(int groups, int promptTokens, double sharedRatio) {
+    if (promptTokens < 1) {
+      throw new IllegalArgumentException("promptTokens must be >= 1, was " + promptTokens);
+    }
+    if (!(sharedRatio >= 0 && sharedRatio <= 1)) {
+      throw new IllegalArgumentException("sharedRatio must be in [0, 1], was " + sharedRatio);
+    }
+    int prefix = (int) Math.round(sharedRatio * promptTokens);
+    return of(groups, prefix, promptTokens - prefix);
+  }
+
   /** The same groups measured with another counter. */
   public SharedPrefix counter(TokenCounter counter) {
     return new SharedPrefix(groups, prefixTokens, suffixTokens, counter, seed);

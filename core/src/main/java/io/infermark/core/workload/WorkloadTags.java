@@ -19,6 +19,8 @@ public final class WorkloadTags {
   public static final String OUTPUT_TOKENS_REQUESTED = "output_tokens_requested";
   /** Set on a retry: the schedule index of the original request it repeats. */
   public static final String RETRY_OF = "retry_of";
+  /** The unique leading segment {@link CacheBust} put on the prompt (16 hex digits). */
+  public static final String CACHE_BUST = "cache_bust";
   /** A session's id (multi-turn workloads). */
   public static final String SESSION = "session";
   /** The turn within a session, from 0. */

@@ -86,14 +86,8 @@ public final class ConsoleTable {
       lines.add(row("E2E warm", s.coldStarts().e2eWarm()));
       lines.add(row("E2E cold", s.coldStarts().e2eCold()));
     }
-    if (!s.clientMinusServer().isEmpty()) {
-      lines.add("");
-      lines.add(pad("client-server (ms)", NAME_WIDTH).stripTrailing());
-      for (var e : s.clientMinusServer().entrySet()) {
-        lines.add(row(e.getKey() == io.infermark.metrics.ServerTimingGap.TTFT_MINUS_SERVER_PREFILL
-            ? "TTFT-srv prefill" : "E2E-srv total", e.getValue()));
-      }
-    }
+    lines.addAll(clientMinusServer(s));
+    lines.addAll(prefixCache(s));
     lines.add("");
     wrap(lines, "Requests", requests(s.requests()));
     wrap(lines, "Window", window(s));
@@ -105,6 +99,89 @@ public final class ConsoleTable {
     wrap(lines, "Send lag", lag(s.schedule()));
     wrap(lines, "Client", client(s.clientHealth()));
     return String.join("\n", lines) + "\n";
+  }
+
+  /**
+   * The client − server rows (ms per request, see {@link io.infermark.metrics.ServerTimingGap}) under the metric
+   * header, after a blank line; no lines when no server reported durations. {@code bench} prints the same lines.
+   */
+  public static List<String> clientMinusServer(RunSummary s) {
+    List<String> lines = new ArrayList<>();
+    if (s.clientMinusServer().isEmpty()) {
+      return lines;
+    }
+    lines.add("");
+    lines.add(pad("client-server (ms)", NAME_WIDTH).stripTrailing());
+    for (var e : s.clientMinusServer().entrySet()) {
+      lines.add(row(e.getKey().label(), e.getValue()));
+    }
+    return lines;
+  }
+
+  /**
+   * The lines for what a {@link io.infermark.metrics.server.PrometheusScraper} collected: endpoint, interval,
+   * successful, late and failed scrapes, then each series' samples, first, last, min, max and mean (server units).
+   */
+  public static List<String> serverMetrics(io.infermark.metrics.server.ScrapeReport report) {
+    List<String> lines = new ArrayList<>();
+    lines.add("");
+    for (String line : ScrapeJson.lines(report)) {
+      wrapped(lines, "", line, "    ");
+    }
+    return lines;
+  }
+
+  /** The most turns the prefix-cache lines list one by one; the JSON report has them all. */
+  static final int MAX_TURN_LINES = 12;
+
+  /**
+   * The prefix-cache lines (see {@link io.infermark.metrics.cache.PrefixCacheSummary}): the hit ratio with its
+   * tokens and how many requests reported, the ideal ratio beside it, TTFT rows of hits and misses (ms), and the
+   * ratios per turn; no lines when no server reported cached tokens and no ideal was computed.
+   */
+  public static List<String> prefixCache(RunSummary s) {
+    io.infermark.metrics.cache.PrefixCacheSummary c = s.prefixCache();
+    List<String> lines = new ArrayList<>();
+    if (c.isEmpty()) {
+      return lines;
+    }
+    lines.add("");
+    io.infermark.metrics.cache.PrefixCacheSummary.Group run = c.run();
+    StringBuilder b = new StringBuilder("prefix cache: ");
+    if (run.reporting() == 0) {
+      b.append("no response reported cached prompt tokens");
+    } else {
+      b.append("hit ratio ").append(ratio(run.hitRatio())).append(String.format(Locale.ROOT,
+          " (%d of %d prompt tokens cached; %d of %d requests reported, %d hit%s)", run.cachedTokens(),
+          run.promptTokens(), run.reporting(), run.requests(), run.hits(), run.hits() == 1 ? "" : "s"));
+    }
+    if (c.idealTokenizer().isPresent()) {
+      b.append(", ideal ").append(ratio(run.idealRatio())).append(" (shared prefixes of the prompts sent, by ")
+          .append(c.idealTokenizer().get()).append(')');
+    }
+    wrapped(lines, "", b.toString().trim(), "  ");
+    if (!c.ttftHit().isEmpty() || !c.ttftMiss().isEmpty()) {
+      lines.add(row("TTFT cache hit", c.ttftHit()));
+      lines.add(row("TTFT cache miss", c.ttftMiss()));
+    }
+    int shown = 0;
+    for (var e : c.byTurn().entrySet()) {
+      if (shown++ == MAX_TURN_LINES) {
+        lines.add(fit("  ... " + (c.byTurn().size() - MAX_TURN_LINES) + " more turns in the JSON report"));
+        break;
+      }
+      io.infermark.metrics.cache.PrefixCacheSummary.Group t = e.getValue();
+      lines.add(fit(String.format(Locale.ROOT, "  turn %-4s %4d requests, hit ratio %s%s", e.getKey(), t.requests(),
+          ratio(t.hitRatio()), c.idealTokenizer().isPresent() ? ", ideal " + ratio(t.idealRatio()) : "")));
+    }
+    if (!c.bySession().isEmpty()) {
+      lines.add(fit("  " + c.bySession().size() + " sessions: per-session ratios in the JSON and HTML reports"));
+    }
+    return lines;
+  }
+
+  private static String ratio(OptionalDouble r) {
+    return r.isPresent() ? String.format(Locale.ROOT, "%.1f %%", r.getAsDouble() * 100) : "-";
   }
 
   private static String header() {
@@ -248,7 +325,10 @@ public final class ConsoleTable {
    * {@code indent}.
    */
   private static void wrapped(List<String> lines, String prefix, String text, String indent) {
-    StringBuilder line = new StringBuilder(prefix).append(' ');
+    StringBuilder line = new StringBuilder(prefix);
+    if (!prefix.isEmpty()) {
+      line.append(' ');
+    }
     boolean hasWord = false;
     for (String word : text.split(" ")) {
       if (hasWord && line.length() + 1 + word.length() > WIDTH) {

@@ -62,6 +62,15 @@ public final class HtmlReport extends HtmlDocument {
     return new Builder(RunSummary.of(run), Optional.of(run));
   }
 
+  /**
+   * A report of a run that kept its records, with the caller's summary of it (for example one with
+   * {@link RunSummary#withPromptReuse} or another percentile method): every section is available.
+   */
+  public static Builder builder(RunResult run, RunSummary summary) {
+    Objects.requireNonNull(run, "run");
+    return new Builder(Objects.requireNonNull(summary, "summary"), Optional.of(run));
+  }
+
   /** A report of a summary alone (a streaming run, a sweep): no time series, heatmaps or samples. */
   public static Builder builder(RunSummary summary) {
     return new Builder(Objects.requireNonNull(summary, "summary"), Optional.empty());
@@ -75,6 +84,7 @@ public final class HtmlReport extends HtmlDocument {
     private Optional<SloReport> slo = Optional.empty();
     private Optional<SloSet> sloSet = Optional.empty();
     private List<ServerSeries> server = List.of();
+    private Optional<io.infermark.metrics.server.ScrapeReport> scrape = Optional.empty();
     private List<LoadCurvePoint> sweep = List.of();
     private final List<Knee> knees = new ArrayList<>();
     private Duration interval = TimeSeries.DEFAULT_INTERVAL;
@@ -108,6 +118,15 @@ public final class HtmlReport extends HtmlDocument {
       }
       this.sloSet = Optional.of(Objects.requireNonNull(set, "set"));
       return this;
+    }
+
+    /**
+     * What a scraper collected during the run: a "Server metrics" table (scrape counts, each series' figures) and
+     * the series charted on the run's time axis (as {@link #serverSeries}).
+     */
+    public Builder scrape(io.infermark.metrics.server.ScrapeReport report) {
+      this.scrape = Optional.of(Objects.requireNonNull(report, "report"));
+      return serverSeries(report.series());
     }
 
     /** Server metrics to chart on the run's time axis. */
@@ -178,6 +197,9 @@ public final class HtmlReport extends HtmlDocument {
       headline(b, summary, verdicts);
       b.append("<h2>Latency</h2>");
       latencyTable(b, summary);
+      ServerSideHtml.clientMinusServer(b, summary);
+      ServerSideHtml.prefixCache(b, summary);
+      scrape.ifPresent(r -> ServerSideHtml.serverMetrics(b, r));
       verdicts.ifPresent(v -> sloTable(b, v));
       clientSection(b, summary.clientHealth());
       b.append("<h2>Latency CDFs</h2><div class='charts'>");

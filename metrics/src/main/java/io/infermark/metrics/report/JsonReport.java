@@ -147,6 +147,15 @@ import java.util.Set;
  *       "mean": 1.2, "min": 0.9, "p50": 1.1, "p90": ..., "p95": ..., "p99": ..., "p99_9": ..., "max": 1.6},
  *     "ttft_minus_server_prefill_ms": { ... }
  *   },
+ *   "prefix_cache": {                              // only when a server reported cached prompt tokens or the
+ *                                                  // ideal was computed; see PrefixCacheSummary, docs/prefix-cache.md
+ *     "definition": "...", "requests": 12, "reporting_requests": 12, "hits": 8, "misses": 4,
+ *     "cached_tokens": 1536, "prompt_tokens": 2210, "hit_ratio": 0.695 | null,
+ *     "ideal_requests": 12, "ideal_shared_tokens": 1700, "ideal_prompt_tokens": 2300, "ideal_hit_ratio": 0.739 | null,
+ *     "ideal_tokenizer": "estimate(4.0 chars/token)" | null,
+ *     "ttft_hit_ms": {"count": 8, "mean": ..., "p50": ..., ..., "max": ...}, "ttft_miss_ms": { ... },
+ *     "by_turn": {"0": { the same counts and ratios }, ...}, "by_session": {"0.0": { ... }, ...}
+ *   },
  *   "vllm": {                                      // vLLM `bench serve` result keys, vLLM's definitions
  *     "duration": 1.4,                             // s: our measurement window (see below)
  *     "completed": 4, "failed": 4,
@@ -158,6 +167,12 @@ import java.util.Set;
  *     "mean_ttft_ms": 13.3, "median_ttft_ms": 10.0, "std_ttft_ms": 4.7,
  *     "p50_ttft_ms": 10.0, "p90_ttft_ms": ..., "p95_ttft_ms": ..., "p99_ttft_ms": 19.8, "p99.9_ttft_ms": ...,
  *     ... the same for tpot, itl and e2el ...
+ *   },
+ *   "server_metrics": {                            // only when a scraper's ScrapeReport was given
+ *     "endpoint": "http://127.0.0.1:8090/metrics", "interval_s": 1.0, "timeout_s": 30.0,
+ *     "successful_scrapes": 12, "late_scrapes": 1, "failed_scrapes": 0,
+ *     "series": {"llamacpp:requests_processing": {"samples": 12, "first": 0.0, "last": 0.0, "min": 0.0,
+ *                "max": 4.0, "mean": 2.1, "first_s": 0.01, "last_s": 11.0}}   // values null without samples
  *   },
  *   "slo": {                                       // only when an SloReport was given
  *     "name": "chat", "all_passed": true,
@@ -196,26 +211,34 @@ public final class JsonReport {
    *
    * @param slo the SLO report of the same run, if any
    * @param series the time series of the same run, if any
+   * @param scrape the server metrics scraped during the same run, if any
    */
-  public record Extras(Optional<SloReport> slo, Optional<TimeSeries> series) {
+  public record Extras(Optional<SloReport> slo, Optional<TimeSeries> series,
+      Optional<io.infermark.metrics.server.ScrapeReport> scrape) {
 
     /** No extras. */
-    public static final Extras NONE = new Extras(Optional.empty(), Optional.empty());
+    public static final Extras NONE = new Extras(Optional.empty(), Optional.empty(), Optional.empty());
 
     /** Validates. */
     public Extras {
       java.util.Objects.requireNonNull(slo, "slo");
       java.util.Objects.requireNonNull(series, "series");
+      java.util.Objects.requireNonNull(scrape, "scrape");
     }
 
     /** Extras with an SLO report. */
     public Extras withSlo(SloReport report) {
-      return new Extras(Optional.of(report), series);
+      return new Extras(Optional.of(report), series, scrape);
     }
 
     /** Extras with a time series. */
     public Extras withSeries(TimeSeries timeSeries) {
-      return new Extras(slo, Optional.of(timeSeries));
+      return new Extras(slo, Optional.of(timeSeries), scrape);
+    }
+
+    /** Extras with what a {@link io.infermark.metrics.server.PrometheusScraper} collected during the run. */
+    public Extras withScrape(io.infermark.metrics.server.ScrapeReport report) {
+      return new Extras(slo, series, Optional.of(report));
     }
   }
 
@@ -317,7 +340,11 @@ public final class JsonReport {
     }
     g.writeEndObject();
     writeColdStarts(g, s.coldStarts());
+    PrefixCacheJson.write(g, s.prefixCache());
     writeVllm(g, s, extras);
+    if (extras.scrape().isPresent()) {
+      ScrapeJson.write(g, extras.scrape().get());
+    }
     if (extras.slo().isPresent()) {
       writeSlo(g, extras.slo().get());
     }

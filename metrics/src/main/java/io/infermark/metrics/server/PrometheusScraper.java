@@ -46,12 +46,22 @@ import org.slf4j.LoggerFactory;
  * <p>Each sample is stamped with the midpoint of its scrape's request and response on the run's
  * clock, in nanoseconds from the run's origin, and keeps both ends ({@link ServerSeries#fromNanos},
  * {@link ServerSeries#toNanos}): the server read the value somewhere in between. A selector with no matching sample in a scrape gets
- * no point for it. A failed scrape (connection refused, non-2xx) is logged once at WARN and counted
- * ({@link #failedScrapes()}); scraping goes on. The URL's user info and query are never logged.
+ * no point for it. A failed scrape (connection refused, non-2xx, no answer within {@link Builder#timeout(Duration)})
+ * is logged once at WARN and counted ({@link #failedScrapes()}); scraping goes on. The URL's user info and query are
+ * never logged.
+ *
+ * <p>A slow endpoint is waited for, not given up on: some servers answer {@code /metrics} only between batches
+ * (llama.cpp's waits behind prompt processing, often for seconds), so the default timeout is
+ * {@value #DEFAULT_TIMEOUT_SECONDS} s. A scrape that ends after the next one was due is <em>late</em>
+ * ({@link #lateScrapes()}; its sample keeps its true time span), and the ticks it overran are skipped rather than
+ * fired back to back, so one slow answer never turns into a burst of scrapes.
  */
 public final class PrometheusScraper implements RunListener, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(PrometheusScraper.class);
+
+  /** The default time one scrape may take before it counts as failed, in seconds. */
+  public static final long DEFAULT_TIMEOUT_SECONDS = 30;
 
   private final HttpUrl url;
   private final Duration interval;
@@ -61,6 +71,11 @@ public final class PrometheusScraper implements RunListener, AutoCloseable {
   private final Map<String, Latest> latest = new LinkedHashMap<>();
   private final AtomicInteger failures = new AtomicInteger();
   private final AtomicInteger scrapes = new AtomicInteger();
+  private final AtomicInteger late = new AtomicInteger();
+  private final AtomicInteger skipped = new AtomicInteger();
+  private final Duration timeout;
+  /** When the next scrape is due, on the run's clock (absolute nanos); written by the scraping thread only. */
+  private long dueNanos;
   private volatile Clock clock;
   private volatile long originNanos;
   private ScheduledExecutorService executor;
@@ -68,6 +83,7 @@ public final class PrometheusScraper implements RunListener, AutoCloseable {
   private PrometheusScraper(Builder b) {
     this.url = b.url;
     this.interval = b.interval;
+    this.timeout = b.timeout;
     this.client = b.client;
     this.selectors = List.copyOf(b.selectors);
     for (SeriesSelector s : selectors) {
@@ -105,13 +121,38 @@ public final class PrometheusScraper implements RunListener, AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    executor.scheduleAtFixedRate(this::scrapeQuietly, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
+    executor.execute(this::tick);
+  }
+
+  /**
+   * One scheduled scrape, then the next one at the first interval tick after it ended: ticks it overran are skipped
+   * (and the scrape counted late), so a slow endpoint is scraped as often as it answers, never in a burst.
+   */
+  void tick() {
+    Clock c = clock;
+    scrapeQuietly();
+    long now = c.nanoTime();
+    long step = interval.toNanos();
+    long next = dueNanos + step;
+    if (now - next > 0) {
+      late.incrementAndGet();
+      long missed = (now - next) / step + 1;
+      skipped.addAndGet((int) Math.min(missed, Integer.MAX_VALUE));
+      next += missed * step;
+    }
+    dueNanos = next;
+    synchronized (this) {
+      if (executor != null && !executor.isShutdown()) {
+        executor.schedule(this::tick, Math.max(0, next - now), TimeUnit.NANOSECONDS);
+      }
+    }
   }
 
   /** Sets the clock and origin sample times are taken on, without starting the thread (tests scrape by hand). */
   void bindClock(Clock runClock, long origin) {
     this.clock = Objects.requireNonNull(runClock, "runClock");
     this.originNanos = origin;
+    this.dueNanos = runClock.nanoTime();
   }
 
   @Override
@@ -241,9 +282,45 @@ public final class PrometheusScraper implements RunListener, AutoCloseable {
     });
   }
 
-  /** Scrapes that failed. */
+  /** Scrapes that failed (error, non-2xx, or no answer within the timeout). */
   public int failedScrapes() {
     return failures.get();
+  }
+
+  /**
+   * Scheduled scrapes that ended after the next one was due (succeeded or not): the endpoint answered slower than
+   * the interval. Their samples are kept, with their real time span.
+   */
+  public int lateScrapes() {
+    return late.get();
+  }
+
+  /** Interval ticks skipped because a late scrape overran them. */
+  public int skippedTicks() {
+    return skipped.get();
+  }
+
+  /** The endpoint, without user info or query. */
+  public String endpoint() {
+    return redacted();
+  }
+
+  /** How often scrapes are scheduled. */
+  public Duration interval() {
+    return interval;
+  }
+
+  /** How long one scrape may take before it counts as failed. */
+  public Duration timeout() {
+    return timeout;
+  }
+
+  /**
+   * What was scraped: endpoint, interval, timeout, counts of successful, late and failed scrapes, and the series
+   * collected so far.
+   */
+  public ScrapeReport report() {
+    return new ScrapeReport(redacted(), interval, timeout, scrapes.get(), late.get(), failures.get(), series());
   }
 
   /** Scrapes that succeeded. */
@@ -292,6 +369,7 @@ public final class PrometheusScraper implements RunListener, AutoCloseable {
   public static final class Builder {
     private final HttpUrl url;
     private Duration interval = Duration.ofSeconds(1);
+    private Duration timeout = Duration.ofSeconds(DEFAULT_TIMEOUT_SECONDS);
     private OkHttpClient client;
     private final List<SeriesSelector> selectors = new ArrayList<>();
 
@@ -319,7 +397,23 @@ public final class PrometheusScraper implements RunListener, AutoCloseable {
       return this;
     }
 
-    /** The HTTP client; a new one with 2 s timeouts by default. */
+    /**
+     * How long one scrape may take (connect, send, read the whole page) before it counts as failed;
+     * {@value PrometheusScraper#DEFAULT_TIMEOUT_SECONDS} s by default. Ignored when a {@link #client} is given (its own
+     * timeouts apply).
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder timeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+      }
+      this.timeout = timeout;
+      return this;
+    }
+
+    /** The HTTP client; by default a new one whose call timeout is {@link #timeout}. */
     public Builder client(OkHttpClient client) {
       this.client = Objects.requireNonNull(client, "client");
       return this;
@@ -352,7 +446,7 @@ public final class PrometheusScraper implements RunListener, AutoCloseable {
         throw new IllegalStateException("select at least one series to keep");
       }
       if (client == null) {
-        client = new OkHttpClient.Builder().callTimeout(Duration.ofSeconds(2)).build();
+        client = new OkHttpClient.Builder().callTimeout(timeout).readTimeout(timeout).connectTimeout(timeout).build();
       }
       return new PrometheusScraper(this);
     }

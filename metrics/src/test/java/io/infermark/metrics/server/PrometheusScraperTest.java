@@ -134,6 +134,46 @@ class PrometheusScraperTest {
   }
 
   @Test
+  void aSlowPageIsLateNotLostAndTheTicksItOverranAreSkipped() {
+    // llama.cpp answers /metrics only between batches: this page takes 3.5 s on the run's clock
+    server.setDispatcher(new mockwebserver3.Dispatcher() {
+      @Override
+      public MockResponse dispatch(mockwebserver3.RecordedRequest request) {
+        now.addAndGet(3_500_000_000L);
+        return new MockResponse.Builder().body(vllm(2, 1, 0.3)).build();
+      }
+    });
+    PrometheusScraper s = scraper();
+    s.bindClock(now::get, 0); // the first scrape is due now, at 1 s
+    s.tick();
+    assertThat(s.successfulScrapes()).isEqualTo(1);
+    assertThat(s.failedScrapes()).isZero();
+    assertThat(s.lateScrapes()).isEqualTo(1);
+    assertThat(s.skippedTicks()).isEqualTo(3); // the ticks due at 2, 3 and 4 s; the next one is at 5 s
+    ServerSeries running = s.series().get(0);
+    assertThat(running.fromNanos(0)).isEqualTo(1_000_000_000L);
+    assertThat(running.toNanos(0)).isEqualTo(4_500_000_000L);
+    ScrapeReport report = s.report();
+    assertThat(report.late()).isEqualTo(1);
+    assertThat(report.successful()).isEqualTo(1);
+    assertThat(report.timeout()).isEqualTo(Duration.ofSeconds(PrometheusScraper.DEFAULT_TIMEOUT_SECONDS));
+    assertThat(report.summary()).contains("1 scrape every 1 s, 1 late, 0 failed (timeout 30 s)");
+  }
+
+  @Test
+  void aPageSlowerThanTheTimeoutIsAFailedScrape() {
+    server.enqueue(new MockResponse.Builder().body(vllm(1, 0, 0.1)).headersDelay(5, TimeUnit.SECONDS).build());
+    PrometheusScraper s = PrometheusScraper.builder(server.url("/metrics").toString()).series("vllm:num_requests_running")
+        .timeout(Duration.ofMillis(200)).build();
+    s.bindClock(now::get, 0);
+    assertThat(s.scrapeOnce()).isFalse();
+    assertThat(s.failedScrapes()).isEqualTo(1);
+    assertThat(s.report().failed()).isEqualTo(1);
+    assertThatThrownBy(() -> PrometheusScraper.builder("http://h/m").timeout(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("positive");
+  }
+
+  @Test
   void parsesEscapesSpecialValuesAndSkipsBadLines() {
     PrometheusText.Page page = PrometheusText.parse("a{x=\"q\\\"uote\\\\\",y=\"n\\nl\"} NaN\n"
         + "b +Inf 1700000000\nbroken{x=\"1\" 3\nc{} -2.5e3\n");

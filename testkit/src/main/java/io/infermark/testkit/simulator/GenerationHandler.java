@@ -581,6 +581,7 @@ final class GenerationHandler {
         tgi.details(request.includeUsage()); // the parser carries TGI's parameters.details as include-usage
       }
       r.engineTimeline(() -> generation == null ? null : generation.engineTimeline());
+      r.reportCachedTokens(config.engine().map(EngineProfile::prefixCaching).orElse(false));
       return r;
     }
 

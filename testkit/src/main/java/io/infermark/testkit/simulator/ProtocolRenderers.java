@@ -581,6 +581,9 @@ final class ProtocolRenderers {
       int promptN = t == ReportedTimings.NONE ? usage.promptTokens() : t.promptTokensComputed();
       int predictedN = usage.completionTokens();
       g.writeObjectFieldStart("timings");
+      if (reportsCachedTokens()) {
+        g.writeNumberField("cache_n", cachedPromptTokens()); // llama.cpp's prompt tokens reused from the cache
+      }
       g.writeNumberField("prompt_n", promptN);
       g.writeNumberField("prompt_ms", promptMs);
       g.writeNumberField("prompt_per_token_ms", promptN == 0 ? 0 : promptMs / promptN);
@@ -737,7 +740,7 @@ final class ProtocolRenderers {
         g.writeObjectFieldStart("usage");
         g.writeNumberField("input_tokens", usage.promptTokens());
         g.writeObjectFieldStart("input_tokens_details");
-        g.writeNumberField("cached_tokens", 0);
+        g.writeNumberField("cached_tokens", reportsCachedTokens() ? cachedPromptTokens() : 0);
         g.writeEndObject();
         g.writeNumberField("output_tokens", usage.completionTokens());
         g.writeObjectFieldStart("output_tokens_details");

@@ -24,6 +24,7 @@ abstract class ResponseRenderer {
   private final long created;
   private final String model;
   private java.util.function.Supplier<SequenceTimeline> engineTimeline = () -> null;
+  private boolean reportsCachedTokens;
 
   ResponseRenderer(JsonFactory json, String id, long created, String model) {
     this.json = json;
@@ -138,6 +139,33 @@ abstract class ResponseRenderer {
     this.engineTimeline = timeline;
   }
 
+  /**
+   * Whether usage reports the prompt tokens found in the prefix cache ({@code prompt_tokens_details.cached_tokens},
+   * as vLLM does with {@code --enable-prompt-tokens-details}): on when the engine caches prefixes.
+   */
+  final void reportCachedTokens(boolean report) {
+    this.reportsCachedTokens = report;
+  }
+
+  /** True when usage reports cached prompt tokens (see {@link #reportCachedTokens}). */
+  final boolean reportsCachedTokens() {
+    return reportsCachedTokens;
+  }
+
+  /**
+   * The prompt tokens the engine found in its prefix cache at the request's first admission (its ground truth,
+   * {@link SequenceTimeline#cachedPromptTokens()}); 0 before admission or without an engine timeline.
+   */
+  final int cachedPromptTokens() {
+    SequenceTimeline t = engineTimeline.get();
+    return t == null ? 0 : t.cachedPromptTokens();
+  }
+
+  /** The cached count usage objects carry: {@link #cachedPromptTokens()} when reported, else -1 (the field is left out). */
+  final int cachedTokensToReport() {
+    return reportsCachedTokens ? cachedPromptTokens() : -1;
+  }
+
   /** The durations the server reports now, from the engine's timeline ({@link ReportedTimings#NONE} without one). */
   final ReportedTimings reportedTimings() {
     return ReportedTimings.of(engineTimeline.get());
@@ -241,7 +269,7 @@ abstract class ResponseRenderer {
     return render(chunkObject(), g -> {
       g.writeArrayFieldStart("choices");
       g.writeEndArray();
-      usage.write(g);
+      usage.write(g, cachedTokensToReport());
     });
   }
 
@@ -323,7 +351,7 @@ abstract class ResponseRenderer {
         g.writeEndObject();
         g.writeEndArray();
         if (usage != null) {
-          usage.write(g);
+          usage.write(g, cachedTokensToReport());
         }
       });
     }
@@ -351,7 +379,7 @@ abstract class ResponseRenderer {
         g.writeNullField("stop_reason");
         g.writeEndObject();
         g.writeEndArray();
-        usage.write(g);
+        usage.write(g, cachedTokensToReport());
       });
     }
   }
@@ -390,7 +418,7 @@ abstract class ResponseRenderer {
         if (usage == null) {
           g.writeNullField("usage");
         } else {
-          usage.write(g);
+          usage.write(g, cachedTokensToReport());
         }
       });
     }
@@ -401,7 +429,7 @@ abstract class ResponseRenderer {
         g.writeArrayFieldStart("choices");
         writeChoice(g, text, finishReason);
         g.writeEndArray();
-        usage.write(g);
+        usage.write(g, cachedTokensToReport());
       });
     }
 

@@ -138,7 +138,8 @@ class ServerTimingsAgainstSimulatorTest {
             .containsEntry("timings.predicted_per_token_ms", predictedMs / n)
             .hasSize(8);
       }
-      gapsAreNotNegative(run, 3, ServerTimingGap.TTFT_MINUS_SERVER_PREFILL, ServerTimingGap.E2E_MINUS_SERVER_TOTAL);
+      gapsAreNotNegative(run, 3, ServerTimingGap.TTFT_MINUS_SERVER_PREFILL, ServerTimingGap.E2E_MINUS_SERVER_TOTAL,
+          ServerTimingGap.TPOT_MINUS_SERVER_PER_TOKEN);
     }
   }
 
