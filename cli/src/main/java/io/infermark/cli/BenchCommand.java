@@ -528,6 +528,7 @@ final class BenchCommand implements Callable<Integer> {
     });
     BenchCommand bench = new BenchCommand();
     picocli.CommandLine cl = new picocli.CommandLine(bench);
+    cl.setOverwrittenOptionsAllowed(true); // as the command line that wrote them
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     try {
       cl.parseArgs(args.toArray(String[]::new));

@@ -81,7 +81,7 @@ public final class Infermark implements Runnable {
     cl.setOut(out);
     cl.setErr(err);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
-    cl.getSubcommands().get("bench").setOverwrittenOptionsAllowed(true); // vLLM's argparse: a repeated flag's last wins
+    cl.setOverwrittenOptionsAllowed(true); // vLLM's argparse: a repeated flag's last value wins (every command)
     cl.getSubcommands().get("sim").getCommandSpec().usageMessage()
         .footer("", "Simulator options:", SimCommand.help(80).stripTrailing().replace("%", "%%"));
     cl.setExitCodeExceptionMapper(e -> e instanceof CommandLine.ParameterException ? USAGE : FAILED);

@@ -18,8 +18,9 @@ import picocli.CommandLine.Model.CommandSpec;
  * vLLM's command-line conventions for {@code bench}, applied before picocli parses: {@code vllm bench serve}'s word
  * {@code serve} after {@code bench}, {@code --config FILE} (a YAML map of option: value, placed before the command
  * line so the command line wins, as vLLM's {@code FlexibleArgumentParser}), underscores in option names
- * ({@code --random_input_len}), and argparse's unambiguous prefixes ({@code --num-prom}). A repeated option's last
- * value wins (picocli's overwritten options, set on the command).
+ * ({@code --random_input_len}), argparse's unambiguous prefixes ({@code --num-prom}), and JSON arguments given by
+ * parts ({@code --extra-body.key value}, {@code --x.list+ a,b}), merged into one JSON value as vLLM merges them. A
+ * repeated option's last value wins (picocli's overwritten options, set on the command).
  */
 final class VllmArgs {
 
@@ -45,18 +46,64 @@ final class VllmArgs {
     bench.optionsMap().keySet().stream().filter(n -> n.startsWith("--")).forEach(names::add);
     bench.negatedOptionsMap().keySet().stream().filter(n -> n.startsWith("--")).forEach(names::add);
     List<String> out = new ArrayList<>(List.of("bench"));
+    Map<String, com.fasterxml.jackson.databind.node.ObjectNode> dotted = new java.util.LinkedHashMap<>();
     boolean options = true;
-    for (String a : rest) {
+    for (int i = 0; i < rest.size(); i++) {
+      String a = rest.get(i);
       if (!options || !a.startsWith("--") || a.length() == 2) {
         options &= !a.equals("--");
         out.add(a);
         continue;
       }
       int eq = a.indexOf('=');
-      String name = (eq < 0 ? a : a.substring(0, eq)).replace('_', '-');
+      String key = eq < 0 ? a : a.substring(0, eq);
+      int dot = key.indexOf('.');
+      if (dot > 2) {
+        // vLLM's JSON arguments by parts: --extra-body.key value, --json-arg.a.b value, --json-arg.list+ v1,v2
+        String value = eq >= 0 ? a.substring(eq + 1) : i + 1 < rest.size() ? rest.get(++i) : null;
+        if (value == null) {
+          throw new IllegalArgumentException(key + " needs a value");
+        }
+        String option = resolve(key.substring(0, dot).replace('_', '-'), names);
+        dotted(dotted.computeIfAbsent(option, o -> JSON.createObjectNode()), key.substring(dot + 1), value);
+        continue;
+      }
+      String name = key.replace('_', '-');
       out.add(resolve(name, names) + (eq < 0 ? "" : a.substring(eq)));
     }
+    dotted.forEach((option, json) -> {
+      out.add(option);
+      out.add(json.toString());
+    });
     return out;
+  }
+
+  /** Puts {@code value} at the dotted {@code path} of {@code root}: JSON when it parses, else a string. */
+  private static void dotted(com.fasterxml.jackson.databind.node.ObjectNode root, String path, String value) {
+    boolean append = path.endsWith("+");
+    String[] keys = (append ? path.substring(0, path.length() - 1) : path).split("\\.");
+    com.fasterxml.jackson.databind.node.ObjectNode node = root;
+    for (int k = 0; k < keys.length - 1; k++) {
+      JsonNode next = node.get(keys[k]);
+      node = next instanceof com.fasterxml.jackson.databind.node.ObjectNode o ? o : node.putObject(keys[k]);
+    }
+    String last = keys[keys.length - 1];
+    if (append) {
+      JsonNode list = node.get(last);
+      com.fasterxml.jackson.databind.node.ArrayNode array = list instanceof com.fasterxml.jackson.databind.node.ArrayNode
+          l ? l : node.putArray(last);
+      for (String item : value.split(",")) {
+        array.add(item);
+      }
+      return;
+    }
+    JsonNode parsed;
+    try {
+      parsed = JSON.readTree(value);
+    } catch (IOException notJson) {
+      parsed = null;
+    }
+    node.set(last, parsed == null || parsed.isMissingNode() ? JSON.getNodeFactory().textNode(value) : parsed);
   }
 
   /** An option name as given, or the one option it is an unambiguous prefix of (argparse's abbreviations). */

@@ -63,6 +63,21 @@ class VllmConventionsTest {
   }
 
   @Test
+  void jsonArgumentsByPartsAreMergedAsVllmMergesThem() throws IOException {
+    try (WireCapture server = new WireCapture()) {
+      Outcome o = run(bench(server, "--random-input-len", "8", "--random-output-len", "2", "--num-prompts", "2",
+          "--extra-body.custom", "x", "--extra_body.nested.a", "1", "--extra-body.tags+", "p,q"));
+
+      assertThat(o.code()).as(o.out() + o.err()).isZero();
+      assertThat(runBodies(server)).hasSize(2).allSatisfy(b -> {
+        assertThat(b.get("custom").asText()).isEqualTo("x");
+        assertThat(b.get("nested").get("a").asInt()).isEqualTo(1);
+        assertThat(b.get("tags").toString()).isEqualTo("[\"p\",\"q\"]");
+      });
+    }
+  }
+
+  @Test
   void anAmbiguousPrefixIsAOneLineUsageError() {
     Outcome o = InfermarkCliTest.run("bench", "serve", "--ra", "3", "--model", "m");
     assertThat(o.code()).isEqualTo(Infermark.USAGE);

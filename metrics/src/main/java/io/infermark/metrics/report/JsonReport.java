@@ -359,7 +359,9 @@ public final class JsonReport {
     g.writeObjectFieldStart("vllm");
     number(g, "duration", s.window().map(w -> OptionalDouble.of(w.durationSeconds())).orElse(OptionalDouble.empty()));
     g.writeNumberField("completed", s.requests().succeeded());
-    g.writeNumberField("failed", s.requests().failed());
+    // vLLM's failed: sent requests that failed; one a stop left unsent is neither (requests.failed counts it)
+    g.writeNumberField("failed", s.requests().failed()
+        - s.failuresByCategory().getOrDefault(io.infermark.core.capture.ErrorCategory.NOT_SENT, 0));
     g.writeNumberField("total_input_tokens", s.tokens().inputTokens());
     g.writeNumberField("total_output_tokens", s.tokens().outputTokens());
     number(g, "request_throughput", s.requestThroughputRps());
