@@ -10,6 +10,7 @@ import io.infermark.core.load.Randoms;
 import io.infermark.core.load.RateLimits;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.InferenceRequest;
+import io.infermark.core.session.SessionWorkload;
 import io.infermark.core.target.Cancellation;
 import io.infermark.core.target.Target;
 import io.infermark.core.workload.RequestSpec;
@@ -588,8 +589,9 @@ final class IssuingCore {
    * record that arrives later (it was recorded already). Returns the records kept, in arrival order.
    */
   synchronized List<RequestRecord> close() {
-    if (load.isClosedLoop() && load.duration().isEmpty() && !closed) {
-      recordNeverIssued(); // with a duration, stopping short of the count is the duration's doing
+    // with a duration, stopping short of the count is the duration's doing; sessions promise no count
+    if (load.isClosedLoop() && load.duration().isEmpty() && !(workload instanceof SessionWorkload) && !closed) {
+      recordNeverIssued();
     }
     closed = true;
     return new ArrayList<>(records);
