@@ -234,6 +234,7 @@ final class SessionDriver {
       Prompt p = Prompt.chat(messages).withTag(SessionTags.SESSION, session.id())
           .withTag(SessionTags.TURN, Integer.toString(turn)).withTag(SessionTags.SESSION_TURNS, turnsTag)
           .withTag(SessionTags.STEP, Integer.toString(step))
+          .withTag(SessionTags.TURN_STEPS, Integer.toString(t.steps().size() + 1))
           .withTag(SessionTags.TOOL_CALL_DEPTH, Integer.toString(depth))
           .withTag(SessionTags.RETRY_COUNT, Integer.toString(retry))
           .withTag(SessionTags.MAX_ATTEMPTS, attemptsTag);

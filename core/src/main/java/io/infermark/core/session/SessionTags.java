@@ -18,6 +18,8 @@ public final class SessionTags {
   public static final String SESSION_TURNS = "session_turns";
   /** The model call's position within its turn, from 0 (fan-out branches share their step). */
   public static final String STEP = "step";
+  /** Model-call positions of the turn ({@link #STEP} runs from 0 to this minus 1): its steps plus one. */
+  public static final String TURN_STEPS = "turn_steps";
   /** Tool or sub-agent hops before this call within its turn: 0 for the turn's first call. */
   public static final String TOOL_CALL_DEPTH = "tool_call_depth";
   /** Retries of this call before this attempt: 0 for the first attempt. */
