@@ -7,6 +7,7 @@ import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.health.ClientHealth;
 import io.infermark.core.stats.QuantileMethod;
+import io.infermark.metrics.session.SessionSummary;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
@@ -53,13 +54,15 @@ public final class RunSummary {
   private final Map<ServerTimingGap, Distribution> clientMinusServer;
   private final TargetAvailability availability;
   private final ColdStartSummary coldStarts;
+  private final SessionSummary sessions;
 
   private RunSummary(RunInfo run, ScheduleStats schedule, QuantileMethod quantileMethod,
       Map<LatencyMetric, Distribution> distributions, RequestCounts requests,
       Map<ErrorCategory, Integer> failuresByCategory, MeasurementWindow window, TokenSummary tokens,
       Map<ServerTimingGap, Distribution> clientMinusServer, TargetAvailability availability,
-      ColdStartSummary coldStarts) {
+      ColdStartSummary coldStarts, SessionSummary sessions) {
     this.run = run;
+    this.sessions = sessions;
     this.schedule = schedule;
     this.quantileMethod = quantileMethod;
     this.distributions = distributions;
@@ -161,7 +164,7 @@ public final class RunSummary {
     return new RunSummary(RunInfo.of(result), result.schedule(), method,
         Collections.unmodifiableMap(distributions), tally.requests(), tally.failuresByCategory(),
         tally.window().orElse(null), tally.tokens(), Collections.unmodifiableMap(clientMinusServer),
-        TargetAvailability.of(records), cold);
+        TargetAvailability.of(records), cold, SessionSummary.of(records));
   }
 
   /**
@@ -235,6 +238,11 @@ public final class RunSummary {
    */
   public Map<ServerTimingGap, Distribution> clientMinusServer() {
     return clientMinusServer;
+  }
+
+  /** Per-session metrics, when the run was a session workload's; empty otherwise. */
+  public SessionSummary sessions() {
+    return sessions;
   }
 
   /**

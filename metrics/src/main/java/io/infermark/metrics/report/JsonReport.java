@@ -317,6 +317,7 @@ public final class JsonReport {
     }
     g.writeEndObject();
     writeColdStarts(g, s.coldStarts());
+    SessionsJson.write(g, s.sessions());
     writeVllm(g, s, extras);
     if (extras.slo().isPresent()) {
       writeSlo(g, extras.slo().get());
