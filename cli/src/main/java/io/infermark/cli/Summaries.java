@@ -92,6 +92,7 @@ final class Summaries {
       row(out, m.name() + " p50 / p99 (ms):", String.format(Locale.ROOT, "%.2f / %.2f%s", or(d.p50()), or(d.p99()),
           d.isTailUnreliable(0.99) ? "  (p99 from " + d.count() + " values: unreliable)" : ""));
     }
+    s.sessions().lines().forEach(out::println);
     ScheduleStats sched = s.schedule();
     row(out, "Achieved rate (req/s):", String.format(Locale.ROOT, "%.2f%s", sched.achievedRate(),
         sched.requestedRate().isPresent() ? String.format(Locale.ROOT, " of %.2f requested", sched.requestedRate().getAsDouble())

@@ -209,6 +209,7 @@ public final class HtmlReport {
       latencyTable(b, summary);
       verdicts.ifPresent(v -> sloTable(b, v));
       clientSection(b, summary.clientHealth());
+      SessionsHtml.section(b, summary.sessions());
       b.append("<h2>Latency CDFs</h2><div class='charts'>");
       List<Charts.Line> cdfs = new ArrayList<>();
       for (LatencyMetric m : CDF_METRICS) {
