@@ -6,6 +6,7 @@ import io.infermark.core.RunResult;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.load.ArrivalProcess;
 import io.infermark.core.load.LoadProfile;
+import io.infermark.core.session.SessionWorkload;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.shard.StartBarrier;
 import io.infermark.core.target.Target;
@@ -89,6 +90,9 @@ final class BenchCommand implements Callable<Integer> {
 
   @Mixin
   UserRampOptions userRamp = new UserRampOptions();
+
+  @Mixin
+  SessionOptions sessions = new SessionOptions();
 
   @Mixin
   ShardOptions shard = new ShardOptions();
@@ -184,7 +188,10 @@ final class BenchCommand implements Callable<Integer> {
     target.resolveModel(err);
     VllmResultJson.Options vllmOptions = vllmOptions(rate, Optional.empty());
     slo.gates(); // fail on a malformed --slo before running
-    LoadProfile load = shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
+    SessionWorkload sessionWorkload = sessions.given() ? sessions.workload(workload.counter(), workload.seed) : null;
+    LoadProfile load = sessionWorkload != null
+        ? sessions.load(sessionWorkload, numPromptsGiven() ? numPrompts : Integer.MAX_VALUE, workload.seed)
+        : shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
     Optional<Instant> startAt = shard.startInstant();
     if (shard.sharded() && (noSave || noRecords)) {
       throw new IllegalArgumentException("a shard must write its records for infermark merge: drop --no-save and "
@@ -200,6 +207,9 @@ final class BenchCommand implements Callable<Integer> {
     }
     out.printf(Locale.ROOT, "infermark bench: %s, model %s, %d requests, %s%s%n", target.describe(), target.requestModel(),
         numPrompts, loadText(rate), shard.sharded() ? ", shard " + shard.index() + " of " + shard.count() : "");
+    if (sessionWorkload != null) {
+      out.println("sessions: " + sessions.describe() + "; " + sessionWorkload);
+    }
     out.flush();
     OutputPaths files = paths(vllmOptions);
     OutputFiles outputs = new OutputFiles();
@@ -219,8 +229,8 @@ final class BenchCommand implements Callable<Integer> {
       // The CLI's own test request (as vLLM's: any failure stops the run) replaces the library's pre-flight
       // check, which stops only on definite misconfigurations: one uncounted request, not two per run.
       GenerationParams params = vllm.apply(workload.params(), target.chat());
-      Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(vllm.shape(prompts, workload.seed,
-          numPrompts + warmupRequests)).params(params).load(load).captureText(saveTexts || saveDetailed));
+      Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(sessionWorkload != null
+          ? sessionWorkload : vllm.shape(prompts, workload.seed, numPrompts + warmupRequests)).params(params).load(load).captureText(saveTexts || saveDetailed));
       if (!skipTestRequest) {
         vllm.readyCheck(b, out, target.describe());
         out.println("Initial test request completed. Starting the run...");
