@@ -81,6 +81,21 @@ class SessionSummaryTest {
   }
 
   @Test
+  void contextLengthErrorCountsAsTruncationAndFailsTheSession() {
+    java.util.List<io.infermark.core.capture.RequestRecord> one = List.of(io.infermark.core.capture.RequestRecord
+        .builder().index(0).httpStatus(400).endOffsetNanos(1_000_000)
+        .tags(Map.of(io.infermark.core.session.SessionTags.SESSION, "x", io.infermark.core.session.SessionTags.TURN,
+            "0", io.infermark.core.session.SessionTags.TOOL_CALL_DEPTH, "0",
+            io.infermark.core.session.SessionTags.RETRY_COUNT, "0"))
+        .failure(java.util.Optional.of(io.infermark.core.capture.Failure.httpStatus(400,
+            "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens"))).build());
+    SessionSummary x = SessionSummary.of(one);
+    assertThat(x.fidelity().contextLengthErrors()).isEqualTo(1);
+    assertThat(x.fidelity().contextTruncationRate()).hasValue(1.0);
+    assertThat(x.outcomes().get(Outcome.FAILED)).isEqualTo(1);
+  }
+
+  @Test
   void consoleLinesNameTheSeedsMetrics() {
     assertThat(String.join("\n", s.lines())).contains("tool_chain_completion_rate 50.00%")
         .contains("agent_turn_latency_ms{tool_call_depth=1,retry_count=1}  n 1  p50 200.0")

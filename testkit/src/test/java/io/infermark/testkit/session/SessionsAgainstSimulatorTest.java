@@ -18,6 +18,7 @@ import io.infermark.core.session.SyntheticSessions;
 import io.infermark.core.session.ToolCall;
 import io.infermark.core.target.OpenAiTarget;
 import io.infermark.testkit.junit.WithSimulator;
+import io.infermark.metrics.session.SessionSummary;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -87,6 +88,27 @@ class SessionsAgainstSimulatorTest {
         assertThat(again.messages.get(other.get(k).requestId())).isEqualTo(sent.messages.get(records.get(k).requestId()));
       }
     });
+  }
+
+  @Test
+  void plantedFactProbesAndContextGrowthAreJudgedOnEverySession(OpenAiTarget target) {
+    SyntheticSessions source = SyntheticSessions.builder().turns(4).userTokens(16).plantedFact(2, 3).build();
+    RunResult run = run(target, SessionWorkload.builder(source).maxSessions(3).build(), new Sent(), 3);
+
+    SessionSummary s = SessionSummary.of(run.records());
+    assertThat(s.sessions()).isEqualTo(3);
+    assertThat(run.records().stream().filter(r -> r.tags().containsKey(SessionTags.PROBE_EXPECTED)))
+        .hasSize(6).allMatch(r -> r.tags().get(SessionTags.PROBE_EXPECTED).equals(source.fact(Long.parseLong(
+            r.tags().get(SessionTags.SESSION).substring(1)))));
+    // the simulator's replies come from its vocabulary and never repeat a code word: every probe decays
+    assertThat(s.fidelity().probes()).isEqualTo(6);
+    assertThat(s.fidelity().memoryDecayRate()).hasValue(1.0);
+    // a judge that finds the fact everywhere recalls all of them
+    assertThat(SessionSummary.of(run.records(), (reply, fact) -> true).fidelity().memoryDecayRate()).hasValue(0.0);
+    // the simulator counts every prompt token it was sent: context grows by each reply, nothing is truncated
+    assertThat(s.fidelity().checkedCalls()).isEqualTo(3 * 3);
+    assertThat(s.fidelity().truncatedCalls()).isZero();
+    assertThat(s.fidelity().contextTruncationRate()).hasValue(0.0);
   }
 
   @Test
