@@ -88,7 +88,7 @@ public final class SessionSummary {
    * Long-session fidelity.
    *
    * <p><b>Memory decay</b>: a fact planted at turn 0 is asked for at probe turns; a probe is recalled
-   * when the judge finds the fact in the reply. The decay rate is 1 − recalled / probes, also per probe
+   * when the judge finds the fact in the reply to the question (the turn's first call). The decay rate is 1 − recalled / probes, also per probe
    * turn. <b>Context truncation</b>: along a session's main chain every call's context holds the previous
    * call's context and reply, so the server's prompt tokens must be at least the previous call's prompt
    * plus completion tokens; a call below that was truncated (counted only when the server reported both
@@ -291,7 +291,9 @@ public final class SessionSummary {
           }
         }
         String fact = r.tags().get(SessionTags.PROBE_EXPECTED);
-        if (fact != null && r.succeeded()) {
+        // the reply to the probe's question is the turn's first call (its successful attempt)
+        if (fact != null && r.succeeded() && tagInt(r, SessionTags.STEP, 0) == 0
+            && !r.tags().containsKey(SessionTags.BRANCH)) {
           probes++;
           boolean ok = judge.recalls(r.text().orElse(""), fact);
           recalled += ok ? 1 : 0;

@@ -22,7 +22,8 @@ import java.util.Optional;
  * <ul>
  *   <li>A (2 turns, a tool each): turn 0 = call 0-100 (TTFT 20, 100 prompt tokens), tool 50 ms, call
  *       150-250; turn 1 = call 300-310 failed, retry 330-400, tool 40 ms, call 440-500 whose 100 prompt
- *       tokens are below the 160 it was sent (truncated); a probe at 440 that forgot the fact. Completed:
+ *       tokens are below the 160 it was sent (truncated); turn 1 is a probe whose question (the retry at 330)
+ *       forgot the fact, though the later call at 440 repeats it (not judged: not the question's reply). Completed:
  *       e2e 500, turns 250 (depth 1, 0 retries) and 200 (depth 1, 1 retry), tools 90, model 340, other 70.</li>
  *   <li>B (1 turn, 2 attempts allowed): both attempts fail (1000-1010, 1020-1030). Failed: model 20,
  *       other 10.</li>
@@ -45,10 +46,11 @@ final class SessionRecords {
     l.add(call("A", 0, 2, 1, 0, 2, 3, 150, 250, 10, 130, 10, 3).tags(tags("A", 0, 2, 1, 0, 2, 3,
         Map.of(SessionTags.TOOL_NANOS, Long.toString(ms(50)), SessionTags.TOOL_RETRIES, "0"))).build());
     l.add(failed(call("A", 1, 2, 0, 0, 2, 3, 300, 310, 0, 0, 0, 3), 500).build());
-    l.add(call("A", 1, 2, 0, 1, 2, 3, 330, 400, 30, 150, 10, 3).build());
+    l.add(call("A", 1, 2, 0, 1, 2, 3, 330, 400, 30, 150, 10, 3).tags(tags("A", 1, 2, 0, 1, 2, 3,
+        Map.of(SessionTags.PROBE_EXPECTED, "kwA"))).text(Optional.of("I forgot")).build());
     l.add(call("A", 1, 2, 1, 0, 2, 3, 440, 500, 10, 100, 10, 3).tags(tags("A", 1, 2, 1, 0, 2, 3,
         Map.of(SessionTags.TOOL_NANOS, Long.toString(ms(40)), SessionTags.TOOL_RETRIES, "0",
-            SessionTags.PROBE_EXPECTED, "kwA"))).text(Optional.of("I forgot")).build());
+            SessionTags.PROBE_EXPECTED, "kwA"))).text(Optional.of("kwA")).build());
     l.add(failed(call("B", 0, 1, 0, 0, 1, 2, 1000, 1010, 0, 0, 0, 2), 500).build());
     l.add(failed(call("B", 0, 1, 0, 1, 1, 2, 1020, 1030, 0, 0, 0, 2), 500).build());
     l.add(call("C", 0, 2, 0, 0, 1, 1, 2000, 2050, 10, 50, 5, 1).tags(tags("C", 0, 2, 0, 0, 1, 1,
