@@ -27,7 +27,8 @@ import java.util.Map;
  * loop of as many streams sending single requests whose inputs have the lengths the session calls had (turn k's
  * context: k × (user + output) + user tokens) and the same output length. Both against the fixed-timing simulator
  * in this JVM; client CPU = process CPU − the simulator's threads − the JVM's (JIT, GC), as in
- * {@link ClientCapacity}. Prints both and their ratio.
+ * {@link ClientCapacity}. Prints both and their ratio, and the independent requests again capturing their
+ * text as a session must (its next turn sends the reply), to tell the cost of text capture from the sessions'.
  *
  * <p>Run: {@code java -cp benchmarks-jmh/target/benchmarks.jar io.infermark.benchmarks.SessionCapacity
  * [sessions=1000] [turns=5] [rounds=2] [userTokens=32] [outputTokens=32] [itlMillis=50]}. A measurement, not a
@@ -69,8 +70,12 @@ public final class SessionCapacity {
           user, output)).load(LoadProfile.concurrency(sessions).duration(Duration.ofMinutes(30))));
       double perTokenRequests = measure("independent requests", base.workload(independent(turns, user, output))
           .load(LoadProfile.concurrency(sessions).requests((int) calls)));
-      System.out.printf(Locale.ROOT, "client CPU per streamed token: sessions / independent requests = %.2f%n",
-          perTokenSessions / perTokenRequests);
+      // sessions capture every reply's text (the next turn sends it); the same requests capturing text too
+      double perTokenCapturing = measure("independent + text", base.workload(independent(turns, user, output))
+          .captureText(true).load(LoadProfile.concurrency(sessions).requests((int) calls)));
+      System.out.printf(Locale.ROOT, "client CPU per streamed token: sessions / independent requests = %.2f"
+          + " (/ independent requests capturing text: %.2f)%n", perTokenSessions / perTokenRequests,
+          perTokenSessions / perTokenCapturing);
     }
   }
 

@@ -32,6 +32,11 @@ final class SessionLoop implements LoadMode, SessionCalls {
       throw new IllegalArgumentException("a session workload cannot run under an in-flight cap or token pacing"
           + " (the sessions' concurrency is their own); remove maxInFlight/limits from the load profile");
     }
+    int parallel = workload.source().maxParallelCalls();
+    if (parallel > 1) {
+      // fan-outs put several calls of one session in flight: no hidden cap on the transport
+      core.target.prepare((int) Math.min(Integer.MAX_VALUE, (long) core.load.expectedMaxInFlight() * parallel));
+    }
     this.core = core;
     this.executor = executor;
     this.sessionThread = sessionThread;

@@ -15,6 +15,14 @@ public interface SessionSource {
   /** How many sessions there are, or empty when the source generates as many as asked. */
   OptionalLong size();
 
+  /**
+   * The most calls one session has in flight at once (its widest fan-out), so the engine sizes the
+   * transport's connection pool for concurrent sessions times this; 1 unless the source says otherwise.
+   */
+  default int maxParallelCalls() {
+    return 1;
+  }
+
   /** A fixed list of sessions, session {@code i} being {@code sessions.get(i)}. */
   static SessionSource of(List<Session> sessions) {
     List<Session> copy = List.copyOf(sessions);

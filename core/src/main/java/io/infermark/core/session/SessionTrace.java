@@ -389,6 +389,12 @@ public final class SessionTrace implements SessionSource {
     return OptionalLong.of(sessions.size());
   }
 
+  @Override
+  public int maxParallelCalls() {
+    return sessions.stream().flatMap(s -> s.turns().stream()).flatMap(t -> t.steps().stream())
+        .mapToInt(s -> s instanceof FanOut f ? f.branches() : 1).max().orElse(1);
+  }
+
   /** Total turns over every session. */
   public long turns() {
     return sessions.stream().mapToLong(s -> s.turns().size()).sum();

@@ -95,6 +95,11 @@ public final class SyntheticSessions implements SessionSource {
   }
 
   @Override
+  public int maxParallelCalls() {
+    return steps.stream().mapToInt(s -> s instanceof FanOut f ? f.branches() : 1).max().orElse(1);
+  }
+
+  @Override
   public String toString() {
     return String.format(Locale.ROOT, "SyntheticSessions[%d turns of %d tokens, steps %s%s]", turns, userTokens,
         steps, probeTurns.length > 0 ? ", fact probed at turns " + Arrays.toString(probeTurns) : "");

@@ -110,6 +110,10 @@ class SessionTraceTest {
     assertThat(second.notBefore()).contains(Duration.ofMillis(9000));
     assertThat(second.thinkBefore().orElseThrow().meanNanos()).isEqualTo(250e6);
     assertThat(t.sessions().get(1).start()).contains(Duration.ofMillis(500));
+    // the widest fan-out sizes the transport for concurrent sessions
+    assertThat(t.maxParallelCalls()).isEqualTo(3);
+    assertThat(SyntheticSessions.builder().fanOut(FanOut.of(4)).build().maxParallelCalls()).isEqualTo(4);
+    assertThat(SyntheticSessions.builder().build().maxParallelCalls()).isEqualTo(1);
   }
 
   @Test
