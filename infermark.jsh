@@ -10,11 +10,13 @@ import io.infermark.core.*;
 import io.infermark.core.capture.*;
 import io.infermark.core.load.*;
 import io.infermark.core.request.*;
+import io.infermark.core.session.*;
 import io.infermark.core.sweep.*;
 import io.infermark.core.protocol.*;
 import io.infermark.core.workload.*;
 import io.infermark.metrics.*;
 import io.infermark.metrics.report.*;
+import io.infermark.metrics.session.*;
 import io.infermark.metrics.slo.*;
 import io.infermark.testkit.simulator.*;
 import java.nio.file.*;
@@ -55,4 +57,22 @@ void show(RunResult run) {
 /** P99 of a metric in ms (NaN when no request produced it). */
 double p99(RunResult run, LatencyMetric metric) {
     return RunSummary.of(run).distribution(metric).p99().orElse(Double.NaN);
+}
+
+/**
+ * {@code sessions} agent sessions, {@code concurrent} at a time: 3 turns, each calling a 10 ms tool and fanning
+ * out to 2 sub-agents (16 output tokens per call), every turn carrying the session's real history.
+ */
+RunResult agents(String baseUrl, String model, int sessions, int concurrent) {
+    SessionWorkload w = SessionWorkload.builder(SyntheticSessions.builder().turns(3).userTokens(64).maxTokens(16).
+            tool(ToolCall.of("search", Latency.fixed(Duration.ofMillis(10)))).fanOut(FanOut.of(2)).build()).
+        maxSessions(sessions).build();
+    try (Target t = chat(baseUrl, model)) {
+        return Benchmark.target(t).workload(w).load(LoadProfile.concurrency(concurrent).duration(Duration.ofMinutes(10))).run();
+    }
+}
+
+/** Prints a session run's per-session metrics (completion, agent_turn_latency_ms, retries, TTFT by turn). */
+void showSessions(RunResult run) {
+    RunSummary.of(run).sessions().lines().forEach(System.out::println);
 }

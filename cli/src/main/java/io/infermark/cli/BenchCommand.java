@@ -7,6 +7,7 @@ import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.load.ArrivalProcess;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.protocol.Target;
+import io.infermark.core.session.SessionWorkload;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.shard.StartBarrier;
 import io.infermark.metrics.RunSummary;
@@ -105,6 +106,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Mixin
   LocustOptions locust = new LocustOptions();
+  SessionOptions sessions = new SessionOptions();
 
   @Mixin
   ShardOptions shard = new ShardOptions();
@@ -214,7 +216,10 @@ final class BenchCommand implements Callable<Integer> {
     VllmResultJson.Options vllmOptions = vllmOptions(rate, Optional.empty());
     slo.gates(); // fail on a malformed --slo before running
     Optional<io.infermark.metrics.server.PrometheusScraper> scraper = scrape.scraper(); // and on bad --scrape-* flags
-    LoadProfile load = shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
+    SessionWorkload sessionWorkload = sessions.given() ? sessions.workload(workload.counter(), workload.seed) : null;
+    LoadProfile load = sessionWorkload != null
+        ? sessions.load(sessionWorkload, numPromptsGiven() ? numPrompts : Integer.MAX_VALUE, workload.seed)
+        : shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
     Optional<Instant> startAt = shard.startInstant();
     if (shard.sharded() && (noSave || noRecords)) {
       throw new IllegalArgumentException("a shard must write its records for infermark merge: drop --no-save and "
@@ -236,6 +241,9 @@ final class BenchCommand implements Callable<Integer> {
     }
     out.printf(Locale.ROOT, "infermark bench: %s, model %s, %d requests, %s%s%n", target.describe(), target.requestModel(),
         numPrompts, loadText(rate), shard.sharded() ? ", shard " + shard.index() + " of " + shard.count() : "");
+    if (sessionWorkload != null) {
+      out.println("sessions: " + sessions.describe() + "; " + sessionWorkload);
+    }
     out.flush();
     OutputPaths files = paths(vllmOptions);
     OutputFiles outputs = new OutputFiles();
@@ -256,9 +264,9 @@ final class BenchCommand implements Callable<Integer> {
       // check, which stops only on definite misconfigurations: one uncounted request, not two per run.
       GenerationParams params = vllm.apply(workload.params(), target.chat(),
           TargetOptions.OPENAI_BACKENDS.contains(target.backendName()));
-      Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(workload.cacheBust(vllm.shape(prompts,
-          workload.seed, numPrompts + warmupRequests))).params(params).load(load).captureText(saveTexts || saveDetailed
-          || locust.csv != null));
+      Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(sessionWorkload != null
+          ? sessionWorkload : workload.cacheBust(vllm.shape(prompts, workload.seed, numPrompts + warmupRequests)))
+          .params(params).load(load).captureText(saveTexts || saveDetailed || locust.csv != null));
       // The ideal prefix reuse of the prompts as they are sent (the test request and warm-ups included: they fill the
       // server's cache too), beside the cache hits servers report.
       io.infermark.metrics.cache.PromptReuse reuse = io.infermark.metrics.cache.PromptReuse.counting(workload.counter());

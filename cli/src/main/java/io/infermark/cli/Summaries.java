@@ -159,6 +159,7 @@ final class Summaries {
     for (String line : io.infermark.metrics.report.ConsoleTable.prefixCache(s)) {
       out.println(line);
     }
+    s.sessions().lines().forEach(out::println);
     ScheduleStats sched = s.schedule();
     row(out, "Achieved rate (req/s):", String.format(Locale.ROOT, "%.2f%s", sched.achievedRate(),
         sched.requestedRate().isPresent() ? String.format(Locale.ROOT, " of %.2f requested", sched.requestedRate().getAsDouble())

@@ -18,7 +18,10 @@ import jdk.jshell.SourceCodeAnalysis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** {@code infermark.jsh} loads in JShell and the snippets of docs/jshell.md run, in order, against the simulator. */
+/**
+ * {@code infermark.jsh} loads in JShell and the snippets of docs/jshell.md run, in order, against the simulator
+ * (the third an agent-session workload).
+ */
 class JShellScriptTest {
 
   /** The Java blocks of docs/jshell.md, in the order a reader pastes them. */
@@ -51,12 +54,12 @@ class JShellScriptTest {
       assertThat(problems).as("infermark.jsh").isEmpty();
       List<String> values = new ArrayList<>();
       List<String> snippets = documentedSnippets();
-      assertThat(snippets).hasSize(2);
+      assertThat(snippets).hasSize(3);
       for (String snippet : snippets) {
         evalAll(shell, snippet, problems, values);
         assertThat(problems).as("the documented snippet %s", snippet).isEmpty();
       }
-      assertThat(values).contains("\"measured=12 ttftP99>0=true\"");
+      assertThat(values).contains("\"measured=12 ttftP99>0=true\"", "\"sessions=6 completed=1.0\"");
       assertThat(printed.toString(StandardCharsets.UTF_8)).as("show(run) printed the summary table").contains("TTFT");
       assertThat(printed.toString(StandardCharsets.UTF_8)).as("the second snippet's run").contains("40 measured");
     }

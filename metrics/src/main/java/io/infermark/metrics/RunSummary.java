@@ -7,6 +7,7 @@ import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.health.ClientHealth;
 import io.infermark.core.stats.QuantileMethod;
+import io.infermark.metrics.session.SessionSummary;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
@@ -54,13 +55,16 @@ public final class RunSummary {
   private final TargetAvailability availability;
   private final ColdStartSummary coldStarts;
   private final io.infermark.metrics.cache.PrefixCacheSummary prefixCache;
+  private final SessionSummary sessions;
 
   private RunSummary(RunInfo run, ScheduleStats schedule, QuantileMethod quantileMethod,
       Map<LatencyMetric, Distribution> distributions, RequestCounts requests,
       Map<ErrorCategory, Integer> failuresByCategory, MeasurementWindow window, TokenSummary tokens,
       Map<ServerTimingGap, Distribution> clientMinusServer, TargetAvailability availability,
-      ColdStartSummary coldStarts, io.infermark.metrics.cache.PrefixCacheSummary prefixCache) {
+      ColdStartSummary coldStarts, io.infermark.metrics.cache.PrefixCacheSummary prefixCache,
+      SessionSummary sessions) {
     this.run = run;
+    this.sessions = sessions;
     this.schedule = schedule;
     this.quantileMethod = quantileMethod;
     this.distributions = distributions;
@@ -164,7 +168,7 @@ public final class RunSummary {
         Collections.unmodifiableMap(distributions), tally.requests(), tally.failuresByCategory(),
         tally.window().orElse(null), tally.tokens(), Collections.unmodifiableMap(clientMinusServer),
         TargetAvailability.of(records), cold,
-        io.infermark.metrics.cache.PrefixCacheSummary.of(records, method, Optional.empty()));
+        io.infermark.metrics.cache.PrefixCacheSummary.of(records, method, Optional.empty()), SessionSummary.of(records));
   }
 
   /**
@@ -175,7 +179,7 @@ public final class RunSummary {
     Objects.requireNonNull(reuse, "reuse");
     return new RunSummary(run, schedule, quantileMethod, distributions, requests, failuresByCategory, window, tokens,
         clientMinusServer, availability, coldStarts,
-        io.infermark.metrics.cache.PrefixCacheSummary.of(records, quantileMethod, Optional.of(reuse)));
+        io.infermark.metrics.cache.PrefixCacheSummary.of(records, quantileMethod, Optional.of(reuse)), sessions);
   }
 
   /**
@@ -252,6 +256,11 @@ public final class RunSummary {
    */
   public Map<ServerTimingGap, Distribution> clientMinusServer() {
     return clientMinusServer;
+  }
+
+  /** Per-session metrics, when the run was a session workload's; empty otherwise. */
+  public SessionSummary sessions() {
+    return sessions;
   }
 
   /**

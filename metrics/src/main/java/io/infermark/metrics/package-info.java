@@ -7,7 +7,7 @@
  * <p>May import: {@code io.infermark.core}, {@code io.infermark.core.capture},
  * {@code io.infermark.core.health}, {@code io.infermark.core.load}, {@code io.infermark.core.request},
  * {@code io.infermark.core.stats}, {@code io.infermark.core.workload}, {@code io.infermark.metrics.cache},
- * {@code io.infermark.metrics.stats}. Nothing else of infermark: the floors are in docs/architecture.md and
- * ArchitectureTest holds every package to this line.
+ * {@code io.infermark.metrics.session}, {@code io.infermark.metrics.stats}. Nothing else of infermark: the
+ * floors are in docs/architecture.md and ArchitectureTest holds every package to this line.
  */
 package io.infermark.metrics;

@@ -14,6 +14,7 @@ import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.InferenceRequest;
 import io.infermark.core.time.Clock;
 import io.infermark.core.transport.Cancellation;
+import io.infermark.core.session.SessionWorkload;
 import io.infermark.core.workload.RequestSpec;
 import io.infermark.core.workload.Workload;
 import java.util.ArrayList;
@@ -592,8 +593,9 @@ final class IssuingCore {
    * record that arrives later (it was recorded already). Returns the records kept, in arrival order.
    */
   synchronized List<RequestRecord> close() {
-    if (load.isClosedLoop() && load.duration().isEmpty() && !closed) {
-      recordNeverIssued(); // with a duration, stopping short of the count is the duration's doing
+    // with a duration, stopping short of the count is the duration's doing; sessions promise no count
+    if (load.isClosedLoop() && load.duration().isEmpty() && !(workload instanceof SessionWorkload) && !closed) {
+      recordNeverIssued();
     }
     closed = true;
     return new ArrayList<>(records);

@@ -15,6 +15,7 @@ import io.infermark.core.load.ArrivalProcess;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.protocol.Target;
 import io.infermark.core.request.GenerationParams;
+import io.infermark.core.session.SessionWorkload;
 import io.infermark.core.shard.StartBarrier;
 import io.infermark.core.time.Clock;
 import io.infermark.core.workload.Workload;
@@ -63,8 +64,9 @@ public final class RunEngine {
     load.validate();
     target.prepare(load.expectedMaxInFlight());
     boolean asyncClosedLoop = target.isAsync() && load.isClosedLoop();
+    boolean sessions = settings.workload() instanceof SessionWorkload;
     ExecutorService executor = RequestThreads.newExecutor(virtualThreads);
-    ScheduledExecutorService sender = asyncClosedLoop ? RequestThreads.newSender() : null;
+    ScheduledExecutorService sender = asyncClosedLoop || sessions ? RequestThreads.newSender() : null;
     Instant startedAt = settings.barrier().map(StartBarrier::await).orElseGet(Instant::now);
     // hiccups, CPU, GC, I/O backlog: can the run be trusted?
     String serverUrl = target.serverUrl().orElse("");
@@ -76,7 +78,7 @@ public final class RunEngine {
         issueDeadline == Long.MAX_VALUE ? Long.MAX_VALUE : issueDeadline + load.drainTimeout().toNanos());
     lifecycle.start(origin, issueDeadline, hardDeadline, hardDeadline);
     IssuingCore core = new IssuingCore(settings, lifecycle, origin, health, runId);
-    long[] schedule = load.isClosedLoop() || core.control() != null ? null
+    long[] schedule = load.isClosedLoop() || core.control() != null || sessions ? null
         : load.arrivalProcess().orElseThrow().schedule((int) Math.min(load.totalRequests(), Integer.MAX_VALUE),
             issueDeadline == Long.MAX_VALUE ? Long.MAX_VALUE : issueDeadline - origin, load.seed());
     OptionalLong planned = schedule != null ? OptionalLong.of(shardSize(load, schedule.length))
@@ -104,6 +106,9 @@ public final class RunEngine {
   /** The load mode the profile and target call for. */
   private LoadMode mode(IssuingCore core, ExecutorService executor, ScheduledExecutorService sender,
       long[] schedule) {
+    if (settings.workload() instanceof SessionWorkload sessions) {
+      return new SessionLoop(core, executor, sender, sessions);
+    }
     if (settings.load().isClosedLoop()) {
       return sender != null && !core.limitsAtSend() ? new AsyncClosedLoop(core, sender)
           : new ClosedLoop(core, executor);

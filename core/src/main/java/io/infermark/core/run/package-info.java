@@ -6,9 +6,9 @@
  *
  * <p>May import: {@code io.infermark.core}, {@code io.infermark.core.capture},
  * {@code io.infermark.core.control}, {@code io.infermark.core.health}, {@code io.infermark.core.load},
- * {@code io.infermark.core.protocol}, {@code io.infermark.core.request}, {@code io.infermark.core.shard},
- * {@code io.infermark.core.time}, {@code io.infermark.core.transport}, {@code io.infermark.core.workload}.
- * Nothing else of infermark: the floors are in docs/architecture.md and ArchitectureTest holds every package
- * to this line.
+ * {@code io.infermark.core.protocol}, {@code io.infermark.core.request}, {@code io.infermark.core.session},
+ * {@code io.infermark.core.shard}, {@code io.infermark.core.time}, {@code io.infermark.core.transport},
+ * {@code io.infermark.core.workload}. Nothing else of infermark: the floors are in docs/architecture.md and
+ * ArchitectureTest holds every package to this line.
  */
 package io.infermark.core.run;

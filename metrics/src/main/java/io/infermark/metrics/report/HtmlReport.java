@@ -202,6 +202,7 @@ public final class HtmlReport extends HtmlDocument {
       scrape.ifPresent(r -> ServerSideHtml.serverMetrics(b, r));
       verdicts.ifPresent(v -> sloTable(b, v));
       clientSection(b, summary.clientHealth());
+      SessionsHtml.section(b, summary.sessions());
       b.append("<h2>Latency CDFs</h2><div class='charts'>");
       List<Charts.Line> cdfs = new ArrayList<>();
       for (LatencyMetric m : CDF_METRICS) {

@@ -341,6 +341,7 @@ public final class JsonReport {
     g.writeEndObject();
     writeColdStarts(g, s.coldStarts());
     PrefixCacheJson.write(g, s.prefixCache());
+    SessionsJson.write(g, s.sessions());
     writeVllm(g, s, extras);
     if (extras.scrape().isPresent()) {
       ScrapeJson.write(g, extras.scrape().get());
