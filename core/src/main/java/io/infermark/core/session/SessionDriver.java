@@ -151,6 +151,8 @@ final class SessionDriver {
     private final End end;
     private final SplittableRandom random;
     private final List<Message> history = new ArrayList<>();
+    /** Each message's token count, counted once: a turn's context repeats every earlier message. */
+    private final java.util.IdentityHashMap<Message, Integer> counted = new java.util.IdentityHashMap<>();
     private final String turnsTag;
     private final String attemptsTag;
     private int turn;
@@ -170,6 +172,23 @@ final class SessionDriver {
 
     void begin() {
       beginTurn(startNanos);
+    }
+
+    /**
+     * The context's tokens as {@link io.infermark.core.tokens.TokenCounter#count(Prompt)} counts a chat prompt (the
+     * sum of its messages'), each message counted once per session instead of once per call that repeats it.
+     */
+    private int tokens(List<Message> messages) {
+      int total = 0;
+      for (Message m : messages) {
+        Integer n = counted.get(m);
+        if (n == null) {
+          n = workload.counter().count(m.content());
+          counted.put(m, n);
+        }
+        total += n;
+      }
+      return total;
     }
 
     private Turn current() {
@@ -246,7 +265,7 @@ final class SessionDriver {
           p = p.withTag(e.getKey(), e.getValue());
         }
       }
-      p = p.withTag(WorkloadTags.INPUT_TOKENS_ACHIEVED, Integer.toString(workload.counter().count(p)))
+      p = p.withTag(WorkloadTags.INPUT_TOKENS_ACHIEVED, Integer.toString(tokens(messages)))
           .withTag(WorkloadTags.TOKENIZER, workload.counter().name());
       GenerationParams gp = params;
       if (branch >= 0 && extra.containsKey(MAX_TOKENS)) {
