@@ -15,8 +15,9 @@
 #      tokens it computed, i.e. not served from cache; llamacpp:tokens_predicted_total the generated ones) and
 #      checks that the run's counts equal them: sum(prompt - cached) over the run = delta prompt_tokens_total,
 #      total output tokens = delta tokens_predicted_total;
-#   5. prints one markdown table row per run: cached / prompt tokens, hit ratio, TTFT p50 and p99, the
-#      client - server gap (TTFT - timings.prompt_ms), the server check, and the machine's load average.
+#   5. prints one markdown table row per run: cached / prompt tokens, hit ratio, the ideal ratio of the run's own
+#      prompts, TTFT p50 and p99, the client - server gap (TTFT - timings.prompt_ms), the server check, the client's
+#      health verdict with its measurement floor, and the machine's load average when the run started.
 #
 # Env: KIT (/work/shared/llamacpp), LC (/tmp/infermark-llamacpp), PORT (8092), N (20 prompts), WORDS (300),
 #      OUT_TOKENS (16), CONCURRENCY (4), JAR (cli/target/infermark.jar, built with
@@ -39,7 +40,7 @@ mkdir -p "$OUT"
 if [ ! -f "$JAR" ]; then
   (cd "$ROOT" && mvn -B -q -o -pl cli -am package -DskipTests)
 fi
-bash "$KIT/setup.sh"
+SMALL=${SMALL:-0} bash "$KIT/setup.sh"
 # A fresh server: its prompt cache starts empty.
 PORT=$PORT bash "$KIT/stop-server.sh" >/dev/null 2>&1 || true
 PORT=$PORT bash "$KIT/start-server.sh"
@@ -66,8 +67,8 @@ counter() { # counter NAME: the server's counter, 0 when absent
   curl -s -m 60 "$BASE/metrics" | awk -v n="llamacpp:$1" '$1 == n {print $2; found=1} END {if (!found) print 0}'
 }
 
-echo "| run | requests | cached / prompt tokens (server) | hit ratio | TTFT p50 / p99 (ms) | TTFT - prompt_ms p50 (ms) | server counters agree | load avg (1 min) |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| run | requests reporting | cached / prompt tokens (server's) | hit ratio | ideal (this run's prompts) | TTFT p50 / p99 (ms) | TTFT - prompt_ms p50 (ms) | counts = server's /metrics | client verdict (floor) | load avg (1 min) |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for turn in 0 1; do
   prompt_before=$(counter prompt_tokens_total)
   predicted_before=$(counter tokens_predicted_total)
@@ -94,9 +95,10 @@ agree = computed == pa - pb and output == da - db
 check = (f"yes: computed prompt {computed} = {pa - pb:.0f}, output {output} = {da - db:.0f}" if agree else
          f"NO: computed prompt {computed} vs {pa - pb:.0f}, output {output} vs {da - db:.0f}")
 name = "1st (cold cache)" if turn == "0" else "2nd (same prompts)"
+health = report["client_health"]
 print(f"| {name} | {c['reporting_requests']} of {c['requests']} | {c['cached_tokens']:,} / {c['prompt_tokens']:,} | "
-      f"{100 * c['hit_ratio']:.1f} % | {ttft['p50']:.1f} / {ttft['p99']:.1f} | "
-      f"{gap.get('p50', float('nan')):.2f} | {check} | {load} |")
+      f"{100 * c['hit_ratio']:.1f} % | {100 * c['ideal_hit_ratio']:.1f} % | {ttft['p50']:.1f} / {ttft['p99']:.1f} | "
+      f"{gap.get('p50', float('nan')):.2f} | {check} | {health['verdict']} ({health['floor_ms']:.1f} ms) | {load} |")
 if not agree:
     sys.exit(3)
 EOF

@@ -45,6 +45,12 @@ class PrefixCacheCliTest {
       assertThat(c.get("ideal_requests").asInt()).isEqualTo(8);
       assertThat(Files.readString(dir.resolve("r.html"))).contains("<h2>Prefix cache</h2>")
           .contains("<h2>Client − server</h2>");
+      // report rebuilds the same lines from the journal (the records keep cached counts and server timings)
+      Outcome report = InfermarkCliTest.run("report", dir.resolve("r.records.jsonl").toString(), "-o",
+          dir.resolve("again.html").toString(), "--result-dir", dir.resolve("again").toString());
+      assertThat(report.code()).as(report.out() + report.err()).isZero();
+      assertThat(report.out()).contains("TPOT-srv per token")
+          .contains("prefix cache: hit ratio " + o.out().split("prefix cache: hit ratio ")[1].split(" ")[0]);
     }
   }
 

@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalDouble;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * Polls a Prometheus endpoint (vLLM's, SGLang's, TGI's or the simulator's {@code /metrics}) while a
  * run goes on, and keeps chosen series on the run's clock so they line up with its time series:
  * register it with {@code Benchmark.listener(scraper)}; it starts scraping when the run starts and
- * stops when it finishes, on its own daemon thread, every {@link Builder#interval(Duration)} (1 s by
- * default).
+ * stops when it finishes (after one last scrape of the run's end state), on its own daemon thread, every
+ * {@link Builder#interval(Duration)} (1 s by default).
  *
  * <pre>{@code
  * PrometheusScraper scraper = PrometheusScraper.builder("http://localhost:8000/metrics")
@@ -116,11 +115,14 @@ public final class PrometheusScraper implements RunListener, AutoCloseable {
       throw new IllegalStateException("already scraping " + redacted());
     }
     bindClock(runClock, origin);
-    executor = Executors.newSingleThreadScheduledExecutor(r -> {
+    java.util.concurrent.ScheduledThreadPoolExecutor e = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "infermark-prometheus-scraper");
       t.setDaemon(true);
       return t;
     });
+    // At the run's end the next tick is dropped; only a scrape already running is waited for.
+    e.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    executor = e;
     executor.execute(this::tick);
   }
 
@@ -155,9 +157,37 @@ public final class PrometheusScraper implements RunListener, AutoCloseable {
     this.dueNanos = runClock.nanoTime();
   }
 
+  /**
+   * Ends scraping at the run's end: a scrape in flight is waited for (up to the timeout: late, not lost), then one
+   * last scrape on the calling thread records the run's end state (counters' final values; a run shorter than
+   * the interval still gets a sample).
+   */
   @Override
   public void onRunFinished(RunResult result) {
-    stop();
+    finish();
+  }
+
+  /** Stops the schedule, waits for a scrape in flight (up to the timeout), then scrapes once more. */
+  void finish() {
+    ScheduledExecutorService e;
+    synchronized (this) {
+      e = executor;
+      executor = null;
+    }
+    if (e == null) {
+      return;
+    }
+    e.shutdown();
+    try {
+      if (!e.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+        e.shutdownNow();
+      }
+    } catch (InterruptedException interrupted) {
+      e.shutdownNow();
+      Thread.currentThread().interrupt();
+      return;
+    }
+    scrapeQuietly();
   }
 
   /** Stops scraping; the series keep what was collected. Idempotent. */

@@ -85,6 +85,7 @@ class PrometheusScraperTest {
   @Test
   void latestValueIsADoubleSupplierForControllers() {
     server.enqueue(new MockResponse.Builder().body(vllm(7, 4, 0.9)).build());
+    server.enqueue(new MockResponse.Builder().body(vllm(7, 4, 0.9)).build()); // the last scrape at the run's end
     PrometheusScraper s = scraper();
     DoubleSupplier waiting = s.latest("vllm:num_requests_waiting");
     assertThat(waiting.getAsDouble()).isNaN();
@@ -158,6 +159,19 @@ class PrometheusScraperTest {
     assertThat(report.successful()).isEqualTo(1);
     assertThat(report.timeout()).isEqualTo(Duration.ofSeconds(PrometheusScraper.DEFAULT_TIMEOUT_SECONDS));
     assertThat(report.summary()).contains("1 scrape every 1 s, 1 late, 0 failed (timeout 30 s)");
+  }
+
+  @Test
+  void theRunsEndStateIsScrapedEvenWhenTheRunIsShorterThanTheInterval() {
+    server.enqueue(new MockResponse.Builder().body(vllm(0, 0, 0.1)).build());
+    server.enqueue(new MockResponse.Builder().body(vllm(0, 0, 0.1)).build());
+    PrometheusScraper s = PrometheusScraper.builder(server.url("/metrics").toString()).series("vllm:num_requests_running")
+        .interval(Duration.ofSeconds(60)).build();
+    s.onRunStarted(new RunStart(TestRuns.STARTED_AT, 0, now::get, "t", LoadProfile.concurrency(1).requests(1),
+        GenerationParams.defaults(), OptionalLong.of(1)));
+    s.onRunFinished(null); // waits for the first scrape if it is in flight, then takes the last one
+    assertThat(s.successfulScrapes()).isBetween(1, 2);
+    assertThat(s.series().get(0).latest()).hasValue(0.0);
   }
 
   @Test
