@@ -106,6 +106,8 @@ final class BenchCommand implements Callable<Integer> {
 
   @Mixin
   LocustOptions locust = new LocustOptions();
+
+  @Mixin
   SessionOptions sessions = new SessionOptions();
 
   @Mixin
