@@ -16,6 +16,7 @@ import io.infermark.metrics.report.HtmlReport;
 import io.infermark.metrics.report.JsonReport;
 import io.infermark.metrics.report.RecordsJsonl;
 import io.infermark.metrics.report.VllmResultJson;
+import io.infermark.metrics.report.VllmResultOptions;
 import io.infermark.metrics.timeseries.TimeSeries;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -180,7 +181,7 @@ final class BenchCommand implements Callable<Integer> {
     Duration drain = checkFlags(err, rate);
     target.resolveModel(err);
     Optional<PromptWorkload> preloaded = everyRow(out);
-    VllmResultJson.Options vllmOptions = vllmOptions(rate, Optional.empty());
+    VllmResultOptions vllmOptions = vllmOptions(rate, Optional.empty());
     slo.gates(); // fail on a malformed --slo before running
     Optional<io.infermark.metrics.server.PrometheusScraper> scraper = scrape.scraper(); // and on bad --scrape-* flags
     Plan plan = plan(out, err, rate, preloaded);
@@ -301,7 +302,7 @@ final class BenchCommand implements Callable<Integer> {
    * (probes, speculative decoding, ramp events) go into {@code extras}.
    */
   private Measured measure(PrintWriter out, PrintWriter err, double rate, Plan plan,
-      VllmResultJson.Options vllmOptions, OutputPaths files, OutputFiles outputs, StopSignals signals,
+      VllmResultOptions vllmOptions, OutputPaths files, OutputFiles outputs, StopSignals signals,
       Optional<io.infermark.metrics.server.PrometheusScraper> scraper, Duration drain, Map<String, Object> extras) {
     Optional<RecordsJournal> journal = Optional.empty();
     signals.whenIdle(() -> {
@@ -406,12 +407,12 @@ final class BenchCommand implements Callable<Integer> {
   record OutputPaths(Path vllm, Path report, Path records) {}
 
   /** The output files of this command line (a shard's records and facts are named after its shard). */
-  OutputPaths paths(VllmResultJson.Options vllmOptions) {
+  OutputPaths paths(VllmResultOptions vllmOptions) {
     return paths(vllmOptions, shard.sharded());
   }
 
   /** The output files of this command line's whole run, or, {@code asShard}, of its shard. */
-  OutputPaths paths(VllmResultJson.Options vllmOptions, boolean asShard) {
+  OutputPaths paths(VllmResultOptions vllmOptions, boolean asShard) {
     Path dir = resultDir != null ? resultDir : Path.of("");
     if (asShard) {
       String stem = shard.fileStem(stem(resultFilename != null ? resultFilename : "infermark"));
@@ -428,7 +429,7 @@ final class BenchCommand implements Callable<Integer> {
    * output from the journal alone: the bench settings (no secrets: see {@link ShardFile#settings}), the shard,
    * the vLLM result's file name and the version.
    */
-  Map<String, Object> journalContext(VllmResultJson.Options vllmOptions, boolean asShard) {
+  Map<String, Object> journalContext(VllmResultOptions vllmOptions, boolean asShard) {
     Map<String, Object> c = new java.util.LinkedHashMap<>();
     c.put("command", "bench");
     c.put("infermark_version", new Infermark.Version().getVersion()[0]);
@@ -446,7 +447,7 @@ final class BenchCommand implements Callable<Integer> {
    * Opens the records journal before the first request; if it cannot be created the run goes on (its
    * summary is still printed) and the failure is an output failure, so the command exits 3.
    */
-  private Optional<RecordsJournal> openJournal(Path file, VllmResultJson.Options vllmOptions, OutputFiles outputs,
+  private Optional<RecordsJournal> openJournal(Path file, VllmResultOptions vllmOptions, OutputFiles outputs,
       PrintWriter err) {
     if (noSave || noRecords) {
       return Optional.empty();
@@ -473,7 +474,7 @@ final class BenchCommand implements Callable<Integer> {
    *
    * @throws CliException if every request of a run that was not interrupted failed
    */
-  int report(PrintWriter out, PrintWriter err, RunResult result, VllmResultJson.Options vllmOptions, OutputPaths files,
+  int report(PrintWriter out, PrintWriter err, RunResult result, VllmResultOptions vllmOptions, OutputPaths files,
       Optional<RecordsJournal> journal, OutputFiles outputs, StopSignals signals) {
     RunSummary plain = RunSummary.of(result);
     RunSummary summary = promptReuse.map(r -> plain.withPromptReuse(result.records(), r)).orElse(plain);
@@ -685,13 +686,13 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   /** vLLM's result options; {@code date} names the result file (now when empty). */
-  VllmResultJson.Options vllmOptions(double rate, Optional<LocalDateTime> date) {
+  VllmResultOptions vllmOptions(double rate, Optional<LocalDateTime> date) {
     return vllmOptions(rate, date, Map.of());
   }
 
   /** vLLM's result options with the keys measured beside the run (probes, ramp events, speculative decoding). */
-  VllmResultJson.Options vllmOptions(double rate, Optional<LocalDateTime> date, Map<String, Object> extras) {
-    VllmResultJson.Options.Builder b = VllmResultJson.Options.builder(target.backendName(), target.model())
+  VllmResultOptions vllmOptions(double rate, Optional<LocalDateTime> date, Map<String, Object> extras) {
+    VllmResultOptions.Builder b = VllmResultOptions.builder(target.backendName(), target.model())
         .requestRate(rate).burstiness(burstiness).chat(target.chat())
         .metrics(Arrays.stream(percentileMetrics.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList())
         .percentiles(percentiles(metricPercentiles)).goodput(slo.goodputObjectives());
@@ -745,7 +746,7 @@ final class BenchCommand implements Callable<Integer> {
     };
   }
 
-  private void save(PrintWriter out, RunResult result, RunSummary summary, VllmResultJson.Options options,
+  private void save(PrintWriter out, RunResult result, RunSummary summary, VllmResultOptions options,
       SloOptions.Outcome outcome, OutputPaths files, Optional<RecordsJournal> journal, OutputFiles outputs) {
     outputs.write(files.vllm(), p -> vllm.writeResult(result, options, p, files.vllm()));
     JsonReport.Extras extras = JsonReport.Extras.NONE.withSeries(TimeSeries.of(result));

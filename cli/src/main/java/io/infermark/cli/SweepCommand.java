@@ -16,6 +16,7 @@ import io.infermark.metrics.RunSummary;
 import io.infermark.metrics.journal.RecordsJournal;
 import io.infermark.metrics.report.JsonReport;
 import io.infermark.metrics.report.VllmResultJson;
+import io.infermark.metrics.report.VllmResultOptions;
 import io.infermark.metrics.slo.SloSet;
 import io.infermark.metrics.timeseries.TimeSeries;
 import java.io.PrintWriter;
@@ -226,7 +227,7 @@ final class SweepCommand implements Callable<Integer> {
       String stem = levelStem(variable, label(p.level()));
       Path v = resultDir.resolve(stem + ".json");
       Path j = resultDir.resolve(stem + ".infermark.json");
-      VllmResultJson.Options options = levelOptions(variable, p.level(), r);
+      VllmResultOptions options = levelOptions(variable, p.level(), r);
       if (outputs.write(v, f -> VllmResultJson.write(r, options, f))) {
         vllm = Optional.of(v);
       }
@@ -255,8 +256,8 @@ final class SweepCommand implements Callable<Integer> {
     return resultFilename + "-" + variable + "-" + level;
   }
 
-  private VllmResultJson.Options levelOptions(String variable, Number level, RunResult r) {
-    VllmResultJson.Options.Builder b = VllmResultJson.Options.builder(target.backendName(), target.model())
+  private VllmResultOptions levelOptions(String variable, Number level, RunResult r) {
+    VllmResultOptions.Builder b = VllmResultOptions.builder(target.backendName(), target.model())
         .numPrompts(numPrompts.value).chat(target.chat()).burstiness(burstiness)
         .date(LocalDateTime.ofInstant(r.startedAt(), ZoneOffset.UTC));
     if (variable.equals("rate")) {
