@@ -16,6 +16,7 @@ import io.infermark.metrics.report.HtmlReport;
 import io.infermark.metrics.report.JsonReport;
 import io.infermark.metrics.report.RecordsJsonl;
 import io.infermark.metrics.report.VllmResultJson;
+import io.infermark.metrics.report.VllmResultOptions;
 import io.infermark.metrics.timeseries.TimeSeries;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -42,6 +43,7 @@ import picocli.CommandLine.Spec;
  * gates), and writes vLLM's result JSON, infermark's JSON report and the records (JSONL).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+    resourceBundle = "io.infermark.cli.help.bench",
     description = {"Benchmark an OpenAI-compatible endpoint. Takes vllm bench serve's flags unchanged, and seed 002's "
         + "(--url, --concurrency, --max-tokens, --temperature).",
         "Writes <result-dir>/<name>.json in vLLM's result format (name as vLLM names it, or --result-filename), "
@@ -73,9 +75,8 @@ final class BenchCommand implements Callable<Integer> {
   @Mixin
   WorkloadOptions workload = new WorkloadOptions();
 
-  @Option(names = "--num-prompts", defaultValue = "1000",
-      description = "Requests to send; -1 sends every row of a dataset file once (default: ${DEFAULT-VALUE}).")
-  int numPrompts;
+  @Mixin
+  RunBoundOptions.NumPrompts numPrompts = new RunBoundOptions.NumPrompts(1000);
 
   /** The datasets {@code --num-prompts -1} can send whole: rows read from a file, not generated per request. */
   static final List<String> ALL_ROWS = List.of("sharegpt", "jsonl", "custom", "hf", "spec_bench");
@@ -165,10 +166,8 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--disable-tqdm", description = "vLLM's flag: no progress output (as --progress none).")
   boolean disableTqdm;
 
-  @Option(names = "--drain-timeout", paramLabel = "SECONDS", defaultValue = "15",
-      description = "After SIGINT or SIGTERM, how long requests in flight get to finish before they are cancelled; "
-          + "a second signal cancels them at once (default: ${DEFAULT-VALUE}, well under Kubernetes' 30 s grace).")
-  double drainTimeoutSeconds;
+  @Mixin
+  RunBoundOptions.DrainTimeout drainTimeout = new RunBoundOptions.DrainTimeout();
 
   @Option(names = "--trust-remote-code", hidden = true, description = "Accepted for vLLM compatibility; ignored.")
   boolean trustRemoteCode;
@@ -181,9 +180,34 @@ final class BenchCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     double rate = parseRate(requestRate);
-    if (numPrompts < 1 && numPrompts != -1) {
+    Duration drain = checkFlags(err, rate);
+    target.resolveModel(err);
+    Optional<PromptWorkload> preloaded = everyRow(out);
+    VllmResultOptions vllmOptions = vllmOptions(rate, Optional.empty());
+    slo.gates(); // fail on a malformed --slo before running
+    Optional<io.infermark.metrics.server.PrometheusScraper> scraper = scrape.scraper(); // and on bad --scrape-* flags
+    Plan plan = plan(out, err, rate, preloaded);
+    printPlan(out, rate, plan);
+    OutputPaths files = paths(vllmOptions);
+    OutputFiles outputs = new OutputFiles();
+    StopSignals signals = StopSignals.current(err);
+    Map<String, Object> extras = new LinkedHashMap<>();
+    Measured measured = measure(out, err, rate, plan, vllmOptions, files, outputs, signals, scraper, drain, extras);
+    vllmOptions = vllmOptions(rate, Optional.of(vllmOptions.date()), extras);
+    if (shard.sharded()) {
+      return finishShard(out, err, measured.result(), files, measured.journal(), outputs, signals);
+    }
+    return report(out, err, measured.result(), vllmOptions, files, measured.journal(), outputs, signals);
+  }
+
+  /**
+   * Checks the flags before anything is sent (the first bad one fails) and applies vLLM's adjustments of them (the
+   * general lengths, random prompts generating to their length); returns the validated drain timeout.
+   */
+  private Duration checkFlags(PrintWriter err, double rate) {
+    if (numPrompts.value < 1 && numPrompts.value != -1) {
       throw new IllegalArgumentException("--num-prompts must be >= 1, or -1 for every row of the dataset once, was "
-          + numPrompts);
+          + numPrompts.value);
     }
     if (maxConcurrency != null && maxConcurrency < 1) {
       throw new IllegalArgumentException("--max-concurrency must be >= 1, was " + maxConcurrency);
@@ -191,7 +215,7 @@ final class BenchCommand implements Callable<Integer> {
     if (!(burstiness > 0) || Double.isInfinite(burstiness)) {
       throw new IllegalArgumentException("--burstiness must be finite and > 0, was " + burstiness);
     }
-    Duration drain = drainTimeout();
+    Duration drain = drainTimeout.duration();
     vllm.validate(rate, workload.datasetName);
     vllm.notices(target.chat()).forEach(err::println);
     workload.generalLengths(vllm.inputLen, vllm.outputLen);
@@ -203,31 +227,48 @@ final class BenchCommand implements Callable<Integer> {
         && TargetOptions.OPENAI_BACKENDS.contains(target.backendName())) {
       workload.ignoreEos = true; // vLLM's client: random prompts generate to the requested length
     }
-    target.resolveModel(err);
-    PromptWorkload preloaded = null;
-    if (numPrompts == -1) {
-      // vLLM's -1: the whole dataset, each row once; a generated dataset has no "whole"
-      if (!ALL_ROWS.contains(workload.datasetName)) {
-        throw new IllegalArgumentException("--num-prompts -1 (every row once) needs a dataset of rows: "
-            + String.join(", ", ALL_ROWS) + "; --dataset-name " + workload.datasetName + " generates prompts");
-      }
-      preloaded = workload.workload(100_000);
-      numPrompts = preloaded.distinctPrompts();
-      out.println("--num-prompts -1: the dataset has " + numPrompts + " prompts; sending each once");
+    return drain;
+  }
+
+  /**
+   * With {@code --num-prompts -1} (vLLM's: the whole dataset, each row once), the dataset read whole, and
+   * --num-prompts set to its prompts; otherwise empty. A generated dataset has no "whole".
+   */
+  private Optional<PromptWorkload> everyRow(PrintWriter out) {
+    if (numPrompts.value != -1) {
+      return Optional.empty();
     }
-    VllmResultJson.Options vllmOptions = vllmOptions(rate, Optional.empty());
-    slo.gates(); // fail on a malformed --slo before running
-    Optional<io.infermark.metrics.server.PrometheusScraper> scraper = scrape.scraper(); // and on bad --scrape-* flags
+    if (!ALL_ROWS.contains(workload.datasetName)) {
+      throw new IllegalArgumentException("--num-prompts -1 (every row once) needs a dataset of rows: "
+          + String.join(", ", ALL_ROWS) + "; --dataset-name " + workload.datasetName + " generates prompts");
+    }
+    PromptWorkload preloaded = workload.workload(100_000);
+    numPrompts.value = preloaded.distinctPrompts();
+    out.println("--num-prompts -1: the dataset has " + numPrompts.value + " prompts; sending each once");
+    return Optional.of(preloaded);
+  }
+
+  /**
+   * What a run sends and when: the sessions (null without --sessions), the load, the prompts and the shard's start
+   * instant.
+   */
+  private record Plan(SessionWorkload sessions, LoadProfile load, PromptWorkload prompts, Optional<Instant> startAt) {}
+
+  /**
+   * The workload and the load of this command line: sessions or prompts (with Locust's system message), the
+   * arrivals (ramped, sharded), and vLLM's --no-oversample; fails on flags that cannot go together.
+   */
+  private Plan plan(PrintWriter out, PrintWriter err, double rate, Optional<PromptWorkload> preloaded) {
     SessionWorkload sessionWorkload = sessions.given() ? sessions.workload(workload.counter(), workload.seed) : null;
     LoadProfile load = sessionWorkload != null
-        ? sessions.load(sessionWorkload, numPromptsGiven() ? numPrompts : Integer.MAX_VALUE, workload.seed)
+        ? sessions.load(sessionWorkload, numPromptsGiven() ? numPrompts.value : Integer.MAX_VALUE, workload.seed)
         : shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
     Optional<Instant> startAt = shard.startInstant();
     if (shard.sharded() && (noSave || noRecords)) {
       throw new IllegalArgumentException("a shard must write its records for infermark merge: drop --no-save and "
           + "--no-records");
     }
-    PromptWorkload prompts = preloaded != null ? preloaded : workload.workload(Math.min(numPrompts, 100_000));
+    PromptWorkload prompts = preloaded.orElseGet(() -> workload.workload(Math.min(numPrompts.value, 100_000)));
     Optional<String> locustNotice = locust.locustfileNotice(target.describe(), target.chat());
     locustNotice.ifPresent(out::println);
     if (locustNotice.isPresent() && target.chat()) {
@@ -235,24 +276,37 @@ final class BenchCommand implements Callable<Integer> {
     }
     locust.csvPrefix(resultDir); // a malformed --csv fails before the run
     workload.tokenizerWarning(target.model()).ifPresent(w -> err.println("warning: " + w));
-    if (workload.vllmData.noOversample && prompts.distinctPrompts() < numPrompts) {
+    if (workload.vllmData.noOversample && prompts.distinctPrompts() < numPrompts.value) {
       // vLLM's --no-oversample: a smaller dataset sends each of its prompts once, not --num-prompts requests
       out.println("--no-oversample: the dataset has " + prompts.distinctPrompts() + " prompts; sending each once");
-      numPrompts = prompts.distinctPrompts();
+      numPrompts.value = prompts.distinctPrompts();
       load = shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
     }
+    return new Plan(sessionWorkload, load, prompts, startAt);
+  }
+
+  /** The run's header line (and its sessions), before the test request. */
+  private void printPlan(PrintWriter out, double rate, Plan plan) {
     out.printf(Locale.ROOT, "infermark bench: %s, model %s, %d requests, %s%s%n", target.describe(), target.requestModel(),
-        numPrompts, loadText(rate), shard.sharded() ? ", shard " + shard.index() + " of " + shard.count() : "");
-    if (sessionWorkload != null) {
-      out.println("sessions: " + sessions.describe() + "; " + sessionWorkload);
+        numPrompts.value, loadText(rate), shard.sharded() ? ", shard " + shard.index() + " of " + shard.count() : "");
+    if (plan.sessions() != null) {
+      out.println("sessions: " + sessions.describe() + "; " + plan.sessions());
     }
     out.flush();
-    OutputPaths files = paths(vllmOptions);
-    OutputFiles outputs = new OutputFiles();
-    StopSignals signals = StopSignals.current(err);
-    RunResult result;
+  }
+
+  /** A finished run and the journal its records went to (closed), if one could be opened. */
+  private record Measured(RunResult result, Optional<RecordsJournal> journal) {}
+
+  /**
+   * Builds the target and runs the benchmark on it: the test request, warm-ups and start barrier, then the measured
+   * run with its listeners (journal, progress, scraper), stoppable by a signal; run facts beyond the records
+   * (probes, speculative decoding, ramp events) go into {@code extras}.
+   */
+  private Measured measure(PrintWriter out, PrintWriter err, double rate, Plan plan,
+      VllmResultOptions vllmOptions, OutputPaths files, OutputFiles outputs, StopSignals signals,
+      Optional<io.infermark.metrics.server.PrometheusScraper> scraper, Duration drain, Map<String, Object> extras) {
     Optional<RecordsJournal> journal = Optional.empty();
-    Map<String, Object> extras = new LinkedHashMap<>();
     signals.whenIdle(() -> {
       // Before the run (test request, ready check, warm-ups) nothing is measured yet: stop at once.
       err.println();
@@ -266,26 +320,7 @@ final class BenchCommand implements Callable<Integer> {
       // check, which stops only on definite misconfigurations: one uncounted request, not two per run.
       GenerationParams params = vllm.apply(workload.params(), target.chat(),
           TargetOptions.OPENAI_BACKENDS.contains(target.backendName()));
-      Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(sessionWorkload != null
-          ? sessionWorkload : workload.cacheBust(vllm.shape(prompts, workload.seed, numPrompts + warmupRequests)))
-          .params(params).load(load).captureText(saveTexts || saveDetailed || locust.csv != null));
-      // The ideal prefix reuse of the prompts as they are sent (the test request and warm-ups included: they fill the
-      // server's cache too), beside the cache hits servers report.
-      io.infermark.metrics.cache.PromptReuse reuse = io.infermark.metrics.cache.PromptReuse.counting(workload.counter());
-      promptReuse = Optional.of(reuse);
-      b = b.listener(reuse);
-      if (!skipTestRequest) {
-        vllm.readyCheck(b, out, target.describe());
-        out.println("Initial test request completed. Starting the run...");
-        out.flush();
-      }
-      vllm.warmUp(b, prompts, maxConcurrency, out);
-      if (startAt.isPresent()) {
-        // After the test request, which must not wait for the barrier.
-        b = b.startBarrier(StartBarrier.at(startAt.get()));
-        out.println("Waiting for the start barrier at " + startAt.get() + " (wall clock now " + Instant.now() + ")");
-        out.flush();
-      }
+      Benchmark b = prepare(out, t, params, plan);
       journal = openJournal(files.records(), vllmOptions, outputs, err);
       if (journal.isPresent()) {
         b = b.listener(journal.get());
@@ -301,64 +336,85 @@ final class BenchCommand implements Callable<Integer> {
         throw new CliException(signals.exitCode(), "stopped by " + signals.signal().orElseThrow()
             + " before the run started");
       }
-      Optional<SpecDecodeMetrics> specBefore = SpecDecodeMetrics.scrape(target.root());
-      ProbeLoop probes = vllm.probeRequestRate > 0 ? new ProbeLoop(t, params, vllm.probeRequestRate) : null;
-      BenchmarkRun run = b.start();
-      signals.watch(run, drain);
-      signals.clearWhenIdle(); // from here a signal stops the run, and every output is written
-      try {
-        result = run.await();
-      } finally {
-        signals.unwatch(run);
-        if (probes != null) {
-          extras.putAll(probes.finish());
-        }
-      }
-      if (specBefore.isPresent()) {
-        SpecDecodeMetrics.scrape(target.root()).ifPresent(after -> extras.putAll(
-            SpecDecodeMetrics.resultKeys(specBefore.get(), after)));
-      }
+      RunResult result = run(t, b, params, signals, drain, extras);
       scraper.ifPresent(sc -> {
         sc.stop();
         scrapeReport = Optional.of(sc.report());
       });
-      RunResult done = result;
-      vllm.rampUp(rate).ifPresent(r -> extras.putAll(VllmRunFacts.rpsChangeEvents(done,
-          new VllmRampArrivals(r.strategy(), r.startRps(), r.endRps(), numPrompts + warmupRequests, burstiness))));
+      vllm.rampUp(rate).ifPresent(r -> extras.putAll(VllmRunFacts.rpsChangeEvents(result,
+          new VllmRampArrivals(r.strategy(), r.startRps(), r.endRps(), numPrompts.value + warmupRequests, burstiness))));
+      return new Measured(result, journal);
     } finally {
       signals.clearWhenIdle(); // also when the run never started (a failed test request)
       journal.ifPresent(RecordsJournal::close);
     }
-    vllmOptions = vllmOptions(rate, Optional.of(vllmOptions.date()), extras);
-    if (shard.sharded()) {
-      return finishShard(out, err, result, files, journal, outputs, signals);
-    }
-    return report(out, err, result, vllmOptions, files, journal, outputs, signals);
   }
 
-  /** The drain timeout, validated. */
-  Duration drainTimeout() {
-    return drainTimeout(drainTimeoutSeconds);
+  /**
+   * The benchmark of the plan on {@code t}, after the test request and the warm-ups, waiting for the shard's start
+   * barrier if there is one; it counts the ideal prefix reuse of the prompts sent.
+   */
+  private Benchmark prepare(PrintWriter out, Target t, GenerationParams params, Plan plan) {
+    Benchmark b = monitors.apply(Benchmark.target(t).preflight(false).workload(plan.sessions() != null
+        ? plan.sessions() : workload.cacheBust(vllm.shape(plan.prompts(), workload.seed, numPrompts.value + warmupRequests)))
+        .params(params).load(plan.load()).captureText(saveTexts || saveDetailed || locust.csv != null));
+    // The ideal prefix reuse of the prompts as they are sent (the test request and warm-ups included: they fill the
+    // server's cache too), beside the cache hits servers report.
+    io.infermark.metrics.cache.PromptReuse reuse = io.infermark.metrics.cache.PromptReuse.counting(workload.counter());
+    promptReuse = Optional.of(reuse);
+    b = b.listener(reuse);
+    if (!skipTestRequest) {
+      vllm.readyCheck(b, out, target.describe());
+      out.println("Initial test request completed. Starting the run...");
+      out.flush();
+    }
+    vllm.warmUp(b, plan.prompts(), maxConcurrency, out);
+    if (plan.startAt().isPresent()) {
+      // After the test request, which must not wait for the barrier.
+      b = b.startBarrier(StartBarrier.at(plan.startAt().get()));
+      out.println("Waiting for the start barrier at " + plan.startAt().get() + " (wall clock now " + Instant.now() + ")");
+      out.flush();
+    }
+    return b;
   }
 
-  /** A --drain-timeout in seconds, validated. */
-  static Duration drainTimeout(double seconds) {
-    if (!(seconds >= 0) || Double.isInfinite(seconds)) {
-      throw new IllegalArgumentException("--drain-timeout must be a number of seconds >= 0, was " + seconds);
+  /**
+   * Starts the run and waits for it, stopped (drained for {@code drain}) by a signal; the probe loop's and the
+   * speculative-decoding counters' facts go into {@code extras}.
+   */
+  private RunResult run(Target t, Benchmark b, GenerationParams params, StopSignals signals, Duration drain,
+      Map<String, Object> extras) {
+    Optional<SpecDecodeMetrics> specBefore = SpecDecodeMetrics.scrape(target.root());
+    ProbeLoop probes = vllm.probeRequestRate > 0 ? new ProbeLoop(t, params, vllm.probeRequestRate) : null;
+    BenchmarkRun run = b.start();
+    signals.watch(run, drain);
+    signals.clearWhenIdle(); // from here a signal stops the run, and every output is written
+    RunResult result;
+    try {
+      result = run.await();
+    } finally {
+      signals.unwatch(run);
+      if (probes != null) {
+        extras.putAll(probes.finish());
+      }
     }
-    return Duration.ofNanos(Math.round(seconds * 1e9));
+    if (specBefore.isPresent()) {
+      SpecDecodeMetrics.scrape(target.root()).ifPresent(after -> extras.putAll(
+          SpecDecodeMetrics.resultKeys(specBefore.get(), after)));
+    }
+    return result;
   }
 
   /** Where a run's outputs go: vLLM's result, infermark's report, the records journal. */
   record OutputPaths(Path vllm, Path report, Path records) {}
 
   /** The output files of this command line (a shard's records and facts are named after its shard). */
-  OutputPaths paths(VllmResultJson.Options vllmOptions) {
+  OutputPaths paths(VllmResultOptions vllmOptions) {
     return paths(vllmOptions, shard.sharded());
   }
 
   /** The output files of this command line's whole run, or, {@code asShard}, of its shard. */
-  OutputPaths paths(VllmResultJson.Options vllmOptions, boolean asShard) {
+  OutputPaths paths(VllmResultOptions vllmOptions, boolean asShard) {
     Path dir = resultDir != null ? resultDir : Path.of("");
     if (asShard) {
       String stem = shard.fileStem(stem(resultFilename != null ? resultFilename : "infermark"));
@@ -375,7 +431,7 @@ final class BenchCommand implements Callable<Integer> {
    * output from the journal alone: the bench settings (no secrets: see {@link ShardFile#settings}), the shard,
    * the vLLM result's file name and the version.
    */
-  Map<String, Object> journalContext(VllmResultJson.Options vllmOptions, boolean asShard) {
+  Map<String, Object> journalContext(VllmResultOptions vllmOptions, boolean asShard) {
     Map<String, Object> c = new java.util.LinkedHashMap<>();
     c.put("command", "bench");
     c.put("infermark_version", new Infermark.Version().getVersion()[0]);
@@ -393,7 +449,7 @@ final class BenchCommand implements Callable<Integer> {
    * Opens the records journal before the first request; if it cannot be created the run goes on (its
    * summary is still printed) and the failure is an output failure, so the command exits 3.
    */
-  private Optional<RecordsJournal> openJournal(Path file, VllmResultJson.Options vllmOptions, OutputFiles outputs,
+  private Optional<RecordsJournal> openJournal(Path file, VllmResultOptions vllmOptions, OutputFiles outputs,
       PrintWriter err) {
     if (noSave || noRecords) {
       return Optional.empty();
@@ -420,7 +476,7 @@ final class BenchCommand implements Callable<Integer> {
    *
    * @throws CliException if every request of a run that was not interrupted failed
    */
-  int report(PrintWriter out, PrintWriter err, RunResult result, VllmResultJson.Options vllmOptions, OutputPaths files,
+  int report(PrintWriter out, PrintWriter err, RunResult result, VllmResultOptions vllmOptions, OutputPaths files,
       Optional<RecordsJournal> journal, OutputFiles outputs, StopSignals signals) {
     RunSummary plain = RunSummary.of(result);
     RunSummary summary = promptReuse.map(r -> plain.withPromptReuse(result.records(), r)).orElse(plain);
@@ -581,18 +637,18 @@ final class BenchCommand implements Callable<Integer> {
   LoadProfile rampLoad() {
     var ramp = vllm.rampUp(Double.POSITIVE_INFINITY).orElseThrow();
     LoadProfile p = LoadProfile.arrivals(new VllmRampArrivals(ramp.strategy(), ramp.startRps(), ramp.endRps(),
-        numPrompts + warmupRequests, burstiness));
+        numPrompts.value + warmupRequests, burstiness));
     if (maxConcurrency != null) {
       p = p.maxInFlight(maxConcurrency);
     }
-    p = p.requests(numPrompts).seed(workload.seed);
+    p = p.requests(numPrompts.value).seed(workload.seed);
     return warmupRequests > 0 ? p.warmupRequests(warmupRequests) : p;
   }
 
   /** The whole schedule's load profile (unsharded). */
   LoadProfile load(double rate) {
     LoadProfile p;
-    int total = numPrompts + warmupRequests;
+    int total = numPrompts.value + warmupRequests;
     if (userRamp.given()) {
       if (!Double.isInfinite(rate) || maxConcurrency != null) {
         throw new IllegalArgumentException("--users/--stage shape the load with users; drop --request-rate and "
@@ -600,7 +656,7 @@ final class BenchCommand implements Callable<Integer> {
       }
       p = userRamp.load().seed(workload.seed);
       if (numPromptsGiven()) {
-        p = p.requests(numPrompts); // otherwise the run time alone bounds it, as Locust's
+        p = p.requests(numPrompts.value); // otherwise the run time alone bounds it, as Locust's
       }
       return warmupRequests > 0 ? p.warmupRequests(warmupRequests) : p;
     }
@@ -612,7 +668,7 @@ final class BenchCommand implements Callable<Integer> {
         p = p.maxInFlight(maxConcurrency);
       }
     }
-    p = p.requests(numPrompts).seed(workload.seed);
+    p = p.requests(numPrompts.value).seed(workload.seed);
     if (warmupRequests > 0) {
       p = p.warmupRequests(warmupRequests);
     }
@@ -632,19 +688,19 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   /** vLLM's result options; {@code date} names the result file (now when empty). */
-  VllmResultJson.Options vllmOptions(double rate, Optional<LocalDateTime> date) {
+  VllmResultOptions vllmOptions(double rate, Optional<LocalDateTime> date) {
     return vllmOptions(rate, date, Map.of());
   }
 
   /** vLLM's result options with the keys measured beside the run (probes, ramp events, speculative decoding). */
-  VllmResultJson.Options vllmOptions(double rate, Optional<LocalDateTime> date, Map<String, Object> extras) {
-    VllmResultJson.Options.Builder b = VllmResultJson.Options.builder(target.backendName(), target.model())
+  VllmResultOptions vllmOptions(double rate, Optional<LocalDateTime> date, Map<String, Object> extras) {
+    VllmResultOptions.Builder b = VllmResultOptions.builder(target.backendName(), target.model())
         .requestRate(rate).burstiness(burstiness).chat(target.chat())
         .metrics(Arrays.stream(percentileMetrics.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList())
         .percentiles(percentiles(metricPercentiles)).goodput(slo.goodputObjectives());
     date.ifPresent(b::date);
     if (!userRamp.given() || numPromptsGiven()) {
-      b.numPrompts(numPrompts); // a Locust-style run is bounded by its run time: vLLM's num_prompts is what it sent
+      b.numPrompts(numPrompts.value); // a Locust-style run is bounded by its run time: vLLM's num_prompts is what it sent
     }
     b.detailed(saveDetailed).skipTokenizer(vllm.skipTokenizerInit);
     if (vllm.label != null) {
@@ -692,7 +748,7 @@ final class BenchCommand implements Callable<Integer> {
     };
   }
 
-  private void save(PrintWriter out, RunResult result, RunSummary summary, VllmResultJson.Options options,
+  private void save(PrintWriter out, RunResult result, RunSummary summary, VllmResultOptions options,
       SloOptions.Outcome outcome, OutputPaths files, Optional<RecordsJournal> journal, OutputFiles outputs) {
     outputs.write(files.vllm(), p -> vllm.writeResult(result, options, p, files.vllm()));
     JsonReport.Extras extras = JsonReport.Extras.NONE.withSeries(TimeSeries.of(result));

@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
  * bracketing and interpolation ({@link CapacitySearch}).
  */
 @Command(name = "capacity", mixinStandardHelpOptions = true, sortOptions = false,
+    resourceBundle = "io.infermark.cli.help.capacity",
     description = {"Find the highest request rate (Poisson) whose run meets a latency objective, in few runs: "
         + "bracketing by doubling, then interpolation. Each probe's row is printed as soon as it ends.",
         "A probe whose client was CLIENT_BOUND never counts as passing, and ends the search: its figures are the "
@@ -45,8 +46,8 @@ final class CapacityCommand implements Callable<Integer> {
       description = "The objective each probe must meet, e.g. ttft:p99:500 (metrics ttft, ttfc, itl, tpot, ntpot, e2e).")
   String objective;
 
-  @Option(names = "--num-prompts", defaultValue = "200", description = "Requests per probe (default: ${DEFAULT-VALUE}).")
-  int numPrompts;
+  @Mixin
+  RunBoundOptions.NumPrompts numPrompts = new RunBoundOptions.NumPrompts(200);
 
   @Option(names = "--start-rate", defaultValue = "1", description = "First rate tried, req/s (default: ${DEFAULT-VALUE}).")
   double startRate;
@@ -75,15 +76,11 @@ final class CapacityCommand implements Callable<Integer> {
           + "(default: ${DEFAULT-VALUE}).")
   Duration probeDuration;
 
-  @Option(names = "--max-duration", paramLabel = "DURATION", converter = DurationText.class,
-      description = "Bound on the whole search (90s, 30m, 2h): a probe still running then is stopped, and the "
-          + "capacity is the best found so far.")
-  Duration maxDuration;
+  @Mixin
+  RunBoundOptions.MaxDuration maxDuration = new RunBoundOptions.MaxDuration();
 
-  @Option(names = "--drain-timeout", paramLabel = "SECONDS", defaultValue = "15",
-      description = "When a probe is stopped (signal, --max-duration), how long its requests in flight get to "
-          + "finish (default: ${DEFAULT-VALUE}).")
-  double drainTimeoutSeconds;
+  @Mixin
+  RunBoundOptions.DrainTimeout drainTimeout = new RunBoundOptions.DrainTimeout();
 
   /** The smallest probe at a low rate, unless --num-prompts is smaller. */
   static final int MIN_PROBE_REQUESTS = 10;
@@ -95,14 +92,14 @@ final class CapacityCommand implements Callable<Integer> {
     LatencySlo slo = (LatencySlo) SloOptions.parseSlo(objective);
     CapacitySearch search = CapacitySearch.atMost(run -> percentile(run, slo), slo.thresholdMillis())
         .startRate(startRate).minRate(minRate).maxRate(maxRate).tolerance(tolerance).maxRuns(maxRuns);
-    Duration drain = BenchCommand.drainTimeout(drainTimeoutSeconds);
+    Duration drain = drainTimeout.duration();
     target.resolveModel(err);
-    LevelRunner.Deadline deadline = LevelRunner.Deadline.after(Optional.ofNullable(maxDuration));
+    LevelRunner.Deadline deadline = maxDuration.deadline();
     StopSignals signals = StopSignals.current(err);
     OutputFiles outputs = new OutputFiles();
     CapacityResult result;
     try (Target t = target.build()) {
-      LevelRunner runner = new LevelRunner(t, workload, numPrompts, burstiness, err, signals, drain, deadline,
+      LevelRunner runner = new LevelRunner(t, workload, numPrompts.value, burstiness, err, signals, drain, deadline,
           level -> Optional.empty(), outputs);
       out.printf(Locale.ROOT, "%12s | %8s | %14s | %-6s | %s%n", "rate req/s", "requests",
           slo.metric() + " p" + SweepCommand.trim(slo.p() * 100) + " ms", "result", "client");
@@ -118,7 +115,7 @@ final class CapacityCommand implements Callable<Integer> {
     result.warnings().forEach(w -> out.println("WARNING " + w));
     result.stoppedEarly().ifPresent(why -> out.println("Search stopped early: " + why));
     if (result.stoppedEarly().isPresent() && deadline.passed() && !signals.received()) {
-      out.println("  (--max-duration " + maxDuration + " reached after " + result.runs() + " probes)");
+      out.println("  (--max-duration " + maxDuration.value + " reached after " + result.runs() + " probes)");
     }
     if (signals.received()) {
       out.println(result.capacity().isPresent()
@@ -158,7 +155,7 @@ final class CapacityCommand implements Callable<Integer> {
    */
   int probeRequests(double rate) {
     long inDuration = (long) Math.ceil(rate * probeDuration.toNanos() / 1e9);
-    return (int) Math.max(Math.min(numPrompts, MIN_PROBE_REQUESTS), Math.min(numPrompts, inDuration));
+    return (int) Math.max(Math.min(numPrompts.value, MIN_PROBE_REQUESTS), Math.min(numPrompts.value, inDuration));
   }
 
   private static double percentile(RunResult run, LatencySlo slo) {

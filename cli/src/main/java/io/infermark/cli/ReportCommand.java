@@ -8,6 +8,7 @@ import io.infermark.metrics.report.HtmlReport;
 import io.infermark.metrics.report.JsonReport;
 import io.infermark.metrics.report.RunComparison;
 import io.infermark.metrics.report.VllmResultJson;
+import io.infermark.metrics.report.VllmResultOptions;
 import io.infermark.metrics.timeseries.TimeSeries;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -83,7 +84,7 @@ final class ReportCommand implements Callable<Integer> {
       JsonNode context = read.journal().context().orElseThrow();
       LocalDateTime date = parseDate(context.path("vllm_date").asText(""))
           .orElse(LocalDateTime.ofInstant(result.startedAt(), ZoneOffset.UTC));
-      VllmResultJson.Options options = bench.vllmOptions(BenchCommand.parseRate(bench.requestRate), Optional.of(date));
+      VllmResultOptions options = bench.vllmOptions(BenchCommand.parseRate(bench.requestRate), Optional.of(date));
       String name = context.path("vllm_result_file").asText(options.fileName());
       if (context.path("shard_count").asInt(1) <= 1) { // a shard's whole-run results are the merge's
         rebuild(out, outputs, dir.resolve(name), p -> VllmResultJson.write(result, options, p));

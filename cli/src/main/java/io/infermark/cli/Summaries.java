@@ -7,7 +7,7 @@ import io.infermark.metrics.Distribution;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.RunSummary;
 import io.infermark.metrics.ServerNotices;
-import io.infermark.metrics.report.VllmResultJson;
+import io.infermark.metrics.report.VllmResultOptions;
 import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.Map;
@@ -24,7 +24,7 @@ final class Summaries {
    * concurrency and configured rate when set, the token lines only with a tokenizer, then the probe, percentile and
    * speculative-decoding sections.
    */
-  static void printVllm(PrintWriter out, Map<String, Object> r, VllmResultJson.Options o) {
+  static void printVllm(PrintWriter out, Map<String, Object> r, VllmResultOptions o) {
     boolean tokenizer = r.get("tokenizer_id") != null;
     out.println(center(" Serving Benchmark Result ", '='));
     vllmRow(out, "Successful requests:", Long.toString((Long) r.get("completed")));
@@ -87,7 +87,7 @@ final class Summaries {
     out.println("=".repeat(50));
   }
 
-  private static void metric(PrintWriter out, Map<String, Object> r, VllmResultJson.Options o, String key, String name,
+  private static void metric(PrintWriter out, Map<String, Object> r, VllmResultOptions o, String key, String name,
       String header) {
     if (!o.metrics().contains(key) || !r.containsKey("mean_" + key + "_ms")) {
       return; // not selected, or not applicable (no tokenizer, no --max-concurrency): vLLM prints nothing either

@@ -16,6 +16,7 @@ import io.infermark.metrics.RunSummary;
 import io.infermark.metrics.journal.RecordsJournal;
 import io.infermark.metrics.report.JsonReport;
 import io.infermark.metrics.report.VllmResultJson;
+import io.infermark.metrics.report.VllmResultOptions;
 import io.infermark.metrics.slo.SloSet;
 import io.infermark.metrics.timeseries.TimeSeries;
 import java.io.PrintWriter;
@@ -43,6 +44,7 @@ import picocli.CommandLine.Spec;
  * finished levels.
  */
 @Command(name = "sweep", mixinStandardHelpOptions = true, sortOptions = false,
+    resourceBundle = "io.infermark.cli.help.sweep",
     description = {"Run one benchmark per load level (--rates or --concurrencies) and find the knee of the "
         + "latency curve (Kneedle and a slope threshold); with --slo, the last level meeting every gate.",
         "Each level's row is printed as soon as it completes. With --result-dir, each level's vLLM JSON, infermark "
@@ -71,8 +73,8 @@ final class SweepCommand implements Callable<Integer> {
   @Option(names = "--concurrencies", paramLabel = "N1,N2,...", split = ",", description = "Closed-loop stream counts.")
   List<Integer> concurrencies = new ArrayList<>();
 
-  @Option(names = "--num-prompts", defaultValue = "200", description = "Requests per level (default: ${DEFAULT-VALUE}).")
-  int numPrompts;
+  @Mixin
+  RunBoundOptions.NumPrompts numPrompts = new RunBoundOptions.NumPrompts(200);
 
   @Option(names = "--burstiness", defaultValue = "1.0", description = "Gamma shape of the arrivals at each rate (default: ${DEFAULT-VALUE}).")
   double burstiness;
@@ -87,15 +89,11 @@ final class SweepCommand implements Callable<Integer> {
       description = "Slope (ms of latency per achieved req/s) above which the curve counts as past the knee (default: ${DEFAULT-VALUE}).")
   double slopeThreshold;
 
-  @Option(names = "--max-duration", paramLabel = "DURATION", converter = DurationText.class,
-      description = "Bound on the whole sweep (90s, 30m, 2h): a level still running then is stopped and kept, and no "
-          + "further level starts.")
-  Duration maxDuration;
+  @Mixin
+  RunBoundOptions.MaxDuration maxDuration = new RunBoundOptions.MaxDuration();
 
-  @Option(names = "--drain-timeout", paramLabel = "SECONDS", defaultValue = "15",
-      description = "When a level is stopped (signal, --max-duration), how long its requests in flight get to finish "
-          + "(default: ${DEFAULT-VALUE}).")
-  double drainTimeoutSeconds;
+  @Mixin
+  RunBoundOptions.DrainTimeout drainTimeout = new RunBoundOptions.DrainTimeout();
 
   @Option(names = "--result-dir", paramLabel = "DIR",
       description = "Write each level's vLLM JSON, infermark JSON and records journal, and the sweep summary, here.")
@@ -122,12 +120,12 @@ final class SweepCommand implements Callable<Integer> {
     var metric = SloOptions.parseSlo(kneeMetric + ":p" + kneePercentile + ":0");
     io.infermark.metrics.slo.LatencySlo curve = (io.infermark.metrics.slo.LatencySlo) metric;
     Optional<SloSet> gates = slo.gates();
-    Duration drain = BenchCommand.drainTimeout(drainTimeoutSeconds);
-    if (numPrompts < 1) {
-      throw new IllegalArgumentException("--num-prompts must be >= 1, was " + numPrompts);
+    Duration drain = drainTimeout.duration();
+    if (numPrompts.value < 1) {
+      throw new IllegalArgumentException("--num-prompts must be >= 1, was " + numPrompts.value);
     }
     target.resolveModel(err);
-    LevelRunner.Deadline deadline = LevelRunner.Deadline.after(Optional.ofNullable(maxDuration));
+    LevelRunner.Deadline deadline = maxDuration.deadline();
     StopSignals signals = StopSignals.current(err);
     OutputFiles outputs = new OutputFiles();
     String variable = rates.isEmpty() ? "streams" : "rate";
@@ -135,7 +133,7 @@ final class SweepCommand implements Callable<Integer> {
     java.util.concurrent.atomic.AtomicReference<Number> lastPassing = new java.util.concurrent.atomic.AtomicReference<>();
     List<? extends SweepPoint<? extends Number>> points;
     try (Target t = target.build()) {
-      LevelRunner runner = new LevelRunner(t, workload, numPrompts, burstiness, err, signals, drain, deadline,
+      LevelRunner runner = new LevelRunner(t, workload, numPrompts.value, burstiness, err, signals, drain, deadline,
           level -> Optional.ofNullable(resultDir).map(d -> d.resolve(levelStem(variable, level) + RecordsJournal.SUFFIX)),
           outputs);
       // Offered (the level) beside achieved (successful req/s): the knee is found on the achieved axis (seed 002 §3.2).
@@ -229,7 +227,7 @@ final class SweepCommand implements Callable<Integer> {
       String stem = levelStem(variable, label(p.level()));
       Path v = resultDir.resolve(stem + ".json");
       Path j = resultDir.resolve(stem + ".infermark.json");
-      VllmResultJson.Options options = levelOptions(variable, p.level(), r);
+      VllmResultOptions options = levelOptions(variable, p.level(), r);
       if (outputs.write(v, f -> VllmResultJson.write(r, options, f))) {
         vllm = Optional.of(v);
       }
@@ -258,9 +256,9 @@ final class SweepCommand implements Callable<Integer> {
     return resultFilename + "-" + variable + "-" + level;
   }
 
-  private VllmResultJson.Options levelOptions(String variable, Number level, RunResult r) {
-    VllmResultJson.Options.Builder b = VllmResultJson.Options.builder(target.backendName(), target.model())
-        .numPrompts(numPrompts).chat(target.chat()).burstiness(burstiness)
+  private VllmResultOptions levelOptions(String variable, Number level, RunResult r) {
+    VllmResultOptions.Builder b = VllmResultOptions.builder(target.backendName(), target.model())
+        .numPrompts(numPrompts.value).chat(target.chat()).burstiness(burstiness)
         .date(LocalDateTime.ofInstant(r.startedAt(), ZoneOffset.UTC));
     if (variable.equals("rate")) {
       b.requestRate(level.doubleValue());

@@ -11,6 +11,7 @@ import io.infermark.core.request.GenerationParams;
 import io.infermark.core.workload.RequestSpec;
 import io.infermark.core.workload.Workload;
 import io.infermark.metrics.report.VllmResultJson;
+import io.infermark.metrics.report.VllmResultOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -197,7 +198,7 @@ final class VllmCompatOptions {
   }
 
   /** vLLM's ramp-up, validated as vLLM does; empty without {@code --ramp-up-strategy}. */
-  Optional<VllmResultJson.RampUp> rampUp(double requestRate) {
+  Optional<VllmResultOptions.RampUp> rampUp(double requestRate) {
     if (rampUpStrategy == null) {
       if (rampUpStartRps != null || rampUpEndRps != null) {
         throw new IllegalArgumentException("--ramp-up-start-rps and --ramp-up-end-rps need --ramp-up-strategy");
@@ -214,7 +215,7 @@ final class VllmCompatOptions {
       throw new IllegalArgumentException("ramp-up rates must satisfy 1 <= --ramp-up-start-rps <= --ramp-up-end-rps "
           + "(vLLM rejects a first rate of 0), were " + rampUpStartRps + " and " + rampUpEndRps);
     }
-    return Optional.of(new VllmResultJson.RampUp(rampUpStrategy.toLowerCase(Locale.ROOT), rampUpStartRps,
+    return Optional.of(new VllmResultOptions.RampUp(rampUpStrategy.toLowerCase(Locale.ROOT), rampUpStartRps,
         rampUpEndRps));
   }
 
@@ -412,7 +413,7 @@ final class VllmCompatOptions {
    * Writes vLLM's result JSON to {@code file} (a temporary name that replaces {@code existing} once whole): the
    * result alone, or, with {@code --append-result}, what {@code existing} holds plus the result as a new line.
    */
-  void writeResult(RunResult result, VllmResultJson.Options options, Path file, Path existing) throws IOException {
+  void writeResult(RunResult result, VllmResultOptions options, Path file, Path existing) throws IOException {
     if (!appendResult) {
       VllmResultJson.write(result, options, file);
       return;

@@ -90,13 +90,13 @@ class LongCommandsTest {
   @Test
   void capacitySizesLowRateProbesByDuration() {
     CapacityCommand c = new CapacityCommand();
-    c.numPrompts = 200;
+    c.numPrompts.value = 200;
     c.probeDuration = Duration.ofSeconds(60);
     assertThat(c.probeRequests(100)).isEqualTo(200); // 6,000 would arrive in a minute: the count limits
     assertThat(c.probeRequests(1)).isEqualTo(60);
     assertThat(c.probeRequests(0.25)).isEqualTo(15);
     assertThat(c.probeRequests(0.01)).isEqualTo(CapacityCommand.MIN_PROBE_REQUESTS);
-    c.numPrompts = 5;
+    c.numPrompts.value = 5;
     assertThat(c.probeRequests(0.01)).isEqualTo(5);
   }
 

@@ -2,7 +2,7 @@ package io.infermark.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.infermark.metrics.report.VllmResultJson;
+import io.infermark.metrics.report.VllmResultOptions;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.LinkedHashMap;
@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  */
 class VllmSummaryFormatTest {
 
-  private static String print(Map<String, Object> r, VllmResultJson.Options o) {
+  private static String print(Map<String, Object> r, VllmResultOptions o) {
     StringWriter text = new StringWriter();
     try (PrintWriter out = new PrintWriter(text)) {
       Summaries.printVllm(out, r, o);
@@ -68,7 +68,7 @@ class VllmSummaryFormatTest {
 
   @Test
   void printsServePysBlockLineForLine() {
-    VllmResultJson.Options o = VllmResultJson.Options.builder("openai-chat", "m").requestRate(10).maxConcurrency(4)
+    VllmResultOptions o = VllmResultOptions.builder("openai-chat", "m").requestRate(10).maxConcurrency(4)
         .metrics(List.of("ttft", "e2el", "client_queue_time", "e2el_including_client_queue")).percentiles(99).build();
 
     List<String> expected = List.of(
@@ -129,7 +129,7 @@ class VllmSummaryFormatTest {
     r.put("max_concurrency", null);
     r.keySet().removeIf(k -> k.startsWith("probe_") || k.startsWith("spec_decode_") || k.contains("ttft")
         || k.contains("client_queue"));
-    VllmResultJson.Options o = VllmResultJson.Options.builder("openai", "m").skipTokenizer(true)
+    VllmResultOptions o = VllmResultOptions.builder("openai", "m").skipTokenizer(true)
         .metrics(List.of("ttft", "e2el")).percentiles(99).build();
 
     assertThat(print(r, o).lines().toList()).containsExactly(

@@ -46,7 +46,7 @@ class InterruptedReportsTest {
 
   @Test
   void vllmsJsonMarksItWithKeysOnlyAnInterruptedRunHas() {
-    VllmResultJson.Options options = VllmResultJson.Options.builder("openai-chat", "m").build();
+    VllmResultOptions options = VllmResultOptions.builder("openai-chat", "m").build();
     Map<String, Object> m = VllmResultJson.result(interrupted(), options);
     assertThat(m).containsEntry("interrupted", true);
     @SuppressWarnings("unchecked")

@@ -44,8 +44,8 @@ class VllmResultJsonTest {
     return TestRuns.run(List.of(chatStream(0), failed(1)));
   }
 
-  private static VllmResultJson.Options.Builder options() {
-    return VllmResultJson.Options.builder("openai-chat", "org/model-8b").date(LocalDateTime.of(2026, 1, 2, 3, 4, 5))
+  private static VllmResultOptions.Builder options() {
+    return VllmResultOptions.builder("openai-chat", "org/model-8b").date(LocalDateTime.of(2026, 1, 2, 3, 4, 5))
         .metrics(List.of("ttft", "tpot", "itl", "e2el")).percentiles(50, 99);
   }
 
@@ -84,7 +84,7 @@ class VllmResultJsonTest {
 
   @Test
   void metadataKeysComeFirstInVllmsOrderAndTheFileNameIsVllms() throws Exception {
-    VllmResultJson.Options o = options().numPrompts(2).maxConcurrency(4).metadata("tp", "1").build();
+    VllmResultOptions o = options().numPrompts(2).maxConcurrency(4).metadata("tp", "1").build();
     JsonNode json = new ObjectMapper().readTree(VllmResultJson.toJson(run(), o));
 
     List<String> keys = new ArrayList<>();
@@ -99,14 +99,14 @@ class VllmResultJsonTest {
     assertThat(json.get("tokenizer_id").asText()).isEqualTo("org/model-8b");
     assertThat(o.fileName()).isEqualTo("openai-chat-infqps-concurrency4-model-8b-20260102-030405.json");
     assertThat(options().requestRate(2.5).build().fileName()).isEqualTo("openai-chat-2.5qps-model-8b-20260102-030405.json");
-    assertThat(options().label("nightly").rampUp(new VllmResultJson.RampUp("linear", 1, 10)).build().fileName())
+    assertThat(options().label("nightly").rampUp(new VllmResultOptions.RampUp("linear", 1, 10)).build().fileName())
         .isEqualTo("nightly-ramp-up-linear-1qps-10qps-model-8b-20260102-030405.json");
   }
 
   @Test
   void clientQueueTimesAreTheWaitForAConcurrencySlotAsVllmMeasuresThem() throws Exception {
     // rate inf: every request arrives at the start, so its queue time is its send time from the origin
-    VllmResultJson.Options o = options().maxConcurrency(1).metrics(List.of("e2el", "client_queue_time"))
+    VllmResultOptions o = options().maxConcurrency(1).metrics(List.of("e2el", "client_queue_time"))
         .percentiles(50).detailed(false).build();
     JsonNode json = new ObjectMapper().readTree(VllmResultJson.toJson(run(), o));
 
