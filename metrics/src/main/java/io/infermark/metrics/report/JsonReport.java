@@ -1,24 +1,22 @@
 package io.infermark.metrics.report;
 
+import static io.infermark.metrics.report.JsonFields.counts;
+import static io.infermark.metrics.report.JsonFields.lower;
+import static io.infermark.metrics.report.JsonFields.number;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.core.util.Separators;
-import io.infermark.core.RunEnvironment;
 import io.infermark.core.capture.ScheduleStats;
 import io.infermark.core.health.ClientHealth;
-import io.infermark.core.health.ClientMeasurements;
-import io.infermark.core.health.LatencyStats;
-import io.infermark.core.health.ProbeReading;
 import io.infermark.core.load.LoadProfile;
-import io.infermark.core.request.GenerationParams;
 import io.infermark.metrics.Distribution;
 import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.MeasurementWindow;
 import io.infermark.metrics.Percentile;
 import io.infermark.metrics.PercentileInterval;
 import io.infermark.metrics.RequestCounts;
-import io.infermark.metrics.RunInfo;
 import io.infermark.metrics.RunSummary;
 import io.infermark.metrics.TailDiagnostics;
 import io.infermark.metrics.TokenSummary;
@@ -32,13 +30,10 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
-import java.util.Set;
 
 /**
  * Writes a {@link RunSummary} as pretty-printed JSON: the machine-readable result of a run.
@@ -310,10 +305,10 @@ public final class JsonReport {
   private static void writeSummary(JsonGenerator g, RunSummary s, Extras extras) throws IOException {
     g.writeStartObject();
     g.writeNumberField("schema_version", SCHEMA_VERSION);
-    writeRun(g, s.run());
+    RunFactsJson.writeRun(g, s.run());
     g.writeStringField("quantile_method", lower(s.quantileMethod()));
     writeRequests(g, s.requests());
-    writeAvailability(g, s.availability());
+    RunFactsJson.writeAvailability(g, s.availability());
     counts(g, "failures_by_category", s.failuresByCategory());
     g.writeArrayFieldStart("notices");
     for (String notice : io.infermark.metrics.ServerNotices.of(s)) {
@@ -328,7 +323,7 @@ public final class JsonReport {
     g.writeEndObject();
     writeTokens(g, s.tokens());
     writeSchedule(g, s.schedule());
-    writeClientHealth(g, s.clientHealth());
+    RunFactsJson.writeClientHealth(g, s.clientHealth());
     g.writeObjectFieldStart("latency");
     for (Map.Entry<LatencyMetric, Distribution> e : s.distributions().entrySet()) {
       writeDistribution(g, e.getKey(), e.getValue());
@@ -425,103 +420,6 @@ public final class JsonReport {
     g.writeEndObject();
   }
 
-  private static void writeRun(JsonGenerator g, RunInfo run) throws IOException {
-    g.writeObjectFieldStart("run");
-    g.writeStringField("started_at", run.startedAt().toString());
-    g.writeNumberField("duration_ms", run.durationNanos() / 1e6);
-    g.writeStringField("target", run.target());
-    g.writeNumberField("prompt_count", run.promptCount());
-    g.writeBooleanField("insecure_tls", run.insecureTls());
-    if (run.insecureTls()) {
-      g.writeStringField("warning", io.infermark.metrics.RunInfo.INSECURE_TLS_WARNING);
-    }
-    writeLoad(g, run.load());
-    writeParams(g, run.params());
-    writeEnvironment(g, run.environment());
-    writeInterruption(g, run.interruption());
-    g.writeEndObject();
-  }
-
-  /** {@code null} for a run that ended by its own limits, else why, when and what became of its requests. */
-  private static void writeInterruption(JsonGenerator g, Optional<io.infermark.core.Interruption> how)
-      throws IOException {
-    g.writeFieldName("interruption");
-    if (how.isEmpty()) {
-      g.writeNull();
-      return;
-    }
-    io.infermark.core.Interruption i = how.get();
-    g.writeStartObject();
-    g.writeStringField("reason", i.reason());
-    g.writeStringField("at", i.at().toString());
-    g.writeNumberField("at_s", i.atNanos() / 1e9);
-    g.writeNumberField("completed", i.completed());
-    g.writeNumberField("cancelled", i.cancelled());
-    g.writeNumberField("not_sent", i.notSent());
-    g.writeNumberField("unknown", i.unknown());
-    g.writeEndObject();
-  }
-
-  private static void writeLoad(JsonGenerator g, LoadProfile load) throws IOException {
-    g.writeObjectFieldStart("load");
-    g.writeStringField("description", load.toString());
-    g.writeStringField("mode", load.isClosedLoop() ? "closed_loop" : "open_loop");
-    number(g, "concurrency", load.isClosedLoop() ? OptionalInt.of(load.concurrency()) : OptionalInt.empty());
-    g.writeFieldName("arrival_process");
-    if (load.arrivalProcess().isPresent()) {
-      g.writeString(load.arrivalProcess().get().toString());
-    } else {
-      g.writeNull();
-    }
-    number(g, "requested_rate_rps", load.arrivalProcess().map(a -> a.nominalRate()).orElse(OptionalDouble.empty()));
-    number(g, "requests", load.requests());
-    seconds(g, "duration_s", load.duration());
-    g.writeNumberField("warmup_requests", load.warmupRequests());
-    number(g, "max_in_flight", load.maxInFlight());
-    g.writeNumberField("seed", load.seed());
-    seconds(g, "drain_timeout_s", Optional.of(load.drainTimeout()));
-    seconds(g, "timeout_s", load.timeout());
-    g.writeEndObject();
-  }
-
-  private static void writeParams(JsonGenerator g, GenerationParams p) throws IOException {
-    g.writeObjectFieldStart("params");
-    g.writeBooleanField("stream", p.stream());
-    number(g, "max_tokens", p.maxTokens());
-    number(g, "temperature", p.temperature());
-    g.writeBooleanField("ignore_eos", p.ignoreEos());
-    // Names only, as GenerationParams.toString does: values can be large, and headers can hold secrets.
-    names(g, "extra_body_fields", p.extraBody().keySet());
-    names(g, "header_names", p.headers().keySet());
-    g.writeEndObject();
-  }
-
-  private static void writeEnvironment(JsonGenerator g, RunEnvironment env) throws IOException {
-    g.writeObjectFieldStart("environment");
-    g.writeStringField("java_version", env.javaVersion());
-    g.writeStringField("java_vendor", env.javaVendor().strip());
-    g.writeStringField("os_name", env.osName().strip());
-    g.writeStringField("os_arch", env.osArch());
-    g.writeNumberField("available_processors", env.availableProcessors());
-    g.writeNumberField("max_heap_bytes", env.maxHeapBytes());
-    g.writeBooleanField("virtual_threads", env.virtualThreads());
-    g.writeEndObject();
-  }
-
-  private static void writeAvailability(JsonGenerator g, io.infermark.metrics.TargetAvailability a) throws IOException {
-    g.writeObjectFieldStart("availability");
-    g.writeNumberField("unreachable_s", a.unreachableNanos() / 1e9);
-    g.writeNumberField("outages", a.outages());
-    g.writeNumberField("connection_failures", a.connectionFailures());
-    g.writeNumberField("retry_after_answers", a.retryAfterAnswers());
-    g.writeArrayFieldStart("retry_after_values");
-    for (String v : a.retryAfterValues()) {
-      g.writeString(v);
-    }
-    g.writeEndArray();
-    g.writeEndObject();
-  }
-
   private static void writeRequests(JsonGenerator g, RequestCounts c) throws IOException {
     g.writeObjectFieldStart("requests");
     g.writeNumberField("scheduled", c.scheduled());
@@ -581,107 +479,6 @@ public final class JsonReport {
     g.writeNumberField("lag_p99_9_ms", s.lagP999Nanos() / 1e6);
     g.writeNumberField("lag_max_ms", s.lagMaxNanos() / 1e6);
     g.writeEndObject();
-  }
-
-  private static void writeClientHealth(JsonGenerator g, ClientHealth h) throws IOException {
-    g.writeObjectFieldStart("client_health");
-    g.writeStringField("verdict", lower(h.verdict()));
-    g.writeArrayFieldStart("reasons");
-    for (String r : h.reasons()) {
-      g.writeString(r);
-    }
-    g.writeEndArray();
-    g.writeNumberField("floor_ms", h.floorMillis());
-    g.writeArrayFieldStart("error_bounds");
-    for (io.infermark.core.health.MetricBound b : h.bounds()) {
-      g.writeStartObject();
-      g.writeStringField("metric", b.metric().toLowerCase(java.util.Locale.ROOT));
-      g.writeNumberField("bound_ms", b.boundNanos() / 1e6);
-      g.writeNumberField("p50_ms", b.p50Nanos() / 1e6);
-      g.writeNumberField("p99_ms", b.p99Nanos() / 1e6);
-      double p50 = b.shareOfP50();
-      double p99 = b.shareOfP99();
-      if (Double.isFinite(p50)) {
-        g.writeNumberField("share_of_p50", p50);
-      } else {
-        g.writeNullField("share_of_p50");
-      }
-      if (Double.isFinite(p99)) {
-        g.writeNumberField("share_of_p99", p99);
-      } else {
-        g.writeNullField("share_of_p99");
-      }
-      g.writeBooleanField("judged", b.judged());
-      g.writeEndObject();
-    }
-    g.writeEndArray();
-    if (h.measurements().isEmpty()) {
-      for (String field : new String[] {"monitored_s", "hiccup", "cpu", "gc", "sends"}) {
-        g.writeNullField(field);
-      }
-      g.writeArrayFieldStart("probes");
-      g.writeEndArray();
-      g.writeEndObject();
-      return;
-    }
-    ClientMeasurements m = h.measurements().get();
-    g.writeNumberField("monitored_s", m.wallNanos() / 1e9);
-    g.writeFieldName("hiccup");
-    latencyStats(g, m.hiccup());
-    g.writeObjectFieldStart("cpu");
-    number(g, "process_cores", m.cpu().coresUsed());
-    number(g, "share_of_cores", m.cpu().shareOfCores());
-    g.writeNumberField("available_processors", m.cpu().availableProcessors());
-    number(g, "system_load_average", m.cpu().systemLoadAverage());
-    number(g, "machine_busy_share", m.machine().busyShare());
-    if (m.machine().localServer().isPresent()) {
-      g.writeStringField("local_server", m.machine().localServer().get());
-    } else {
-      g.writeNullField("local_server");
-    }
-    g.writeEndObject();
-    if (m.runQueue().isMeasured()) {
-      g.writeObjectFieldStart("run_queue");
-      g.writeNumberField("threads", m.runQueue().threads());
-      g.writeNumberField("run_ms", m.runQueue().runNanos() / 1e6);
-      g.writeNumberField("wait_ms", m.runQueue().waitNanos() / 1e6);
-      number(g, "wait_per_run", m.runQueue().waitPerRun());
-      g.writeEndObject();
-    }
-    g.writeObjectFieldStart("gc");
-    g.writeNumberField("pauses", m.gc().count());
-    g.writeNumberField("total_ms", m.gc().totalNanos() / 1e6);
-    g.writeNumberField("max_ms", m.gc().maxNanos() / 1e6);
-    g.writeEndObject();
-    g.writeObjectFieldStart("sends");
-    g.writeBooleanField("judged", m.sends().judged());
-    g.writeNumberField("lag_p99_ms", m.sends().lagP99Nanos() / 1e6);
-    number(g, "scheduled_rate_rps", m.sends().scheduledRate());
-    g.writeNumberField("achieved_rate_rps", m.sends().achievedRate());
-    g.writeEndObject();
-    g.writeArrayFieldStart("probes");
-    for (ProbeReading p : m.probes()) {
-      g.writeStartObject();
-      g.writeStringField("name", p.name());
-      writeLatencyStatsFields(g, p.lateness());
-      g.writeEndObject();
-    }
-    g.writeEndArray();
-    g.writeEndObject();
-  }
-
-  private static void latencyStats(JsonGenerator g, LatencyStats l) throws IOException {
-    g.writeStartObject();
-    writeLatencyStatsFields(g, l);
-    g.writeEndObject();
-  }
-
-  private static void writeLatencyStatsFields(JsonGenerator g, LatencyStats l) throws IOException {
-    g.writeNumberField("samples", l.samples());
-    g.writeNumberField("p50_ms", l.p50Nanos() / 1e6);
-    g.writeNumberField("p99_ms", l.p99Nanos() / 1e6);
-    g.writeNumberField("p99_9_ms", l.p999Nanos() / 1e6);
-    g.writeNumberField("max_ms", l.maxNanos() / 1e6);
   }
 
   private static void writeDistribution(JsonGenerator g, LatencyMetric metric, Distribution d) throws IOException {
@@ -777,50 +574,4 @@ public final class JsonReport {
     g.writeEndObject();
   }
 
-  /** An object of enum keys, lower-cased, to their counts; the maps hold only non-zero counts. */
-  private static void counts(JsonGenerator g, String name, Map<? extends Enum<?>, Integer> counts)
-      throws IOException {
-    g.writeObjectFieldStart(name);
-    for (Map.Entry<? extends Enum<?>, Integer> e : counts.entrySet()) {
-      g.writeNumberField(lower(e.getKey()), e.getValue());
-    }
-    g.writeEndObject();
-  }
-
-  private static void names(JsonGenerator g, String name, Set<String> names) throws IOException {
-    g.writeArrayFieldStart(name);
-    for (String n : names) {
-      g.writeString(n);
-    }
-    g.writeEndArray();
-  }
-
-  private static void number(JsonGenerator g, String name, OptionalDouble v) throws IOException {
-    // JSON has no infinity (a Hill index over identical values is infinite): write null instead.
-    if (v.isPresent() && Double.isFinite(v.getAsDouble())) {
-      g.writeNumberField(name, v.getAsDouble());
-    } else {
-      g.writeNullField(name);
-    }
-  }
-
-  private static void number(JsonGenerator g, String name, OptionalInt v) throws IOException {
-    if (v.isPresent()) {
-      g.writeNumberField(name, v.getAsInt());
-    } else {
-      g.writeNullField(name);
-    }
-  }
-
-  private static void seconds(JsonGenerator g, String name, Optional<Duration> d) throws IOException {
-    if (d.isPresent()) {
-      g.writeNumberField(name, d.get().toNanos() / 1e9);
-    } else {
-      g.writeNullField(name);
-    }
-  }
-
-  private static String lower(Enum<?> e) {
-    return e.name().toLowerCase(Locale.ROOT);
-  }
 }
