@@ -577,7 +577,7 @@ final class GenerationHandler {
     private ResponseRenderer renderer() {
       ResponseRenderer r = ResponseRenderer.of(endpoint, json, config.seed(), recorder.sequence(),
           System.currentTimeMillis() / 1000, config.model());
-      if (r instanceof ProtocolRenderers.Tgi tgi && request != null) {
+      if (r instanceof TgiRenderer tgi && request != null) {
         tgi.details(request.includeUsage()); // the parser carries TGI's parameters.details as include-usage
       }
       r.engineTimeline(() -> generation == null ? null : generation.engineTimeline());

@@ -13,7 +13,7 @@ import java.io.UncheckedIOException;
  *
  * <p>The defaults render OpenAI's shapes (role chunk, {@code data:} framing, usage chunk and
  * {@code [DONE]}, OpenAI error objects); the other protocols' renderers
- * ({@link ProtocolRenderers}) override the framing, prelude, content events, trailer and error
+ * ({@link ProtocolRenderer}) override the framing, prelude, content events, trailer and error
  * shapes, so every protocol is served from the same engine and timelines.
  */
 abstract class ResponseRenderer {
@@ -39,7 +39,7 @@ abstract class ResponseRenderer {
     return switch (endpoint) {
       case CHAT -> new ChatRenderer(json, "chatcmpl-" + hex, created, model);
       case COMPLETIONS -> new CompletionRenderer(json, "cmpl-" + hex, created, model);
-      default -> ProtocolRenderers.of(endpoint, json, hex, created, model);
+      default -> ProtocolRenderer.of(endpoint, json, hex, created, model);
     };
   }
 
