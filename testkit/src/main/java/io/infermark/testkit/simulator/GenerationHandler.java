@@ -4,20 +4,22 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.infermark.testkit.simulator.ServerTimeline.Outcome;
 import io.infermark.testkit.simulator.ServingModel.Generation;
+import io.infermark.testkit.simulator.server.ChunkBuffer;
+import io.infermark.testkit.simulator.server.Exchange;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Serves one POST to a generation endpoint from arrival to the end of its response: parses it,
- * applies its fault, submits it to the {@link ServingModel}, writes each chunk when its tokens
- * are ready, and records everything in the request's timeline and the server's metrics.
+ * submits it to the {@link ServingModel}, writes each chunk when its tokens are ready, and records
+ * everything in the request's timeline and the server's metrics. Its fault, if it drew one, is a
+ * {@link FaultInjection}, which the handler asks at each point where a fault may act.
  *
  * <p>A fault-free stream on a model that {@link ServingModel#pushes() pushes} (both do) is handed
  * over to the model after its headers ({@code Pushed}): the model's thread renders its ready events
@@ -159,14 +161,14 @@ final class GenerationHandler {
   }
 
   /** One request's state while it is served, on one thread. */
-  private final class ServedRequest {
+  private final class ServedRequest implements FaultInjection.Request {
 
     private final Exchange exchange;
     private final Endpoint endpoint;
     private final TimelineRecorder recorder;
     private Generation generation; // non-null once submitted
     private boolean admitted;
-    private Fault fault; // null: none
+    private FaultInjection fault = FaultInjection.none();
     private GenerationRequest request;
     private String[] script = new String[0]; // the words the response begins with (PromptBehaviour)
     private String finishReason;
@@ -197,15 +199,11 @@ final class GenerationHandler {
               Outcome.INVALID_REQUEST);
           return;
         }
-        fault = faults.decide(recorder.sequence()).orElse(null);
-        if (fault != null) {
-          recorder.fault(fault);
-          metrics.fault(fault.kind());
-          if (rejectedOnArrival()) {
-            return;
-          }
+        fault = FaultInjection.decide(faults, recorder, metrics);
+        if (fault.rejectedOnArrival(this)) {
+          return;
         }
-        if (request.stream() && fault == null && model.pushes()) {
+        if (request.stream() && fault.isNone() && model.pushes()) {
           push(outputTokens);
           return;
         }
@@ -233,49 +231,12 @@ final class GenerationHandler {
       }
     }
 
-    /** Answers the faults that fail a request on arrival; true if one did. */
-    private boolean rejectedOnArrival() throws IOException {
-      switch (fault.kind()) {
-        case RATE_LIMITED -> {
-          exchange.responseHeader("Retry-After", retryAfterSeconds());
-          sendError(ApiError.rateLimited("Injected rate limit: the simulator rejects this request on purpose; "
-              + "retry after " + retryAfterSeconds() + " s"), Outcome.REJECTED);
-          return true;
-        }
-        case UNAVAILABLE -> {
-          exchange.responseHeader("Retry-After", retryAfterSeconds());
-          sendError(ApiError.unavailable("Injected unavailability: the simulator is 'overloaded' on purpose; "
-              + "retry after " + retryAfterSeconds() + " s"), Outcome.REJECTED);
-          return true;
-        }
-        case SERVER_ERROR -> {
-          sendError(ApiError.internal("Injected server error: the simulator fails this request on purpose"),
-              Outcome.SERVER_ERROR);
-          return true;
-        }
-        default -> {
-          return false;
-        }
-      }
-    }
-
-    private String retryAfterSeconds() {
-      long nanos = fault.duration().toNanos();
-      return Long.toString((nanos + 999_999_999L) / 1_000_000_000L);
-    }
-
-    private boolean is(Fault.Kind kind) {
-      return fault != null && fault.kind() == kind;
-    }
-
     private void stream(int outputTokens) throws IOException, InterruptedException {
       StreamEvents events = new StreamEvents(request, renderer(), config.seed(), outputTokens, finishReason,
           config.tokensPerChunk(), config.reasoningTokens(), script);
-      boolean drop = is(Fault.Kind.DISCONNECT);
-      boolean midStream = drop || is(Fault.Kind.STALL) || is(Fault.Kind.MALFORMED_CHUNK)
-          || is(Fault.Kind.STREAM_ERROR);
+      boolean drop = fault.drops();
       exchange.responseHeader("Content-Type", events.contentType());
-      delayHeaders();
+      fault.delayHeaders();
       // A dropped stream announces the full length it will never deliver, so when the connection
       // closes the client sees a premature end of body, as from a server that died mid-stream,
       // and not the clean end of a chunked body.
@@ -283,33 +244,18 @@ final class GenerationHandler {
       recorder.status(200);
       OutputStream body = exchange.responseBody();
       admit();
-      if (fault == null) {
+      if (fault.isNone()) {
         streamCoalesced(events, body);
         return;
       }
-      boolean faultDone = false;
       while (events.hasNext()) {
         StreamEvents.Event event = events.next();
-        if (midStream && !faultDone && (recorder.tokensWritten() >= fault.afterTokens() || event.trailer())) {
-          faultDone = true;
-          switch (fault.kind()) {
-            case DISCONNECT -> dropConnection();
-            case STALL -> RealTimeServingModel.parkUntil(System.nanoTime() + fault.duration().toNanos());
-            case MALFORMED_CHUNK -> {
-              finishWith(body, Outcome.MALFORMED_CHUNK, renderer().malformedEvent());
-              return;
-            }
-            case STREAM_ERROR -> {
-              finishWith(body, Outcome.STREAM_ERROR, renderer().streamError("Injected generation error: the "
-                  + "simulator fails this stream on purpose after " + recorder.tokensWritten() + " tokens"));
-              return;
-            }
-            default -> throw new IllegalStateException("not a mid-stream fault: " + fault);
-          }
+        if (fault.strikeStream(this, event.trailer())) {
+          return;
         }
         if (event.readyAfterToken() >= 0) {
           long ready = generation.awaitToken(event.readyAfterToken());
-          slowDown(ready);
+          fault.slowDown(ready);
         }
         // Stamped before the write: a client on another core can read the bytes before this thread
         // returns from flush, and ground truth must never be later than what a client can see.
@@ -496,21 +442,16 @@ final class GenerationHandler {
 
     private void respond(int outputTokens) throws IOException, InterruptedException {
       admit();
-      if (is(Fault.Kind.DISCONNECT)) {
-        int tokens = Math.min(fault.afterTokens(), outputTokens);
-        if (tokens > 0) {
-          generation.awaitToken(tokens - 1);
+      int dropAfter = fault.dropAfterTokens(outputTokens);
+      if (dropAfter >= 0) {
+        if (dropAfter > 0) {
+          generation.awaitToken(dropAfter - 1);
         }
         dropConnection(); // before any response byte: the client sees the connection close
       }
       long ready = generation.awaitToken(outputTokens - 1);
-      slowDown(ready);
-      if (is(Fault.Kind.STALL)) {
-        RealTimeServingModel.parkUntil(System.nanoTime() + fault.duration().toNanos());
-      }
-      if (is(Fault.Kind.STREAM_ERROR)) {
-        sendError(ApiError.internal("Injected generation error: the simulator fails this request on purpose"),
-            Outcome.STREAM_ERROR);
+      fault.slowDown(ready);
+      if (fault.strikeResponse(this)) {
         return;
       }
       ResponseRenderer renderer = renderer();
@@ -519,15 +460,15 @@ final class GenerationHandler {
           StreamEvents.text(config.seed(), script, 0, reasoning, outputTokens), finishReason,
           new TokenUsage(request.promptTokens(), outputTokens));
       Outcome outcome = Outcome.COMPLETED;
-      if (is(Fault.Kind.MALFORMED_CHUNK)) {
-        bytes = Arrays.copyOf(bytes, bytes.length / 2);
+      if (fault.malformsBody()) {
+        bytes = FaultInjection.cut(bytes);
         outcome = Outcome.MALFORMED_CHUNK;
       }
       exchange.responseHeader("Content-Type", "application/json");
       for (java.util.Map.Entry<String, String> h : renderer.completionHeaders(renderer.reportedTimings()).entrySet()) {
         exchange.responseHeader(h.getKey(), h.getValue());
       }
-      delayHeaders();
+      fault.delayHeaders();
       exchange.sendResponseHeaders(200, 0);
       recorder.status(200);
       OutputStream body = exchange.responseBody();
@@ -539,31 +480,24 @@ final class GenerationHandler {
       exchange.close();
     }
 
-    /** Writes the final events of a stream a fault cuts short, publishing the timeline before the last. */
-    private void finishWith(OutputStream body, Outcome outcome, byte[]... events) throws IOException {
-      for (int i = 0; i < events.length; i++) {
-        if (i == events.length - 1) {
-          end(outcome);
-        }
-        body.write(events[i]);
-        body.flush();
-      }
+    @Override
+    public void finishWith(Outcome outcome, byte[] event) throws IOException {
+      // The timeline is published before the last event goes out.
+      end(outcome);
+      OutputStream body = exchange.responseBody();
+      body.write(event);
+      body.flush();
       exchange.close();
     }
 
-    private void delayHeaders() throws InterruptedException {
-      if (is(Fault.Kind.SLOW_HEADERS)) {
-        RealTimeServingModel.parkUntil(recorder.arrivalNanos() + fault.duration().toNanos());
-      }
+    @Override
+    public void responseHeader(String name, String value) {
+      exchange.responseHeader(name, value);
     }
 
-    /** Under a slowdown, waits until the stretched time of something ready at {@code ready}. */
-    private void slowDown(long ready) throws InterruptedException {
-      if (is(Fault.Kind.SLOWDOWN)) {
-        long arrival = recorder.arrivalNanos();
-        long jitter = faults.jitterNanos(recorder.sequence(), fault.duration().toNanos());
-        RealTimeServingModel.parkUntil(arrival + fault.slowedNanos(ready - arrival, jitter));
-      }
+    @Override
+    public int tokensWritten() {
+      return recorder.tokensWritten();
     }
 
     private void tokensWritten(int count, long writeAt) {
@@ -574,10 +508,11 @@ final class GenerationHandler {
       metrics.tokens(count);
     }
 
-    private ResponseRenderer renderer() {
+    @Override
+    public ResponseRenderer renderer() {
       ResponseRenderer r = ResponseRenderer.of(endpoint, json, config.seed(), recorder.sequence(),
           System.currentTimeMillis() / 1000, config.model());
-      if (r instanceof ProtocolRenderers.Tgi tgi && request != null) {
+      if (r instanceof TgiRenderer tgi && request != null) {
         tgi.details(request.includeUsage()); // the parser carries TGI's parameters.details as include-usage
       }
       r.engineTimeline(() -> generation == null ? null : generation.engineTimeline());
@@ -603,12 +538,14 @@ final class GenerationHandler {
       recorder.admitted(at);
     }
 
-    private void dropConnection() throws DroppedConnection {
+    @Override
+    public void dropConnection() throws DroppedConnection {
       end(Outcome.DISCONNECTED);
       throw new DroppedConnection(recorder.requestId(), recorder.tokensWritten());
     }
 
-    private void sendError(ApiError error, Outcome outcome) throws IOException {
+    @Override
+    public void sendError(ApiError error, Outcome outcome) throws IOException {
       ResponseRenderer renderer = renderer();
       byte[] bytes = renderer.errorBody(error);
       int status = error.status();

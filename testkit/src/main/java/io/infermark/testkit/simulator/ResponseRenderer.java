@@ -2,6 +2,7 @@ package io.infermark.testkit.simulator;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.infermark.testkit.simulator.server.ChunkBuffer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,7 +14,7 @@ import java.io.UncheckedIOException;
  *
  * <p>The defaults render OpenAI's shapes (role chunk, {@code data:} framing, usage chunk and
  * {@code [DONE]}, OpenAI error objects); the other protocols' renderers
- * ({@link ProtocolRenderers}) override the framing, prelude, content events, trailer and error
+ * ({@link ProtocolRenderer}) override the framing, prelude, content events, trailer and error
  * shapes, so every protocol is served from the same engine and timelines.
  */
 abstract class ResponseRenderer {
@@ -39,7 +40,7 @@ abstract class ResponseRenderer {
     return switch (endpoint) {
       case CHAT -> new ChatRenderer(json, "chatcmpl-" + hex, created, model);
       case COMPLETIONS -> new CompletionRenderer(json, "cmpl-" + hex, created, model);
-      default -> ProtocolRenderers.of(endpoint, json, hex, created, model);
+      default -> ProtocolRenderer.of(endpoint, json, hex, created, model);
     };
   }
 

@@ -1,6 +1,9 @@
 package io.infermark.testkit.simulator;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.infermark.testkit.simulator.server.NettyH2Server;
+import io.infermark.testkit.simulator.server.NettyHttp1Server;
+import io.infermark.testkit.simulator.server.SelfSignedCertificate;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

@@ -1,5 +1,6 @@
 package io.infermark.testkit.simulator;
 
+import io.infermark.testkit.simulator.server.ChunkBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.NoSuchElementException;
 

@@ -49,7 +49,8 @@
  * {@code GET /metrics} (Prometheus text, vLLM's metric names) and
  * {@code GET /simulator/timelines[/{id}]} (the ground truth as JSON).
  *
- * <p>May import: {@code io.infermark.core.pipeline}, {@code io.infermark.core.request}. Nothing else of
- * infermark: the floors are in docs/architecture.md and ArchitectureTest holds every package to this line.
+ * <p>May import: {@code io.infermark.core.pipeline}, {@code io.infermark.core.request},
+ * {@code io.infermark.testkit.simulator.server}. Nothing else of infermark: the floors are in
+ * docs/architecture.md and ArchitectureTest holds every package to this line.
  */
 package io.infermark.testkit.simulator;

@@ -4,6 +4,7 @@ import static io.infermark.testkit.simulator.SimHttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import io.infermark.testkit.simulator.server.ChunkBuffer;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

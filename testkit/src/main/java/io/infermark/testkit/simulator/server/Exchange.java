@@ -1,4 +1,4 @@
-package io.infermark.testkit.simulator;
+package io.infermark.testkit.simulator.server;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -18,15 +18,15 @@ import java.util.List;
  * ends with {@link #close()}, which makes the connection ready for its next request; or it is cut
  * off with {@link #abort()}, which closes the connection.
  */
-final class Exchange {
+public final class Exchange {
 
   /** Serves one request; runs on the server's executor. Throwing closes the connection (HTTP/2: resets the stream). */
-  interface Handler {
+  public interface Handler {
     void handle(Exchange exchange) throws IOException;
   }
 
   /** Where an exchange's response bytes go: an HTTP/1.1 connection, or one HTTP/2 stream. */
-  interface Wire {
+  public interface Wire {
     /** Writes HTTP/1.1 bytes (a head, a framed chunk, a fixed-length body) without blocking. */
     void write(ByteBuffer bytes) throws IOException;
 
@@ -38,7 +38,7 @@ final class Exchange {
   }
 
   /** An HTTP/2 stream: the head and body go out as HEADERS and DATA frames rather than HTTP/1.1 bytes. */
-  interface H2Wire extends Wire {
+  public interface H2Wire extends Wire {
     /** Writes the response HEADERS; {@code endStream} when there is no body. */
     void head(int status, List<String[]> headers, boolean endStream) throws IOException;
 
@@ -47,7 +47,7 @@ final class Exchange {
   }
 
   /** Told when the connection closes before the response ended (client gone, or server closing). */
-  interface LostListener {
+  public interface LostListener {
     void connectionLost();
   }
 
@@ -72,7 +72,7 @@ final class Exchange {
    * An exchange whose request arrived at {@code arrivalNanos} ({@link System#nanoTime()}): when the
    * read that completed it returned, before it waited for a handler thread.
    */
-  Exchange(Wire connection, String method, String path, String query,
+  public Exchange(Wire connection, String method, String path, String query,
       List<String[]> requestHeaders, byte[] requestBody, boolean keepAlive, long arrivalNanos) {
     this.connection = connection;
     this.h2 = connection instanceof H2Wire w ? w : null;
@@ -86,16 +86,16 @@ final class Exchange {
   }
 
   /** When the request's last byte was read ({@link System#nanoTime()}). */
-  long arrivalNanos() {
+  public long arrivalNanos() {
     return arrivalNanos;
   }
 
-  String method() {
+  public String method() {
     return method;
   }
 
   /** The request target's path, percent-decoded, without its query. */
-  String path() {
+  public String path() {
     return path;
   }
 
@@ -103,7 +103,7 @@ final class Exchange {
    * The value of query parameter {@code name} (the first, percent-decoded), or null if the request
    * target has no such parameter.
    */
-  String queryParameter(String name) {
+  public String queryParameter(String name) {
     if (query == null) {
       return null;
     }
@@ -118,7 +118,7 @@ final class Exchange {
   }
 
   /** The first value of a request header (case-insensitive name), or null if the request has none. */
-  String requestHeader(String name) {
+  public String requestHeader(String name) {
     for (String[] h : requestHeaders) {
       if (h[0].equalsIgnoreCase(name)) {
         return h[1];
@@ -127,18 +127,18 @@ final class Exchange {
     return null;
   }
 
-  byte[] requestBody() {
+  public byte[] requestBody() {
     return requestBody;
   }
 
   /** Sets a response header, replacing an earlier value; only before {@link #sendResponseHeaders}. */
-  void responseHeader(String name, String value) {
+  public void responseHeader(String name, String value) {
     responseHeaders.removeIf(h -> h[0].equalsIgnoreCase(name));
     responseHeaders.add(new String[] {name, value});
   }
 
   /** Registers the listener told if the connection is lost before the response ends. */
-  void onConnectionLost(LostListener listener) {
+  public void onConnectionLost(LostListener listener) {
     this.lost = listener;
   }
 
@@ -147,7 +147,7 @@ final class Exchange {
    * no body, 0 for a chunked body of unknown length, or the exact length of a fixed-length body
    * (as in the JDK's {@code HttpExchange}).
    */
-  void sendResponseHeaders(int status, long length) throws IOException {
+  public void sendResponseHeaders(int status, long length) throws IOException {
     if (mode != Mode.NOT_SENT) {
       throw new IllegalStateException("response headers already sent");
     }
@@ -187,7 +187,7 @@ final class Exchange {
   }
 
   /** The response body; each {@code flush()} writes what was written since as one chunk. */
-  OutputStream responseBody() {
+  public OutputStream responseBody() {
     return body;
   }
 
@@ -195,7 +195,7 @@ final class Exchange {
    * Writes {@code content} as one chunk of a chunked body (nothing if it is empty), followed by
    * the body's end when {@code last}, in one socket write; after {@code last} the exchange has ended.
    */
-  void writeChunk(ChunkBuffer content, boolean last) throws IOException {
+  public void writeChunk(ChunkBuffer content, boolean last) throws IOException {
     if (mode != Mode.CHUNKED) {
       throw new IllegalStateException("not a chunked response: " + mode);
     }
@@ -213,7 +213,7 @@ final class Exchange {
   }
 
   /** Ends the response (the last chunk of a chunked body) and frees the connection; idempotent. */
-  void close() throws IOException {
+  public void close() throws IOException {
     if (mode == Mode.ENDED) {
       return;
     }
@@ -234,13 +234,13 @@ final class Exchange {
   }
 
   /** Drops the connection without ending the response: the client sees it close mid-response. */
-  void abort() {
+  public void abort() {
     mode = Mode.ENDED;
     connection.close();
   }
 
   /** Called by the connection when it closed before this exchange ended. */
-  void connectionClosed() {
+  public void connectionClosed() {
     LostListener l = lost;
     if (l != null && mode != Mode.ENDED) {
       l.connectionLost();

@@ -1,4 +1,4 @@
-package io.infermark.testkit.simulator;
+package io.infermark.testkit.simulator.server;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -8,7 +8,7 @@ import java.util.Arrays;
  * a whole step's events go out framed as one chunk in one buffer: no copy between gathering and
  * writing. Reused between writes; not thread-safe.
  */
-final class ChunkBuffer {
+public final class ChunkBuffer {
 
   // Up to 16 hex digits of length plus CRLF.
   private static final int HEAD = 18;
@@ -18,35 +18,35 @@ final class ChunkBuffer {
   private byte[] bytes;
   private int end = HEAD;
 
-  ChunkBuffer(int initialCapacity) {
+  public ChunkBuffer(int initialCapacity) {
     bytes = new byte[HEAD + Math.max(initialCapacity, 64)];
   }
 
-  void append(byte[] b) {
+  public void append(byte[] b) {
     append(b, 0, b.length);
   }
 
-  void append(byte[] b, int offset, int length) {
+  public void append(byte[] b, int offset, int length) {
     ensure(length);
     System.arraycopy(b, offset, bytes, end, length);
     end += length;
   }
 
-  void append(int b) {
+  public void append(int b) {
     ensure(1);
     bytes[end++] = (byte) b;
   }
 
   /** A copy of the content gathered so far; the buffer is unchanged. */
-  byte[] contents() {
+  public byte[] contents() {
     return Arrays.copyOfRange(bytes, HEAD, end);
   }
 
-  boolean isEmpty() {
+  public boolean isEmpty() {
     return end == HEAD;
   }
 
-  int size() {
+  public int size() {
     return end - HEAD;
   }
 
@@ -54,7 +54,7 @@ final class ChunkBuffer {
    * The content framed as one HTTP chunk (nothing when empty), followed by the last chunk when
    * {@code last}; valid until the next change. Resets the buffer.
    */
-  ByteBuffer chunk(boolean last) {
+  public ByteBuffer chunk(boolean last) {
     int size = size();
     int start = HEAD;
     if (size > 0) {
@@ -80,7 +80,7 @@ final class ChunkBuffer {
   }
 
   /** The content as it is, unframed (a fixed-length body); valid until the next change. Resets the buffer. */
-  ByteBuffer raw() {
+  public ByteBuffer raw() {
     ByteBuffer content = ByteBuffer.wrap(bytes, HEAD, end - HEAD);
     end = HEAD;
     return content;

@@ -1,4 +1,4 @@
-package io.infermark.testkit.simulator;
+package io.infermark.testkit.simulator.server;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,7 +18,7 @@ import javax.net.ssl.TrustManagerFactory;
  * library is needed. Clients trust it with {@link #trustManagerFactory()} (host names are then verified
  * as usual) or skip verification with their {@code insecureTls} option.
  */
-final class SelfSignedCertificate {
+public final class SelfSignedCertificate {
 
   private static final char[] PASSWORD = "infermark-simulator".toCharArray();
 
@@ -33,7 +33,7 @@ final class SelfSignedCertificate {
    *
    * @throws UncheckedIOException when keytool is missing (a JRE without it) or fails
    */
-  static SelfSignedCertificate generate() {
+  public static SelfSignedCertificate generate() {
     Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
     try {
       Path dir = Files.createTempDirectory("infermark-sim-tls");
@@ -73,7 +73,7 @@ final class SelfSignedCertificate {
   }
 
   /** The server's key and certificate. */
-  KeyManagerFactory keyManagerFactory() {
+  public KeyManagerFactory keyManagerFactory() {
     try {
       KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       kmf.init(store, PASSWORD);
@@ -84,7 +84,7 @@ final class SelfSignedCertificate {
   }
 
   /** Trust in this certificate alone, for clients that verify it. */
-  TrustManagerFactory trustManagerFactory() {
+  public TrustManagerFactory trustManagerFactory() {
     try {
       KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
       trust.load(null, null);

@@ -1,4 +1,4 @@
-package io.infermark.testkit.simulator;
+package io.infermark.testkit.simulator.server;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * header or target (400). {@code Expect: 100-continue} is honoured. Nagle's algorithm is off on every
  * connection, so each write leaves at once.
  */
-final class NettyHttp1Server implements AutoCloseable {
+public final class NettyHttp1Server implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(NettyHttp1Server.class);
 
@@ -80,7 +80,7 @@ final class NettyHttp1Server implements AutoCloseable {
    *
    * @throws IOException if the address cannot be bound
    */
-  static NettyHttp1Server start(InetSocketAddress address, int backlog, Exchange.Handler handler,
+  public static NettyHttp1Server start(InetSocketAddress address, int backlog, Exchange.Handler handler,
       ExecutorService executor) throws IOException {
     boolean epoll = Epoll.isAvailable();
     MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, r -> {
@@ -107,7 +107,7 @@ final class NettyHttp1Server implements AutoCloseable {
     }
   }
 
-  InetSocketAddress address() {
+  public InetSocketAddress address() {
     return address;
   }
 

@@ -1,9 +1,11 @@
-package io.infermark.testkit.simulator;
+package io.infermark.testkit.simulator.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.infermark.testkit.junit.InjectSimulator;
 import io.infermark.testkit.junit.SimulatorExtension;
+import io.infermark.testkit.simulator.Simulator;
+import io.infermark.testkit.simulator.SimulatorConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package io.infermark.testkit.simulator;
+package io.infermark.testkit.simulator.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -39,7 +39,7 @@ import java.util.concurrent.TimeUnit;
  * <p>One request per stream (the client half-closes after it); the protobuf messages are the classes
  * protoc generates from {@code kserve_v2_inference.proto}, independent of the client's hand-written codec.
  */
-final class GrpcInferenceService {
+public final class GrpcInferenceService {
 
   static final String STREAM_INFER = "/inference.GRPCInferenceService/ModelStreamInfer";
   static final int OK = 0;

@@ -1,4 +1,4 @@
-package io.infermark.testkit.simulator;
+package io.infermark.testkit.simulator.server;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -56,7 +56,7 @@ import org.slf4j.LoggerFactory;
  * <p>Limits: 100 concurrent streams per connection (announced in SETTINGS), a request body of at most
  * {@link NettyHttp1Server#MAX_BODY_BYTES} (larger ones are answered 413), 64 KiB of request headers.
  */
-final class NettyH2Server implements AutoCloseable {
+public final class NettyH2Server implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(NettyH2Server.class);
   static final int MAX_CONCURRENT_STREAMS = 100;
@@ -84,7 +84,7 @@ final class NettyH2Server implements AutoCloseable {
    *
    * @throws IOException if the address cannot be bound
    */
-  static NettyH2Server start(InetSocketAddress address, int backlog, Exchange.Handler handler,
+  public static NettyH2Server start(InetSocketAddress address, int backlog, Exchange.Handler handler,
       ExecutorService executor) throws IOException {
     return start(address, backlog, handler, executor, null);
   }
@@ -95,7 +95,7 @@ final class NettyH2Server implements AutoCloseable {
    *
    * @throws IOException if the address cannot be bound
    */
-  static NettyH2Server start(InetSocketAddress address, int backlog, Exchange.Handler handler,
+  public static NettyH2Server start(InetSocketAddress address, int backlog, Exchange.Handler handler,
       ExecutorService executor, SslContext tls) throws IOException {
     MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, r -> {
       Thread t = new FastThreadLocalThread(r, "infermark-sim-h2");
@@ -140,7 +140,7 @@ final class NettyH2Server implements AutoCloseable {
     }
   }
 
-  InetSocketAddress address() {
+  public InetSocketAddress address() {
     return address;
   }
 
