@@ -148,8 +148,9 @@ final class MergeCommand implements Callable<Integer> {
       bench.resultFilename = resultFilename;
     }
     var options = bench.vllmOptions(rate, Optional.of(LocalDateTime.ofInstant(merged.startedAt(), ZoneOffset.UTC)));
-    return bench.report(out, err, merged, options, bench.paths(options, false), Optional.empty(), new OutputFiles(),
-        null);
+    BenchOutputs outputsOf = new BenchOutputs(bench);
+    return outputsOf.report(out, err, merged, options, outputsOf.paths(options, false), Optional.empty(),
+        new OutputFiles(), null);
   }
 
   /** Every shard in a directory: by its facts file, or by its journal when it has none. */
