@@ -27,7 +27,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (http://127.0.0.1:8000) is the simulator's, which serves the model the block names (its own {@code sim} line is
  * checked for its options, not started); bench, sweep and capacity get {@code --num-prompts 8} appended (bench
  * also {@code --progress none}; a repeated flag's last value wins) so the block takes seconds; {@code kubectl} lines are left out; and
- * the files a block reads from earlier runs ({@code out/run-a.json}, ...) are made by a bench run first. Each
+ * the files a block reads from earlier runs ({@code out/run-a.json}, ...) are made by a bench run first, and a session
+ * trace it replays ({@code mooncake-conversation.jsonl}) is the public Mooncake sample's first 20 lines. Each
  * command must exit 0, or 1 when the gate the block sets fails on this machine: never 2 (a bad command line) or 3.
  */
 class DocCommandLinesTest {
@@ -82,6 +83,11 @@ class DocCommandLinesTest {
   }
 
   private void prepare(String block, String model, String baseUrl) throws IOException {
+    if (block.contains("mooncake-conversation.jsonl")) { // a session trace the block replays: the public sample's head
+      List<String> head = Files.readAllLines(Path.of("..", "core", "src", "test", "resources", "traces",
+          "mooncake-conversation-first300.jsonl")).subList(0, 20);
+      Files.write(dir.resolve("mooncake-conversation.jsonl"), head);
+    }
     record Needed(String file, String dir, String name) {}
     for (Needed n : List.of(new Needed("out/run-a.json", "out", "run-a.json"),
         new Needed("out/run-b.json", "out", "run-b.json"), new Needed("out/run.records.jsonl", "out", "run.json"),
