@@ -140,7 +140,12 @@ class KvPressureKitTest {
 
     // Server events on client records (seed 000 §3.3): every rise of the scraped preemption counter lands on
     // the requests it overlaps. Each preemption the engine made happened inside its request's window and
-    // between two scrapes, so that request carries an annotation whose interval contains it.
+    // between two scrapes, so that request carries an annotation whose interval contains it. The engine stamps a
+    // preemption with its step's planned start; on a busy machine its thread plans the step later than that, and
+    // a scrape in between reads the counter before the rise. That lateness is the run's own scheduling noise,
+    // which its client-health floor measures (the simulator shares the JVM), so the interval may begin that much
+    // after the stamp.
+    long slack = Math.round(onsetRun.clientHealth().floorMillis() * 1e6);
     ServerEvents events = ServerEvents.of(onsetSeries);
     assertThat(events.events().stream().mapToDouble(ServerEvents.Event::increase).sum())
         .isEqualTo(onsetSeries.get(1).latest().orElse(0));
@@ -150,7 +155,7 @@ class KvPressureKitTest {
       for (long at : onsetPreemptions.get(r.requestId())) {
         preempted++;
         assertThat(a).as("%s preempted at %d ns", r.requestId(), at)
-            .anyMatch(x -> x.event().fromNanos() < at && at <= x.event().toNanos());
+            .anyMatch(x -> x.event().fromNanos() < at + slack && at <= x.event().toNanos());
       }
     }
     assertThat(preempted).isPositive();
