@@ -19,13 +19,13 @@
 #      prompts, TTFT p50 and p99, the client - server gap (TTFT - timings.prompt_ms), the server check, the client's
 #      health verdict with its measurement floor, and the machine's load average when the run started.
 #
-# Env: KIT (/work/shared/llamacpp), LC (/tmp/infermark-llamacpp), PORT (8092), N (20 prompts), WORDS (300),
+# Env: KIT (../shared/llamacpp beside the checkout), LC (/tmp/infermark-llamacpp), PORT (8092), N (20 prompts), WORDS (300),
 #      OUT_TOKENS (16), CONCURRENCY (4), JAR (cli/target/infermark.jar, built with
 #      `mvn -B -o -pl cli -am package -DskipTests` if absent), OUT (target/llamacpp-prefix-cache).
 # Needs: JDK 17+, python3, curl.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-KIT=${KIT:-/work/shared/llamacpp}
+KIT=${KIT:-$(cd "$(dirname "$0")/../.." && pwd)/shared/llamacpp}
 export LC=${LC:-/tmp/infermark-llamacpp}
 PORT=${PORT:-8092}
 N=${N:-20}
