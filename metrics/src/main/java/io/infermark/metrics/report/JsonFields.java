@@ -39,6 +39,7 @@ final class JsonFields {
       g.writeNullField(name);
     }
   }
+
   static void number(JsonGenerator g, String name, OptionalInt v) throws IOException {
     if (v.isPresent()) {
       g.writeNumberField(name, v.getAsInt());
@@ -46,6 +47,16 @@ final class JsonFields {
       g.writeNullField(name);
     }
   }
+
+  /** A finite number, or null: JSON has no infinity or NaN. */
+  static void number(JsonGenerator g, String name, double v) throws IOException {
+    if (Double.isFinite(v)) {
+      g.writeNumberField(name, v);
+    } else {
+      g.writeNullField(name);
+    }
+  }
+
   static void seconds(JsonGenerator g, String name, Optional<Duration> d) throws IOException {
     if (d.isPresent()) {
       g.writeNumberField(name, d.get().toNanos() / 1e9);
@@ -53,6 +64,7 @@ final class JsonFields {
       g.writeNullField(name);
     }
   }
+
   static String lower(Enum<?> e) {
     return e.name().toLowerCase(Locale.ROOT);
   }

@@ -1,12 +1,13 @@
 package io.infermark.metrics.report;
 
+import static io.infermark.metrics.report.JsonFields.number;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.infermark.metrics.Distribution;
 import io.infermark.metrics.Percentile;
 import io.infermark.metrics.cache.PrefixCacheSummary;
 import java.io.IOException;
 import java.util.Map;
-import java.util.OptionalDouble;
 
 /**
  * The {@code prefix_cache} block of the JSON report (see {@link JsonReport}): the run's, each turn's and each
@@ -75,13 +76,5 @@ final class PrefixCacheJson {
     }
     number(g, "max", d.max());
     g.writeEndObject();
-  }
-
-  private static void number(JsonGenerator g, String name, OptionalDouble v) throws IOException {
-    if (v.isPresent()) {
-      g.writeNumberField(name, v.getAsDouble());
-    } else {
-      g.writeNullField(name);
-    }
   }
 }

@@ -1,5 +1,7 @@
 package io.infermark.metrics.report;
 
+import static io.infermark.metrics.report.JsonFields.lower;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
@@ -664,9 +666,5 @@ public final class RecordsJsonl {
       names[i] = values[i].name().toLowerCase(Locale.ROOT);
     }
     return names;
-  }
-
-  private static String lower(Enum<?> e) {
-    return e.name().toLowerCase(Locale.ROOT);
   }
 }

@@ -1,5 +1,7 @@
 package io.infermark.metrics.report;
 
+import static io.infermark.metrics.report.JsonFields.number;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.infermark.metrics.server.ScrapeReport;
 import io.infermark.metrics.server.ServerSeries;
@@ -86,13 +88,5 @@ final class ScrapeJson {
       return Double.isNaN(v) ? "-" : v > 0 ? "+Inf" : "-Inf";
     }
     return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : String.format(Locale.ROOT, "%.4g", v);
-  }
-
-  private static void number(JsonGenerator g, String name, double v) throws IOException {
-    if (Double.isFinite(v)) {
-      g.writeNumberField(name, v);
-    } else {
-      g.writeNullField(name);
-    }
   }
 }

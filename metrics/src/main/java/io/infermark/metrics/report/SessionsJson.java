@@ -1,11 +1,12 @@
 package io.infermark.metrics.report;
 
+import static io.infermark.metrics.report.JsonFields.number;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.infermark.metrics.Distribution;
 import io.infermark.metrics.session.SessionSummary;
 import java.io.IOException;
 import java.util.Map;
-import java.util.OptionalDouble;
 
 /**
  * The {@code sessions} object of the infermark JSON (only for a session workload's run): outcomes,
@@ -91,13 +92,5 @@ final class SessionsJson {
     number(g, "p90", d.p90());
     number(g, "p99", d.p99());
     number(g, "max", d.max());
-  }
-
-  private static void number(JsonGenerator g, String name, OptionalDouble v) throws IOException {
-    if (v.isPresent()) {
-      g.writeNumberField(name, v.getAsDouble());
-    } else {
-      g.writeNullField(name);
-    }
   }
 }
