@@ -71,7 +71,7 @@ final class BenchCommand implements Callable<Integer> {
   RunBoundOptions.NumPrompts numPrompts = new RunBoundOptions.NumPrompts(1000);
 
   /** The datasets {@code --num-prompts -1} can send whole: rows read from a file, not generated per request. */
-  static final List<String> ALL_ROWS = List.of("sharegpt", "jsonl", "custom", "hf", "spec_bench");
+  static final List<String> ALL_ROWS = List.of("sharegpt", "jsonl", "custom", "hf", "spec_bench", "timed_trace");
 
   @Option(names = "--request-rate", defaultValue = "inf",
       description = "Requests per second, Poisson (or gamma with --burstiness); inf sends all at once, limited by "
@@ -220,7 +220,39 @@ final class BenchCommand implements Callable<Integer> {
         && TargetOptions.OPENAI_BACKENDS.contains(target.backendName())) {
       workload.ignoreEos = true; // vLLM's client: random prompts generate to the requested length
     }
+    if (workload.datasetName.equals("timed_trace")) {
+      workload.ignoreEos = true; // vLLM's client: each trace line generates its output length
+      checkSelfTimed();
+    }
     return drain;
+  }
+
+  /** vLLM's default for {@code timed_trace}: the lines are sent at their own timestamps unless --no-self-timed. */
+  boolean selfTimed() {
+    return workload.datasetName.equals("timed_trace") && !Boolean.FALSE.equals(vllm.selfTimed) && !sessions.given();
+  }
+
+  /** The flags that would set the times of a self-timed trace's requests another way. */
+  private void checkSelfTimed() {
+    if (!selfTimed()) {
+      return;
+    }
+    if (userRamp.given()) {
+      throw new IllegalArgumentException("--users/--stage set the load with users, a self-timed trace by its "
+          + "timestamps: give --no-self-timed to send the trace's lines with users");
+    }
+    if (vllm.rampUpStrategy != null) {
+      throw new IllegalArgumentException("--ramp-up-strategy ramps a request rate; a self-timed trace is sent at its "
+          + "timestamps: give --no-self-timed to ramp the trace's lines");
+    }
+    if (warmupRequests > 0) {
+      throw new IllegalArgumentException("--warmup-requests takes the first requests of the schedule, which a "
+          + "self-timed trace sets line by line: use --num-warmups (vLLM's: the first line sent before the run)");
+    }
+    if (shard.sharded()) {
+      throw new IllegalArgumentException("--shard-index/--shard-count split a rate's schedule; a self-timed trace is "
+          + "not split here: run it whole, or with --no-self-timed and a finite --request-rate");
+    }
   }
 
   /**
@@ -255,7 +287,7 @@ final class BenchCommand implements Callable<Integer> {
     SessionWorkload sessionWorkload = sessions.given() ? sessions.workload(workload.counter(), workload.seed) : null;
     LoadProfile load = sessionWorkload != null
         ? sessions.load(sessionWorkload, numPromptsGiven() ? numPrompts.value : Integer.MAX_VALUE, workload.seed)
-        : shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
+        : schedule(rate);
     Optional<Instant> startAt = shard.startInstant();
     if (shard.sharded() && (noSave || noRecords)) {
       throw new IllegalArgumentException("a shard must write its records for infermark merge: drop --no-save and "
@@ -269,13 +301,42 @@ final class BenchCommand implements Callable<Integer> {
     }
     locust.csvPrefix(resultDir); // a malformed --csv fails before the run
     workload.tokenizerWarning(target.model()).ifPresent(w -> err.println("warning: " + w));
-    if (workload.vllmData.noOversample && prompts.distinctPrompts() < numPrompts.value) {
-      // vLLM's --no-oversample: a smaller dataset sends each of its prompts once, not --num-prompts requests
-      out.println("--no-oversample: the dataset has " + prompts.distinctPrompts() + " prompts; sending each once");
+    boolean trace = workload.datasetName.equals("timed_trace") && sessionWorkload == null;
+    if ((workload.vllmData.noOversample || trace) && prompts.distinctPrompts() < numPrompts.value) {
+      // vLLM's --no-oversample, and its timed_trace always: a smaller dataset sends each of its prompts once
+      out.println((trace ? "timed_trace: the trace has " + prompts.distinctPrompts() + " lines"
+          : "--no-oversample: the dataset has " + prompts.distinctPrompts() + " prompts") + "; sending each once");
       numPrompts.value = prompts.distinctPrompts();
-      load = shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
+      load = schedule(rate);
+    }
+    if (trace) {
+      traceNotes(rate).forEach(out::println);
     }
     return new Plan(sessionWorkload, load, prompts, startAt);
+  }
+
+  /** This command line's schedule: a self-timed trace's, a ramp's or the rate's (this shard of it). */
+  private LoadProfile schedule(double rate) {
+    if (selfTimed()) {
+      return workload.timedTrace(Math.min(numPrompts.value, 100_000)).load(numPrompts.value, maxConcurrency,
+          workload.seed);
+    }
+    return shard.apply(vllm.rampUp(rate).isPresent() ? rampLoad() : load(rate), rate);
+  }
+
+  /** What a timed_trace run does differently from vLLM's or with the flags given, one line each. */
+  private List<String> traceNotes(double rate) {
+    List<String> notes = new ArrayList<>(workload.timedTrace(Math.min(numPrompts.value, 100_000))
+        .notes(numPrompts.value));
+    if (selfTimed() && (!Double.isInfinite(rate) || burstiness != 1.0)) {
+      notes.add("timed_trace: the lines are sent at their timestamps; --request-rate and --burstiness are not used "
+          + "(--no-self-timed sends them at --request-rate), as in vLLM");
+    }
+    if (!List.of("vllm", "openai").contains(target.backendName())) {
+      notes.add("timed_trace: vLLM takes it only on its completions backends (vllm, openai: its prompts are token "
+          + "ids); infermark sends each line's text, here to " + target.backendName());
+    }
+    return notes;
   }
 
   /** The run's header line (and its sessions), before the test request. */
@@ -497,6 +558,9 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private String loadText(double rate) {
+    if (selfTimed()) {
+      return workload.timedTrace(Math.min(numPrompts.value, 100_000)).describe(numPrompts.value, maxConcurrency);
+    }
     if (userRamp.given()) {
       return "users: " + userRamp.ramp();
     }

@@ -99,7 +99,8 @@ final class CapacityCommand implements Callable<Integer> {
     OutputFiles outputs = new OutputFiles();
     CapacityResult result;
     try (Target t = target.build()) {
-      LevelRunner runner = new LevelRunner(t, workload, numPrompts.value, burstiness, err, signals, drain, deadline,
+      LevelRunner runner = new LevelRunner(t, workload, VllmCompatOptions.levelParams(workload, target, err),
+          numPrompts.value, burstiness, err, signals, drain, deadline,
           level -> Optional.empty(), outputs);
       out.printf(Locale.ROOT, "%12s | %8s | %14s | %-6s | %s%n", "rate req/s", "requests",
           slo.metric() + " p" + SweepCommand.trim(slo.p() * 100) + " ms", "result", "client");

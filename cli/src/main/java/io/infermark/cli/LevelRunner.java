@@ -33,7 +33,8 @@ final class LevelRunner {
   private final Function<String, Optional<Path>> journalFor;
   private final OutputFiles outputs;
 
-  LevelRunner(Target target, WorkloadOptions workload, int requests, double burstiness, PrintWriter log,
+  LevelRunner(Target target, WorkloadOptions workload, io.infermark.core.request.GenerationParams params,
+      int requests, double burstiness, PrintWriter log,
       StopSignals signals, Duration drain, Deadline deadline, Function<String, Optional<Path>> journalFor,
       OutputFiles outputs) {
     if (requests < 1) {
@@ -43,7 +44,7 @@ final class LevelRunner {
       throw new IllegalArgumentException("--burstiness must be finite and > 0, was " + burstiness);
     }
     this.base = Benchmark.target(target).workload(workload.workload(Math.min(requests, 100_000)))
-        .params(workload.params());
+        .params(params); // bench's default bodies for the backend (VllmCompatOptions.levelParams)
     this.requests = requests;
     this.burstiness = burstiness;
     this.seed = workload.seed;

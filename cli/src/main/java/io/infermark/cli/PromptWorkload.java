@@ -19,7 +19,7 @@ final class PromptWorkload implements Workload {
     if (rows.isEmpty()) {
       throw new IllegalArgumentException("the dataset has no prompts");
     }
-    this.rows = List.copyOf(rows);
+    this.rows = rows instanceof VllmTimedTrace.Rows ? rows : List.copyOf(rows); // a trace's rows are built when sent
     this.fixedMaxTokens = fixedMaxTokens;
   }
 

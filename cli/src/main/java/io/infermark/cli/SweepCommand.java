@@ -133,7 +133,8 @@ final class SweepCommand implements Callable<Integer> {
     java.util.concurrent.atomic.AtomicReference<Number> lastPassing = new java.util.concurrent.atomic.AtomicReference<>();
     List<? extends SweepPoint<? extends Number>> points;
     try (Target t = target.build()) {
-      LevelRunner runner = new LevelRunner(t, workload, numPrompts.value, burstiness, err, signals, drain, deadline,
+      LevelRunner runner = new LevelRunner(t, workload, VllmCompatOptions.levelParams(workload, target, err),
+          numPrompts.value, burstiness, err, signals, drain, deadline,
           level -> Optional.ofNullable(resultDir).map(d -> d.resolve(levelStem(variable, level) + RecordsJournal.SUFFIX)),
           outputs);
       // Offered (the level) beside achieved (successful req/s): the knee is found on the achieved axis (seed 002 §3.2).

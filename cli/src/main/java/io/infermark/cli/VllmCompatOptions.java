@@ -308,6 +308,29 @@ final class VllmCompatOptions {
     return b.build();
   }
 
+  /**
+   * The parameters of {@code sweep}'s and {@code capacity}'s requests: what {@code bench} sends by default for the
+   * backend (vLLM's client's bodies: {@code repetition_penalty: 1.0} on OpenAI-compatible completions, {@code
+   * ignore_eos} for the random datasets there and for timed_trace; the chat form and the missing temperature come
+   * from the target and {@code params}); {@code err} gets one line when a timed_trace's times are not used.
+   */
+  static GenerationParams levelParams(WorkloadOptions w, TargetOptions t, PrintWriter err) {
+    boolean openAi = TargetOptions.OPENAI_BACKENDS.contains(t.backendName());
+    GenerationParams.Builder b = w.params().toBuilder();
+    if (openAi && (w.datasetName.equals("random") || w.datasetName.equals("random-mm"))
+        || w.datasetName.equals("timed_trace")) {
+      b.ignoreEos(true);
+    }
+    if (openAi && !t.chat()) {
+      b.extraBody("repetition_penalty", 1.0);
+    }
+    if (w.datasetName.equals("timed_trace")) {
+      err.println("timed_trace: each level sets the times; the trace's lines give the prompts (as --no-self-timed)");
+      err.flush();
+    }
+    return b.build();
+  }
+
   /** The target's own options these flags change: with {@code --request-id-prefix} the ids are ours. */
   void customize(HttpTarget.Builder<?, ?> target) {
     if (requestIdPrefix != null) {

@@ -6,8 +6,8 @@ import picocli.CommandLine.Option;
 
 /**
  * The dataset flags of vLLM's current client ({@code vllm/benchmarks/datasets/arg_utils.py}), for the datasets
- * {@link VllmDatasets} builds: custom, prefix_repetition, sonnet, burstgpt, spec_bench, txt-slices, random-mm and
- * hf from a local file. Flags that only steer loading from the Hugging Face hub or pooling benchmarks are
+ * {@link VllmDatasets} builds: custom, prefix_repetition, sonnet, burstgpt, spec_bench, txt-slices, random-mm,
+ * hf from a local file and timed_trace ({@link VllmTimedTrace}). Flags that only steer loading from the Hugging Face hub or pooling benchmarks are
  * accepted; docs/cli.md says what each does here.
  */
 final class VllmDatasetOptions {
@@ -117,10 +117,31 @@ final class VllmDatasetOptions {
   @Option(names = "--custom-ensure-client-side-data", hidden = true, description = "Refused: see docs/cli.md.")
   boolean customEnsureClientSideData;
 
-  @Option(names = {"--timed-trace-chunk-hash-size", "--timed-trace-sec-multiplier", "--timed-trace-label-timestamp",
-      "--timed-trace-label-input-length", "--timed-trace-label-output-length", "--timed-trace-label-hash-ids"},
-      hidden = true, description = "Refused with --dataset-name timed_trace: see docs/cli.md.")
-  List<String> timedTrace = new ArrayList<>();
+  @Option(names = "--timed-trace-chunk-hash-size", defaultValue = "16", paramLabel = "TOKENS",
+      description = "timed_trace: tokens per hash id, one block of the prompt (default: ${DEFAULT-VALUE}, vLLM's; "
+          + "Mooncake traces use 512).")
+  int timedTraceChunkHashSize;
+
+  @Option(names = "--timed-trace-sec-multiplier", defaultValue = "1", paramLabel = "X",
+      description = "timed_trace: seconds per timestamp unit, e.g. 0.001 for milliseconds (Mooncake) (default: "
+          + "${DEFAULT-VALUE}).")
+  double timedTraceSecMultiplier;
+
+  @Option(names = "--timed-trace-label-timestamp", defaultValue = "timestamp", paramLabel = "FIELD",
+      description = "timed_trace: the field holding each line's timestamp (default: ${DEFAULT-VALUE}).")
+  String timedTraceLabelTimestamp;
+
+  @Option(names = "--timed-trace-label-input-length", defaultValue = "input_length", paramLabel = "FIELD",
+      description = "timed_trace: the field holding the input tokens (default: ${DEFAULT-VALUE}).")
+  String timedTraceLabelInputLength;
+
+  @Option(names = "--timed-trace-label-output-length", defaultValue = "output_length", paramLabel = "FIELD",
+      description = "timed_trace: the field holding the output tokens (default: ${DEFAULT-VALUE}).")
+  String timedTraceLabelOutputLength;
+
+  @Option(names = "--timed-trace-label-hash-ids", defaultValue = "hash_ids", paramLabel = "FIELD",
+      description = "timed_trace: the field holding the block hash ids (default: ${DEFAULT-VALUE}).")
+  String timedTraceLabelHashIds;
 
   @Option(names = {"--asr-max-audio-len-sec", "--asr-min-audio-len-sec"}, hidden = true,
       description = "Refused: see docs/cli.md.")
@@ -138,10 +159,6 @@ final class VllmDatasetOptions {
    * option").
    */
   void refuseUnsupported() {
-    if (!timedTrace.isEmpty()) {
-      throw new IllegalArgumentException("the --timed-trace-* flags steer --dataset-name timed_trace, which is not "
-          + "supported (pre-tokenized prompts need the model's own tokenizer); use trace replay (docs/load-shaping.md)");
-    }
     if (!asr.isEmpty()) {
       throw new IllegalArgumentException("--asr-max-audio-len-sec/--asr-min-audio-len-sec filter vLLM's audio "
           + "transcription datasets (openai-audio backend); infermark benchmarks text generation streams");

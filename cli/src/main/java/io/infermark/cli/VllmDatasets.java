@@ -36,7 +36,8 @@ import javax.imageio.ImageIO;
  * {@code prefix_repetition} (shared prefixes), {@code sonnet} (lines of a poem file), {@code burstgpt} (the
  * BurstGPT CSV's GPT-4 request and response lengths), {@code spec_bench} (Spec-Bench JSONL), {@code txt-slices}
  * (token slices of a text file), {@code random-mm} (random text and random-pixel JPEG images) and {@code hf} from a
- * local JSON or JSONL file. Hub downloads, pooling datasets and pre-tokenized traces are refused with the reason.
+ * local JSON or JSONL file, and {@code timed_trace} ({@link VllmTimedTrace}). Hub downloads, pooling datasets and
+ * audio or image datasets are refused with the reason.
  */
 final class VllmDatasets {
 
@@ -63,9 +64,7 @@ final class VllmDatasets {
       case "hf" -> shuffled(hf(w), w);
       case "random-rerank" -> throw new IllegalArgumentException("--dataset-name random-rerank is vLLM's reranker "
           + "(pooling) benchmark; infermark benchmarks generation");
-      case "timed_trace" -> throw new IllegalArgumentException("--dataset-name timed_trace sends pre-tokenized prompts "
-          + "(token ids) at the trace's times, which needs the model's own tokenizer; replay a timestamped trace with "
-          + "infermark's trace replay (docs/load-shaping.md) instead");
+      case "timed_trace" -> w.timedTrace(prompts).rows(w.counter(), w.seed); // in file order, never shuffled
       case "custom_audio", "custom_image" -> throw new IllegalArgumentException("--dataset-name " + name + " sends "
           + "audio or images from a JSONL of media references; infermark's custom dataset is text only");
       case "speed_bench" -> throw new IllegalArgumentException("--dataset-name speed_bench renders NVIDIA's SPEED-Bench "

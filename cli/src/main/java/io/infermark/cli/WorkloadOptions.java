@@ -195,6 +195,19 @@ final class WorkloadOptions {
     return new PromptWorkload(rows, maxTokens != null);
   }
 
+  private VllmTimedTrace timedTrace;
+
+  /** The first {@code lines} lines of the {@code timed_trace} file, read once per line count. */
+  VllmTimedTrace timedTrace(int lines) {
+    if (timedTrace == null || lines != lastTraceLimit) {
+      timedTrace = VllmTimedTrace.read(requirePath(), vllmData, lines);
+      lastTraceLimit = lines;
+    }
+    return timedTrace;
+  }
+
+  private int lastTraceLimit;
+
   Path requirePath() {
     if (datasetPath == null) {
       // a flag missing from the command line: a usage error (exit 2), unlike a file that cannot be read (exit 3)
