@@ -119,7 +119,8 @@ final class VllmCompatOptions {
   double probeRequestRate;
 
   @Option(names = "--self-timed", negatable = true,
-      description = "Use a trace's own timestamps (vLLM: only with --dataset-name timed_trace).")
+      description = "timed_trace: send each line at its timestamp (the default, as vLLM); --no-self-timed sends the "
+          + "lines at --request-rate. Only with --dataset-name timed_trace.")
   Boolean selfTimed;
 
   @Option(names = "--skip-tokenizer-init",

@@ -24,10 +24,11 @@ final class WorkloadOptions {
   @Option(names = "--dataset-name", defaultValue = "random",
       description = "random (synthetic prompts of exact token lengths, the default), sharegpt (a ShareGPT JSON "
           + "file), jsonl (one {\"prompt\"} or {\"messages\"} object per line, optional \"output_tokens\"), or vLLM's "
-          + "custom, prefix_repetition, sonnet, burstgpt, spec_bench, txt-slices, random-mm, hf (a local file).")
+          + "custom, prefix_repetition, sonnet, burstgpt, spec_bench, txt-slices, random-mm, hf (a local file), timed_trace "
+          + "(a JSONL request trace replayed at its timestamps).")
   String datasetName;
 
-  @Option(names = "--dataset-path", paramLabel = "FILE", description = "The sharegpt or jsonl file.")
+  @Option(names = "--dataset-path", paramLabel = "FILE", description = "The dataset's file (sharegpt, jsonl, a trace, ...).")
   Path datasetPath;
 
   @Option(names = "--random-input-len", defaultValue = "1024", description = "Input tokens per random prompt (default: ${DEFAULT-VALUE}).")

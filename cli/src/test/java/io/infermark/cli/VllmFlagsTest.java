@@ -266,11 +266,8 @@ class VllmFlagsTest {
     refusals.put(List.of("--dataset-name", "hf", "--dataset-path", "lmarena-ai/VisionArena-Chat"),
         "does not download from the Hugging Face hub");
     refusals.put(List.of("--dataset-name", "random-rerank"), "reranker (pooling) benchmark");
-    refusals.put(List.of("--dataset-name", "timed_trace"), "pre-tokenized prompts");
     refusals.put(List.of("--random-batch-size", "4"), "embeddings benchmarks");
     // the newest serve.py's flags that were "Unknown option" before: each refused with its reason
-    refusals.put(List.of("--timed-trace-sec-multiplier", "0.001"), "steer --dataset-name timed_trace");
-    refusals.put(List.of("--timed-trace-label-hash-ids", "ids"), "steer --dataset-name timed_trace");
     refusals.put(List.of("--asr-max-audio-len-sec", "30"), "audio transcription");
     refusals.put(List.of("--bfcl-categories", "simple"), "downloaded from the Hugging Face hub");
     refusals.put(List.of("--speed-bench-category", "qa"), "--dataset-name speed_bench");
