@@ -238,7 +238,7 @@ class TimedTraceCliTest {
   void sweepAndCapacitySendBenchsDefaultBodies() throws IOException {
     try (WireCapture server = new WireCapture()) {
       Outcome sweep = InfermarkCliTest.run("sweep", "--backend", "vllm", "--base-url", server.baseUrl(), "--model", "m",
-          "--random-input-len", "8", "--random-output-len", "2", "--rates", "100", "--num-prompts", "3");
+          "--random-input-len", "8", "--random-output-len", "2", "--rates", "100", "--num-prompts", "3", "--no-html");
       assertThat(sweep.code()).as(sweep.out() + sweep.err()).isZero();
       Outcome capacity = InfermarkCliTest.run("capacity", "--backend", "openai-chat", "--base-url", server.baseUrl(),
           "--model", "m", "--random-input-len", "8", "--random-output-len", "2", "--objective", "e2e:p99:60000",
