@@ -230,7 +230,7 @@ public final class RetrievalTarget implements Target {
     }
 
     /**
-     * Whether each record keeps the retrieved passages as the tag {@value #CONTEXT_TAG} [false: records
+     * Whether each record keeps the retrieved passages as the tag {@value RetrievalTarget#CONTEXT_TAG} [false: records
      * and journals carry the ids only]; a context-relevance score needs them.
      */
     public Builder recordContext(boolean record) {
