@@ -42,6 +42,12 @@ final class WorkloadOptions {
           + "'{\"input\": 0.3, \"output\": 0.5}' for each length its own (default: ${DEFAULT-VALUE}).")
   String randomRangeRatio;
 
+  @Option(names = "--length-mix", split = ",", paramLabel = "N,N,...",
+      description = "Random prompts: input lengths taken in turn instead of --random-input-len, so the run sends "
+          + "each an equal share, e.g. 128,1024,4096 for seed 002's short, medium and long contexts (--random-range-"
+          + "ratio varies each).")
+  List<Integer> lengthMix;
+
   @Option(names = "--random-prefix-len", defaultValue = "0", description = "Shared prefix tokens before each random prompt (default: ${DEFAULT-VALUE}).")
   int randomPrefixLen;
 
@@ -229,6 +235,12 @@ final class WorkloadOptions {
     }
     int prefixLen = randomPrefixLen;
     int inputLen = randomInputLen;
+    int[] mix = lengthMix == null ? new int[] {randomInputLen}
+        : lengthMix.stream().mapToInt(n -> positive("--length-mix", n)).toArray();
+    if (sharedPrefixRatio != null && lengthMix != null) {
+      throw new IllegalArgumentException("give --length-mix or --shared-prefix-ratio, not both (the ratio is of "
+          + "--random-input-len)");
+    }
     if (sharedPrefixRatio != null) {
       if (!(sharedPrefixRatio >= 0 && sharedPrefixRatio <= 1)) {
         throw new IllegalArgumentException("--shared-prefix-ratio must be in [0, 1], was " + sharedPrefixRatio);
@@ -243,13 +255,14 @@ final class WorkloadOptions {
       }
       prefixLen = shared;
       inputLen = randomInputLen - shared;
+      mix[0] = inputLen;
     }
     TokenCounter counter = counter();
     SplittableRandom random = new SplittableRandom(seed);
     String prefix = prefixLen == 0 ? "" : SyntheticText.exactly(counter, prefixLen, seed ^ 0x5DEECE66DL) + " ";
     List<DatasetEntry> rows = new ArrayList<>(prompts);
     for (int i = 0; i < prompts; i++) {
-      int in = around(random, inputLen, ratio[0]);
+      int in = around(random, mix[i % mix.length], ratio[0]);
       int out = around(random, randomOutputLen, ratio[1]);
       String text = prefix + SyntheticText.exactly(counter, in, seed * 1_000_003L + i);
       rows.add(new DatasetEntry(ExactLength.tag(Prompt.user(text), counter, prefixLen + in), OptionalInt.of(out)));

@@ -30,6 +30,15 @@ class LengthNormalizedLatencyTest {
   }
 
   @Test
+  void seed000Section23sEffectiveLengthColumnIsReproduced() {
+    // Seed 000 §2.3: "L_eff = min(L, τ·√L)", table "序列长度 L | τ=2时L_eff": 16 -> 8, 512 -> 45 (2·√512 = 45.25).
+    assertThat(LengthNormalizedLatency.effectiveLength(16, LengthNormalizedLatency.DEFAULT_TAU)).isEqualTo(8.0);
+    assertThat(LengthNormalizedLatency.effectiveLength(512, LengthNormalizedLatency.DEFAULT_TAU))
+        .isCloseTo(45.254834, within(1e-6));
+    assertThat(Math.round(LengthNormalizedLatency.effectiveLength(512, 2))).isEqualTo(45);
+  }
+
+  @Test
   void rejectsBadTauAndLength() {
     assertThatThrownBy(() -> LengthNormalizedLatency.effectiveLength(0, 2))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("length must be >= 1");

@@ -170,7 +170,7 @@ final class MeanBootstrap {
   }
 
   /** The BCa quantile levels, or null when they are undefined (scipy's interval would be nan). */
-  private static double[] bcaLevels(double[] units, double[] sortedMeans, double alpha) {
+  static double[] bcaLevels(double[] units, double[] sortedMeans, double alpha) {
     int n = units.length;
     double estimate = mean(units);
     // z0 from the share of resamples below the estimate, ties counted half (scipy's

@@ -100,6 +100,32 @@ class MeanBootstrapTest {
   }
 
   @Test
+  void d1sLowerBoundIsScipys0Point1875AndNoInterpolationOfTheseResamplesGives0Point186393() {
+    // Issue 32 item 10 (and 23's) quote scipy's lower bound for D1 as 0.186393. scipy 1.17.1 given these resamples
+    // (the script above: scipy_ci(D1, 10000, 0, 0.95, "BCa")) returns 0.18749999999999994, as asserted above.
+    // scipy's adjusted lower level is alpha_1 = 0.01775516168299627 (z0 from ties counted half, a = -0.0216128 from
+    // the jackknife); at (B - 1) p = 177.53 the sorted means on both sides are 0.1875 (indices 175-187 hold 0.1875,
+    // 174 holds 0.175), so any interpolation between neighbours, numpy's 13 methods included, gives 0.1875 here.
+    // 0.186393 = 0.175 + 0.9114 x 0.0125 lies between the 0.175 and 0.1875 knots: it needs a level with
+    // (B - 1) p in (174, 175), other resamples. Not reproduced by: scipy's own generator (seeds 0-199, 9,999 or
+    // 10,000 resamples), these resamples without n_resamples=0 (scipy adds 9,999 of its own: lower bounds 0.1625 to
+    // 0.2125), other counts and seeds of these draws, or z0 counting ties as below or as above (0.1625, 0.2).
+    double[] sorted = MeanBootstrap.resampledMeans(D1, 10_000, 0);
+    java.util.Arrays.sort(sorted);
+    double[] levels = MeanBootstrap.bcaLevels(D1, sorted, 0.025);
+    assertThat(levels[0]).isCloseTo(0.01775516168299627, within(1e-15));
+    assertThat(levels[1]).isCloseTo(0.9663022961100866, within(1e-15));
+    assertThat(sorted[174]).isEqualTo(0.175);
+    for (int i = 175; i <= 187; i++) {
+      assertThat(sorted[i]).isCloseTo(0.1875, within(1e-15));
+    }
+    assertThat(sorted[188]).isCloseTo(0.2, within(1e-15));
+    double position = levels[0] * (sorted.length - 1);
+    assertThat(position).isBetween(177.0, 178.0);
+    assertThat(MeanBootstrap.quantile(sorted, levels[0])).isEqualTo(0.18749999999999994);
+  }
+
+  @Test
   void theMeanIsNumpysPairwiseSumOverN() {
     // Below 8 values numpy adds left to right: 60.1 + 58.3 + ... = 362.40000000000003.
     assertThat(MeanBootstrap.mean(D2)).isEqualTo(362.40000000000003 / 6);

@@ -48,17 +48,24 @@ public final class RetrievalTarget implements Target {
   public static final String RELEVANT_TAG = "retrieval.relevant";
   /** Prompt tag: the query to retrieve with, when it is not the prompt's text. */
   public static final String QUERY_TAG = "retrieval.query";
+  /**
+   * Record tag, with {@link Builder#recordContext(boolean)}: the retrieved passages given to generation, one
+   * per line, best first; what seed 000's {@code context_relevance_score} compares the answer with.
+   */
+  public static final String CONTEXT_TAG = "retrieval.context";
 
   private final Target generation;
   private final Retriever retriever;
   private final int k;
   private final Clock clock;
+  private final boolean recordContext;
 
   private RetrievalTarget(Builder b) {
     this.generation = b.generation;
     this.retriever = b.retriever;
     this.k = b.k;
     this.clock = b.clock;
+    this.recordContext = b.recordContext;
   }
 
   /** A builder for a pipeline of {@code retriever} then {@code generation}. */
@@ -83,6 +90,9 @@ public final class RetrievalTarget implements Target {
     observer.onPhase(Phase.RETRIEVAL_END, clock.nanoTime());
     observer.onAnnotation(RETRIEVED_TAG, String.join(",", found.ids()));
     observer.onAnnotation(K_TAG, Integer.toString(k));
+    if (recordContext) {
+      observer.onAnnotation(CONTEXT_TAG, String.join("\n", found.passages()));
+    }
     found.annotations().forEach(observer::onAnnotation);
     if (cancellation.isCancelled()) {
       observer.onFailure(Failure.of(ErrorCategory.CANCELLED, "cancelled after the retrieval stage"), clock.nanoTime());
@@ -197,6 +207,7 @@ public final class RetrievalTarget implements Target {
     private final Retriever retriever;
     private int k = 4;
     private Clock clock = Clock.system();
+    private boolean recordContext;
 
     private Builder(Target generation, Retriever retriever) {
       this.generation = generation;
@@ -215,6 +226,15 @@ public final class RetrievalTarget implements Target {
     /** The clock the retrieval stage is timed on: the run's ({@link Clock#system()} by default). */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Whether each record keeps the retrieved passages as the tag {@value RetrievalTarget#CONTEXT_TAG} [false: records
+     * and journals carry the ids only]; a context-relevance score needs them.
+     */
+    public Builder recordContext(boolean record) {
+      this.recordContext = record;
       return this;
     }
 

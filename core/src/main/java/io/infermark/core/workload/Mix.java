@@ -116,6 +116,16 @@ public final class Mix implements Workload {
     return inputTokens;
   }
 
+  /**
+   * The mean input of an original request over a conversation's turns, tokens: turn {@code t} sends
+   * {@code t·(input + reply) + input}, so the mean is {@code input + (turns − 1)/2 · (input + reply)}. For
+   * {@link #multiTurn()} 312 + 1.5 × 376 = 876, where seed 003 §2.1's table gives the multi-turn query's mean
+   * length as 312; {@code Mix.of("multi-turn", 87, 0.147, Duration.ofMillis(580)).turns(4, 63)} averages 312.
+   */
+  public double meanInputTokens() {
+    return inputTokens + (turns - 1) / 2.0 * (inputTokens + replyTokens);
+  }
+
   /** Whether request {@code i} is a retry. */
   public boolean isRetry(long index) {
     return index > 0 && new SplittableRandom(Randoms.mix(seed ^ 0x7E7L, index)).nextDouble() < retryFraction;

@@ -74,6 +74,16 @@ class RetrievalTargetTest {
   }
 
   @Test
+  void recordContextKeepsThePassagesOnTheRecordAndIsOffByDefault() {
+    Retriever retriever = (query, k) -> Retrieval.of(List.of("a", "x"), List.of("alpha beta", "chi"));
+    RequestRecord plain = run(RetrievalTarget.builder(generation, retriever).clock(clock).build(), Prompt.user("q"));
+    assertThat(plain.tags()).doesNotContainKey(RetrievalTarget.CONTEXT_TAG);
+    RequestRecord kept = run(RetrievalTarget.builder(generation, retriever).recordContext(true).clock(clock).build(),
+        Prompt.user("q"));
+    assertThat(kept.tags()).containsEntry(RetrievalTarget.CONTEXT_TAG, "alpha beta\nchi");
+  }
+
+  @Test
   void aFailingRetrieverFailsTheRequestAsAClientErrorWithoutGenerating() {
     RetrievalTarget target = RetrievalTarget.builder(generation, (q, k) -> {
       throw new IllegalStateException("index offline");

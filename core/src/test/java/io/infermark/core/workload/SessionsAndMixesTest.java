@@ -78,6 +78,28 @@ class SessionsAndMixesTest {
   }
 
   @Test
+  void multiTurnMixAverages876InputTokensAndTheSeedsMeanOf312TakesShorterTurns() {
+    // Seed 003 §2.1: "多轮对话 | 312 | 14.7% | 580" (mean length 312 tokens). multiTurn() sends 312 new tokens per
+    // turn, so its requests average 312 + 1.5 x (312 + 64) = 876; 87 per turn with 63-token replies average 312.
+    assertThat(Mix.multiTurn().meanInputTokens()).isEqualTo(876.0);
+    assertThat(Mix.singleTurn().meanInputTokens()).isEqualTo(87.0);
+    Mix seedMean = Mix.of("multi-turn", 87, 0.147, java.time.Duration.ofMillis(580)).turns(4, 63);
+    assertThat(seedMean.meanInputTokens()).isEqualTo(312.0);
+    // A conversation sent without retries (the first seed whose requests 1-3 are originals): 87, 237, 387, 537.
+    long seed = 0;
+    while (seedMean.seed(seed).isRetry(1) || seedMean.seed(seed).isRetry(2) || seedMean.seed(seed).isRetry(3)) {
+      seed++;
+    }
+    long sum = 0;
+    for (long i = 0; i < 4; i++) {
+      Prompt p = seedMean.seed(seed).request(i, 0, GenerationParams.defaults()).prompt();
+      assertThat(TokenCounter.estimate().count(p)).isEqualTo(i * (87 + 63) + 87);
+      sum += TokenCounter.estimate().count(p);
+    }
+    assertThat(sum).isEqualTo(4 * 312);
+  }
+
+  @Test
   void badMixesFailFast() {
     assertThatThrownBy(() -> Mix.of("x", 0, 0.1, java.time.Duration.ofMillis(1))).hasMessageContaining("inputTokens");
     assertThatThrownBy(() -> Mix.of("x", 5, 1.0, java.time.Duration.ofMillis(1))).hasMessageContaining("retryFraction");

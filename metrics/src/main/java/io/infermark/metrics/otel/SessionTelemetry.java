@@ -5,6 +5,7 @@ import io.infermark.core.RunResult;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.session.SessionTags;
 import io.infermark.metrics.session.FactJudge;
+import io.infermark.metrics.session.SessionOutcomes;
 import io.infermark.metrics.session.SessionSummary;
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.OpenTelemetry;
@@ -27,7 +28,9 @@ import java.util.Objects;
  * {@value #CONTEXT_TRUNCATION_RATE} (gauges, 1). A turn's latency is known only once the turn has ended,
  * and a session's outcome once it has; so, as a {@link RunListener}, it keeps the session calls' records
  * and records every instrument when the run finishes. {@link #record(SessionSummary)} exports a summary
- * built some other way (e.g. from a journal).
+ * built some other way (e.g. from a journal). {@link #record(SessionOutcomes)} adds seed 002 §2.5's
+ * {@value #FIRST_SCREEN_COMPLETION_RATE} and {@value #SESSION_INTERRUPTION_RATE} (gauges, 1), which need a
+ * first-screen limit and a patience the run does not know.
  */
 public final class SessionTelemetry implements RunListener {
 
@@ -48,9 +51,16 @@ public final class SessionTelemetry implements RunListener {
   /** Gauge: share of checked calls whose context the server truncated or refused as too long. */
   public static final String CONTEXT_TRUNCATION_RATE = "context_truncation_rate";
 
+  /** Gauge: sessions whose first turn finished within the first-screen limit, of those judged (seed 002 §2.5). */
+  public static final String FIRST_SCREEN_COMPLETION_RATE = "first_screen_completion_rate";
+  /** Gauge: sessions a slow turn or a failure interrupted, of those completed or interrupted (seed 002 §2.5). */
+  public static final String SESSION_INTERRUPTION_RATE = "session_interruption_rate";
+
   private static final AttributeKey<Long> DEPTH = AttributeKey.longKey(SessionTags.TOOL_CALL_DEPTH);
   private static final AttributeKey<Long> RETRIES = AttributeKey.longKey(SessionTags.RETRY_COUNT);
   private static final AttributeKey<String> COMPONENT = AttributeKey.stringKey("component");
+  private static final AttributeKey<Long> FIRST_SCREEN_MS = AttributeKey.longKey("first_screen_ms");
+  private static final AttributeKey<Long> PATIENCE_MS = AttributeKey.longKey("patience_ms");
 
   private final DoubleHistogram turnLatency;
   private final DoubleGauge completion;
@@ -60,6 +70,8 @@ public final class SessionTelemetry implements RunListener {
   private final DoubleGauge sessionTime;
   private final DoubleGauge memoryDecay;
   private final DoubleGauge truncation;
+  private final DoubleGauge firstScreen;
+  private final DoubleGauge interruption;
   private final FactJudge judge;
   private final List<RequestRecord> calls = new ArrayList<>();
 
@@ -83,6 +95,11 @@ public final class SessionTelemetry implements RunListener {
         .setDescription("Planted-fact probes whose reply lost the fact.").build();
     this.truncation = meter.gaugeBuilder(CONTEXT_TRUNCATION_RATE).setUnit("1")
         .setDescription("Calls whose context the server truncated or refused as too long.").build();
+    this.firstScreen = meter.gaugeBuilder(FIRST_SCREEN_COMPLETION_RATE).setUnit("1")
+        .setDescription("Sessions whose first turn finished within the first-screen limit.").build();
+    this.interruption = meter.gaugeBuilder(SESSION_INTERRUPTION_RATE).setUnit("1")
+        .setDescription("Sessions with a turn slower than the user's patience or a call that failed every attempt.")
+        .build();
   }
 
   /** Exports to {@link GlobalOpenTelemetry}, probes judged by {@link FactJudge#containsFact()}. */
@@ -141,6 +158,17 @@ public final class SessionTelemetry implements RunListener {
     sessionTime.set(summary.otherMillis(), Attributes.of(COMPONENT, "other"));
     summary.fidelity().memoryDecayRate().ifPresent(memoryDecay::set);
     summary.fidelity().contextTruncationRate().ifPresent(truncation::set);
+  }
+
+  /**
+   * Records {@value #FIRST_SCREEN_COMPLETION_RATE} and {@value #SESSION_INTERRUPTION_RATE}, each labelled with
+   * its limit in ms ({@code first_screen_ms}, {@code patience_ms}); nothing for a rate without sessions.
+   */
+  public void record(SessionOutcomes outcomes) {
+    outcomes.firstScreenCompletionRate().ifPresent(v -> firstScreen.set(v,
+        Attributes.of(FIRST_SCREEN_MS, outcomes.firstScreen().toMillis())));
+    outcomes.interruptionRate().ifPresent(v -> interruption.set(v,
+        Attributes.of(PATIENCE_MS, outcomes.patience().toMillis())));
   }
 
   @Override

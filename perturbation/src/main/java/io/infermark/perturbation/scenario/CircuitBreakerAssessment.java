@@ -25,6 +25,13 @@ import java.util.function.Predicate;
  * <p><b>Verdict:</b> passes when at most {@code maxLeaked} [{@code minimumCalls}] successful
  * injections got through the breaker. A success rate below the breaker's threshold never trips
  * it, which the assessment reports as such: that attack slips under the breaker.
+ *
+ * <p>That is the semantic breaker seed 003 §4.1 recommends ("语义清洗+动态熔断增强"). The one it says fails,
+ * "传统基于HTTP状态码或延迟阈值的熔断器（如Hystrix）无法识别语义级异常" (a traditional breaker on HTTP status or a
+ * latency threshold, such as Hystrix, cannot see semantic failures), is
+ * {@link #assessStatusAndLatency(PromptInjectionKit, List, Duration)}: the same breaker over every measured call,
+ * counting HTTP and transport failures and calls slower than a threshold as failures; a successful injection
+ * answered 200 in time counts as a good call, so it trips only on errors or slowness.
  */
 public final class CircuitBreakerAssessment {
 
@@ -88,8 +95,32 @@ public final class CircuitBreakerAssessment {
 
   /** Assesses records whose failed calls {@code attackSucceeded} tells (measured, successful records only). */
   public Result assess(List<RequestRecord> records, Predicate<RequestRecord> attackSucceeded) {
-    List<RequestRecord> calls = records.stream().filter(r -> r.measured() && r.succeeded())
-        .sorted(Comparator.comparingLong(RequestRecord::sendNanos)).toList();
+    return replay(records.stream().filter(r -> r.measured() && r.succeeded()).toList(), attackSucceeded,
+        attackSucceeded);
+  }
+
+  /**
+   * The breaker seed 003 §4.1 says fails: over every measured call in send order, a call counts as failed when it
+   * failed (HTTP status, timeout, reset, ...) or its end to end (last token, else stream close) exceeded
+   * {@code slowerThan}; a leak is still a successful injection ({@code kit}'s judge) that the breaker let through.
+   *
+   * @throws IllegalArgumentException if slowerThan is not positive
+   */
+  public Result assessStatusAndLatency(PromptInjectionKit kit, List<RequestRecord> records, Duration slowerThan) {
+    Objects.requireNonNull(kit, "kit");
+    Objects.requireNonNull(slowerThan, "slowerThan");
+    if (slowerThan.isNegative() || slowerThan.isZero()) {
+      throw new IllegalArgumentException("slowerThan must be > 0, was " + slowerThan);
+    }
+    long limit = slowerThan.toNanos();
+    return replay(records.stream().filter(RequestRecord::measured).toList(),
+        r -> !r.succeeded() || r.chunks().lastTokenOffsetNanos().orElse(r.endOffsetNanos()) > limit,
+        r -> r.succeeded() && kit.injectionSucceeded(r));
+  }
+
+  private Result replay(List<RequestRecord> records, Predicate<RequestRecord> countsAsFailure,
+      Predicate<RequestRecord> attackSucceeded) {
+    List<RequestRecord> calls = records.stream().sorted(Comparator.comparingLong(RequestRecord::sendNanos)).toList();
     ArrayDeque<Boolean> outcomes = new ArrayDeque<>();
     int failuresInWindow = 0;
     String state = "closed";
@@ -105,8 +136,9 @@ public final class CircuitBreakerAssessment {
     int attacks = 0;
     int n = 0;
     for (RequestRecord r : calls) {
-      boolean bad = attackSucceeded.test(r);
-      attacks += bad ? 1 : 0;
+      boolean attack = attackSucceeded.test(r);
+      boolean bad = countsAsFailure.test(r);
+      attacks += attack ? 1 : 0;
       long t = r.sendNanos();
       if (state.equals("open")) {
         if (t - openedAt < openForNanos) {
@@ -118,7 +150,7 @@ public final class CircuitBreakerAssessment {
         trialFailures = 0;
       }
       n++;
-      if (bad) {
+      if (attack) {
         leaked++;
         if (openings == 0) {
           leakedBeforeOpen++;

@@ -23,7 +23,8 @@ import java.util.SplittableRandom;
  * is run cell by cell while the server's Prometheus metrics are scraped; the kit finds the cell where
  * the server starts preempting sequences ({@code vllm:num_preemptions_total} rises) and judges every
  * cell against two thresholds at once: KV memory ({@code vllm:kv_cache_usage_perc}, default 0.9) and
- * latency (P99 TTFT).
+ * latency (P99 TTFT, and the P95 end to end of seed 003 §2.4's "P95推理延迟阈值 120ms" when
+ * {@link Builder#p95LatencyLimit} is set).
  *
  * <pre>{@code
  * KvPressureKit kit = KvPressureKit.builder(TokenCounter.estimate()).contexts(512, 2048, 8192)
@@ -60,6 +61,7 @@ public final class KvPressureKit {
   private final int requestsPerStream;
   private final double memoryThreshold;
   private final Duration p99TtftLimit;
+  private final Duration p95LatencyLimit;
   private final double maxFailureRate;
 
   /**
@@ -100,6 +102,7 @@ public final class KvPressureKit {
     this.requestsPerStream = b.requestsPerStream;
     this.memoryThreshold = b.memoryThreshold;
     this.p99TtftLimit = b.p99TtftLimit;
+    this.p95LatencyLimit = b.p95LatencyLimit;
     this.maxFailureRate = b.maxFailureRate;
   }
 
@@ -164,12 +167,17 @@ public final class KvPressureKit {
           .mapToDouble(x -> x.chunks().firstTokenOffsetNanos().getAsLong() / 1e6).sorted().toArray();
       int failed = (int) r.records().stream().filter(x -> x.measured() && !x.succeeded()).count();
       double p99 = ttft.length == 0 ? Double.NaN : QuantileMethod.LINEAR.quantile(ttft, 0.99);
+      double[] e2e = r.records().stream().filter(x -> x.measured() && x.succeeded())
+          .filter(x -> x.chunks().lastTokenOffsetNanos().isPresent())
+          .mapToDouble(x -> x.chunks().lastTokenOffsetNanos().getAsLong() / 1e6).sorted().toArray();
+      double e2eP95 = e2e.length == 0 ? Double.NaN : QuantileMethod.LINEAR.quantile(e2e, 0.95);
       boolean memoryHigh = r.peakKvUsage() >= memoryThreshold;
       boolean latencyHigh = ttft.length == 0 || failed > maxFailureRate * (ttft.length + failed)
-          || (p99TtftLimit != null && p99 > p99TtftLimit.toNanos() / 1e6);
+          || (p99TtftLimit != null && p99 > p99TtftLimit.toNanos() / 1e6)
+          || (p95LatencyLimit != null && !(e2eP95 <= p95LatencyLimit.toNanos() / 1e6));
       Quadrant q = memoryHigh ? (latencyHigh ? Quadrant.SCALE_OUT : Quadrant.MEMORY_BOUND)
           : latencyHigh ? Quadrant.LATENCY_BOUND : Quadrant.OK;
-      Cell cell = new Cell(r.point().contextTokens(), r.point().concurrency(), ttft.length, failed, p99,
+      Cell cell = new Cell(r.point().contextTokens(), r.point().concurrency(), ttft.length, failed, p99, e2eP95,
           r.peakKvUsage(), r.preemptions(), r.peakFragmentation(), q);
       cells.add(cell);
       if (r.preemptions() > 0 && onset.isEmpty()) {
@@ -186,6 +194,7 @@ public final class KvPressureKit {
   public String toString() {
     return "KvPressureKit[contexts " + Arrays.toString(contexts) + " x concurrencies " + Arrays.toString(concurrencies)
         + ", memory threshold " + memoryThreshold + ", p99 TTFT limit " + (p99TtftLimit == null ? "none" : p99TtftLimit)
+        + (p95LatencyLimit == null ? "" : ", p95 latency limit " + p95LatencyLimit)
         + "]";
   }
 
@@ -197,6 +206,7 @@ public final class KvPressureKit {
     private int requestsPerStream = 4;
     private double memoryThreshold = 0.9;
     private Duration p99TtftLimit;
+    private Duration p95LatencyLimit;
     private double maxFailureRate;
 
     private Builder(TokenCounter counter) {
@@ -240,6 +250,19 @@ public final class KvPressureKit {
         throw new IllegalArgumentException("p99TtftLimit must be > 0, was " + limit);
       }
       this.p99TtftLimit = limit;
+      return this;
+    }
+
+    /**
+     * Seed 003 §2.4's latency threshold, "P95推理延迟阈值 120ms" (P95 inference latency, swept 80 → 200 ms): a P95
+     * end to end above it is latency-high too [none]. Each cell reports its P95 either way.
+     */
+    public Builder p95LatencyLimit(Duration limit) {
+      Objects.requireNonNull(limit, "p95LatencyLimit");
+      if (limit.isNegative() || limit.isZero()) {
+        throw new IllegalArgumentException("p95LatencyLimit must be > 0, was " + limit);
+      }
+      this.p95LatencyLimit = limit;
       return this;
     }
 

@@ -35,18 +35,21 @@ public record KvPressureVerdict(boolean pass, Optional<Cell> preemptionOnset, Li
    * @param requests successful measured requests
    * @param failed failed measured requests
    * @param ttftP99Ms P99 TTFT of the successful requests, ms (linear interpolation)
+   * @param e2eP95Ms P95 end to end of the successful requests, ms: seed 003 §2.4's "P95推理延迟" (P95 inference
+   *     latency), whose threshold it sets at 120 ms
    * @param peakKvUsage the highest {@code vllm:kv_cache_usage_perc} the server reported, 0 to 1
    * @param preemptions the server's {@code vllm:num_preemptions_total} increase during the cell
    * @param peakFragmentation the highest KV fragmentation the server reported, 0 to 1 (NaN if not reported)
    * @param quadrant where it falls
    */
   public record Cell(int contextTokens, int concurrency, int requests, int failed, double ttftP99Ms,
-      double peakKvUsage, double preemptions, double peakFragmentation, Quadrant quadrant) {
+      double e2eP95Ms, double peakKvUsage, double preemptions, double peakFragmentation, Quadrant quadrant) {
 
     @Override
     public String toString() {
-      return String.format(Locale.ROOT, "%d tokens x %d streams: kv %.1f%%, %.0f preemptions, ttft p99 %.1f ms, %s",
-          contextTokens, concurrency, 100 * peakKvUsage, preemptions, ttftP99Ms, quadrant);
+      return String.format(Locale.ROOT, "%d tokens x %d streams: kv %.1f%%, %.0f preemptions, ttft p99 %.1f ms, "
+          + "e2e p95 %.1f ms, %s", contextTokens, concurrency, 100 * peakKvUsage, preemptions, ttftP99Ms, e2eP95Ms,
+          quadrant);
     }
   }
 

@@ -119,6 +119,7 @@ public final class RetrievalKit {
       double p50 = quantile(retrieval, 0.5);
       double p99 = quantile(retrieval, 0.99);
       double e2eP99 = e2e.isEmpty() ? Double.NaN : quantile(e2e, 0.99);
+      double e2eP95 = e2e.isEmpty() ? Double.NaN : quantile(e2e, 0.95);
       double mrr = ranks.stream().mapToDouble(Double::doubleValue).average().orElse(0);
       Optional<io.infermark.perturbation.fidelity.FidelityVerdict> fidelity = Optional.ofNullable(fuse)
           .map(f -> f.judge(level.records()));
@@ -127,7 +128,7 @@ public final class RetrievalKit {
           || failed > maxFailureRate * measured || fidelity.map(io.infermark.perturbation.fidelity.FidelityVerdict::tripped)
               .orElse(false);
       RetrievalVerdict.Level l = new RetrievalVerdict.Level(level.label(), level.load(), recalls.size(), failed, mean,
-          min, mrr, fidelity, p50, p99, e2eP99, degraded);
+          min, mrr, fidelity, p50, p99, e2eP99, e2eP95, degraded);
       out.add(l);
       if (degraded && degradedAt.isEmpty()) {
         degradedAt = Optional.of(l);

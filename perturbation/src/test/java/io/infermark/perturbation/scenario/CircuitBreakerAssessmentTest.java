@@ -41,6 +41,27 @@ class CircuitBreakerAssessmentTest {
   }
 
   @Test
+  void aStatusAndLatencyBreakerNeverSeesInjectionsAnsweredTwoHundredInTime() {
+    // Seed 003 §4.1: "传统基于HTTP状态码或延迟阈值的熔断器（如Hystrix）无法识别语义级异常". The same 30 successful
+    // injections (200, 1 ms to the last token): the semantic breaker lets 9 through (above); one counting errors and
+    // calls over 500 ms never opens, and all 30 get through.
+    CircuitBreakerAssessment breaker = CircuitBreakerAssessment.of(10, 5, 0.5, Duration.ofMillis(100), 2);
+    CircuitBreakerAssessment.Result blind = breaker.assessStatusAndLatency(kit, calls(i -> true), Duration.ofMillis(500));
+    assertThat(blind.openings()).isZero();
+    assertThat(blind.leaked()).isEqualTo(30);
+    assertThat(blind.successfulInjections()).isEqualTo(30);
+    assertThat(blind.pass()).isFalse();
+    assertThat(blind.slipsUnder()).isTrue();
+    assertThat(kit.circuitBreaker(breaker, calls(i -> true)).leaked()).isEqualTo(9);
+    // It does trip on what it sees: with a 0.5 ms threshold every call (1 ms) is slow, so it opens at the 5th call
+    // exactly as the semantic one did, and lets the same 9 injections through.
+    CircuitBreakerAssessment.Result slow = breaker.assessStatusAndLatency(kit, calls(i -> true), Duration.ofNanos(500_000));
+    assertThat(slow.callsBeforeFirstOpen()).isEqualTo(5);
+    assertThat(slow.leaked()).isEqualTo(9);
+    assertThat(slow.blocked()).isEqualTo(21);
+  }
+
+  @Test
   void aSustainedAttackTripsTheBreakerAfterMinimumCallsAndHalfOpenTrialsLetAFewMoreThrough() {
     // Window 10, trips at 50 % once 5 calls are in, open 100 ms, 2 half-open trial calls.
     CircuitBreakerAssessment breaker = CircuitBreakerAssessment.of(10, 5, 0.5, Duration.ofMillis(100), 2);

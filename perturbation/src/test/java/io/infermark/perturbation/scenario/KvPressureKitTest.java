@@ -1,6 +1,7 @@
 package io.infermark.perturbation.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.infermark.core.Benchmark;
 import io.infermark.core.RunResult;
@@ -162,5 +163,28 @@ class KvPressureKitTest {
     List<RequestRecord> tagged = events.tag(onsetRun.measured());
     LOG.info("annotated: {}", tagged.stream().filter(r -> r.tags().containsKey(ServerEvents.TAG))
         .map(r -> r.requestId() + ": " + r.tags().get(ServerEvents.TAG)).toList());
+  }
+
+  @Test
+  void eachCellReportsTheSeedsP95InferenceLatencyAndAP95LimitJudgesIt() {
+    // 20 requests whose last tokens came 1, 2, ..., 20 ms after their sends: P95 (linear) = 19 + 0.05 = 19.05 ms.
+    List<RequestRecord> records = new ArrayList<>();
+    for (int i = 1; i <= 20; i++) {
+      records.add(RequestRecord.builder().index(i).intendedNanos(0).sendNanos(0).httpStatus(200)
+          .endOffsetNanos(i * 1_000_000L).chunks(io.infermark.core.capture.ChunkTimeline.builder()
+              .add(500_000, io.infermark.core.capture.ChunkKind.CONTENT, 1)
+              .add(i * 1_000_000L, io.infermark.core.capture.ChunkKind.CONTENT, 1).build()).build());
+    }
+    KvPressureKit.Readings cell = new KvPressureKit.Readings(new KvPressureKit.Point(64, 1), records, 0.5, 0, Double.NaN);
+    KvPressureKit.Builder kit = KvPressureKit.builder(TokenCounter.estimate()).contexts(64).concurrencies(1);
+
+    KvPressureVerdict.Cell unlimited = kit.build().verdict(List.of(cell)).cells().get(0);
+    assertThat(unlimited.e2eP95Ms()).isCloseTo(19.05, within(1e-9));
+    assertThat(unlimited.quadrant()).isEqualTo(KvPressureVerdict.Quadrant.OK);
+    // Seed 003 §2.4: "P95推理延迟阈值 120ms", swept 80 -> 200 ms; here 19 ms is exceeded, 20 ms is not.
+    assertThat(kit.p95LatencyLimit(Duration.ofMillis(19)).build().verdict(List.of(cell)).cells().get(0).quadrant())
+        .isEqualTo(KvPressureVerdict.Quadrant.LATENCY_BOUND);
+    assertThat(kit.p95LatencyLimit(Duration.ofMillis(20)).build().verdict(List.of(cell)).cells().get(0).quadrant())
+        .isEqualTo(KvPressureVerdict.Quadrant.OK);
   }
 }

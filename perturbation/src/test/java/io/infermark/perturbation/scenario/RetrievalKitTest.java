@@ -120,6 +120,14 @@ class RetrievalKitTest {
       int n = Integer.parseInt(r.tags().get(SimulatedVectorIndex.IN_FLIGHT_TAG));
       return Math.max(0, Math.min(index.found(n), 4 - index.displaced(n, 4))) / 4.0;
     }).average().getAsDouble(), within(1e-12));
-    assertThat(verdict.table()).contains("MRR@3", "fidelity");
+    assertThat(verdict.table()).contains("MRR@3", "fidelity", "e2e p95");
+    // Seed 003 §2.2 reports P95 latency per concurrency level: each level's P95 end to end, linear, from its records.
+    for (int i = 0; i < 2; i++) {
+      double[] e2e = levels.get(i).records().stream().mapToDouble(r -> r.chunks().lastTokenOffsetNanos().getAsLong() / 1e6)
+          .sorted().toArray();
+      RetrievalVerdict.Level l = verdict.levels().get(i);
+      assertThat(l.e2eP95Ms()).isEqualTo(io.infermark.core.stats.QuantileMethod.LINEAR.quantile(e2e, 0.95))
+          .isLessThanOrEqualTo(l.e2eP99Ms());
+    }
   }
 }

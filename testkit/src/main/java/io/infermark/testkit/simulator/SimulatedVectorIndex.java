@@ -32,8 +32,9 @@ import java.util.concurrent.locks.LockSupport;
  * <ul>
  *   <li>takes {@code baseLatency + latencyPerInFlight × (n − 1)} (it parks until then), and
  *   <li>finds {@code round(G × recall(n))} of the relevant documents (half up), with
- *       {@code recall(n) = max(minRecall, baseRecall − recallDropPerInFlight × (n − 1))}, in their
- *       relevance order, and
+ *       {@code recall(n) = max(minRecall, baseRecall − recallDropPerInFlight × (n − 1) − recallDropPerWrite × w)},
+ *       {@code w} the documents {@link #write written} since the last {@link #rebalance()} [drop 0: load only], in
+ *       their relevance order, and
  *   <li>ranks {@code displaced(n) = min(k, rankDropPerInFlight × (n − 1))} non-relevant documents
  *       above them [0 per search: the relevant ones come first], then as many found relevant ones as
  *       fit in the {@code k} results, then non-relevant ones.
@@ -43,7 +44,10 @@ import java.util.concurrent.locks.LockSupport;
  * round(3.2) = 3 (0.75). In general it is {@code min(found(n), k − displaced(n)) / G}, and the first
  * relevant document is at rank {@code displaced(n) + 1} when any fits (so its reciprocal rank, and the
  * Top-3 MRR term, is {@code 1 / (displaced(n) + 1)} when that rank is at most 3, else 0). Each result carries {@code retrieval.in_flight} ({@code n}) and
- * {@code retrieval.sim_recall} ({@code recall(n)}) as record annotations. Thread-safe.
+ * {@code retrieval.sim_recall} ({@code recall(n)}) as record annotations, and {@code retrieval.writes} ({@code w})
+ * when writes degrade it. Seed 003 §4.2 degrades its index by writes over time ("FAISS IVF-PQ索引在持续写入72小时后
+ * Top-10召回率从92.3%断崖式跌至61.7%而QPS无明显波动", recall falling after 72 hours of writes while QPS stays flat) and
+ * recovers it by retraining ({@code index.train}): {@link #write} and {@link #rebalance} model both. Thread-safe.
  */
 public final class SimulatedVectorIndex implements Retriever {
 
@@ -51,6 +55,8 @@ public final class SimulatedVectorIndex implements Retriever {
   public static final String IN_FLIGHT_TAG = "retrieval.in_flight";
   /** Record tag: the recall the model gave the search. */
   public static final String RECALL_TAG = "retrieval.sim_recall";
+  /** Record tag: documents written since the last rebalance when the search ran (with a write drop set). */
+  public static final String WRITES_TAG = "retrieval.writes";
 
   private final int corpusSize;
   private final int relevantPerQuery;
@@ -59,6 +65,8 @@ public final class SimulatedVectorIndex implements Retriever {
   private final double baseRecall;
   private final double dropPerInFlight;
   private final double minRecall;
+  private final double dropPerWrite;
+  private final java.util.concurrent.atomic.AtomicLong writes = new java.util.concurrent.atomic.AtomicLong();
   private final int rankDrop;
   private final long seed;
   private final AtomicInteger inFlight = new AtomicInteger();
@@ -71,6 +79,7 @@ public final class SimulatedVectorIndex implements Retriever {
     this.baseRecall = b.baseRecall;
     this.dropPerInFlight = b.dropPerInFlight;
     this.minRecall = b.minRecall;
+    this.dropPerWrite = b.dropPerWrite;
     this.rankDrop = b.rankDrop;
     this.seed = b.seed;
   }
@@ -90,9 +99,36 @@ public final class SimulatedVectorIndex implements Retriever {
     return List.copyOf(ids);
   }
 
-  /** The recall the model gives a search that sees {@code n} searches in flight. */
+  /** The recall the model gives a search that sees {@code n} searches in flight, at the writes so far. */
   public double recall(int n) {
-    return Math.max(minRecall, baseRecall - dropPerInFlight * (n - 1));
+    return recall(n, writes.get());
+  }
+
+  private double recall(int n, long written) {
+    return Math.max(minRecall, baseRecall - dropPerInFlight * (n - 1) - dropPerWrite * written);
+  }
+
+  /**
+   * Inserts {@code documents} into the index without retraining it: each costs {@code recallDropPerWrite} of
+   * recall until {@link #rebalance()}.
+   *
+   * @throws IllegalArgumentException if documents is negative
+   */
+  public void write(long documents) {
+    if (documents < 0) {
+      throw new IllegalArgumentException("documents must be >= 0, was " + documents);
+    }
+    writes.addAndGet(documents);
+  }
+
+  /** Documents written since the last rebalance. */
+  public long writes() {
+    return writes.get();
+  }
+
+  /** Retrains the index (seed 003 §4.2's {@code index.train}): writes no longer cost recall. */
+  public void rebalance() {
+    writes.set(0);
   }
 
   /** The latency the model gives a search that sees {@code n} searches in flight. */
@@ -134,7 +170,9 @@ public final class SimulatedVectorIndex implements Retriever {
       }
       List<String> truth = relevant(query);
       int displaced = displaced(n, k);
-      int hits = Math.max(0, Math.min(found(n), k - displaced));
+      long written = writes.get();
+      double recall = recall(n, written);
+      int hits = Math.max(0, Math.min((int) Math.floor(relevantPerQuery * recall + 0.5), k - displaced));
       Set<String> relevantSet = Set.copyOf(truth);
       List<String> distractors = new ArrayList<>();
       long h = Mix.mix64(seed ^ 0x5bd1e995L, query.hashCode());
@@ -150,8 +188,10 @@ public final class SimulatedVectorIndex implements Retriever {
         ids.add(distractors.get(i));
       }
       List<String> passages = ids.stream().map(id -> "Passage of " + id + ".").toList();
-      return new Retrieval(ids, passages, Map.of(IN_FLIGHT_TAG, Integer.toString(n), RECALL_TAG,
-          Double.toString(recall(n))));
+      return new Retrieval(ids, passages, dropPerWrite == 0
+          ? Map.of(IN_FLIGHT_TAG, Integer.toString(n), RECALL_TAG, Double.toString(recall))
+          : Map.of(IN_FLIGHT_TAG, Integer.toString(n), RECALL_TAG, Double.toString(recall), WRITES_TAG,
+              Long.toString(written)));
     } finally {
       inFlight.decrementAndGet();
     }
@@ -173,6 +213,7 @@ public final class SimulatedVectorIndex implements Retriever {
     private double baseRecall = 1.0;
     private double dropPerInFlight = 0.05;
     private double minRecall = 0.25;
+    private double dropPerWrite;
     private int rankDrop;
     private long seed;
 
@@ -232,6 +273,15 @@ public final class SimulatedVectorIndex implements Retriever {
         throw new IllegalArgumentException("recallDropPerInFlight must be in [0, 1], was " + drop);
       }
       this.dropPerInFlight = drop;
+      return this;
+    }
+
+    /** Recall lost per document {@link SimulatedVectorIndex#write written} since the last rebalance, >= 0 [0]. */
+    public Builder recallDropPerWrite(double drop) {
+      if (!(drop >= 0 && drop <= 1)) {
+        throw new IllegalArgumentException("recallDropPerWrite must be in [0, 1], was " + drop);
+      }
+      this.dropPerWrite = drop;
       return this;
     }
 
