@@ -11,6 +11,7 @@ import io.infermark.metrics.LatencyMetric;
 import io.infermark.metrics.hdr.StreamingSummary;
 import io.infermark.metrics.journal.Journal;
 import io.infermark.testkit.junit.SimulatorExtension;
+import io.infermark.testkit.simulator.Fault;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
 import java.io.IOException;
@@ -67,7 +68,7 @@ class ShardPodsThroughTheEntrypointTest {
   private static final int KILL_AFTER_RECORDS = 3;
   private static final int KILLED_POD = 2;
   /** How far ahead START_AT is: time for every JVM to start and send its test request (a pod that is late starts at once). */
-  private static final long BARRIER_LEAD_SECONDS = 6;
+  private static final long BARRIER_LEAD_SECONDS = 10;
   private static final Pattern WAITING = Pattern.compile("Waiting for the start barrier at (\\S+) \\(wall clock now (\\S+)\\)");
 
   private static final String MODEL;
@@ -81,10 +82,13 @@ class ShardPodsThroughTheEntrypointTest {
     }
   }
 
-  // The simulator serves the manifest's model: 5 ms to the first token, then a token every ms.
+  // The simulator serves the manifest's model: 5 ms to the first token, then a token every ms, each response delayed
+  // by a seeded 0-1.5 s. The delay spreads the ends of requests sent together: a pod that reached the barrier late
+  // sends its overdue requests at once, and the killed pod must still be running after its third record.
   @RegisterExtension
   static final SimulatorExtension SIMULATOR = SimulatorExtension.withConfig(SimulatorConfig.builder().port(0)
-      .model(MODEL).timeToFirstToken(Duration.ofMillis(5)).interTokenInterval(Duration.ofMillis(1)).build());
+      .model(MODEL).timeToFirstToken(Duration.ofMillis(5)).interTokenInterval(Duration.ofMillis(1))
+      .fault(Fault.slowdown(1, Duration.ofMillis(1500), Duration.ZERO), 1).build());
 
   @TempDir
   static Path tmp;
@@ -127,11 +131,14 @@ class ShardPodsThroughTheEntrypointTest {
     Path volumeB = Files.createDirectories(tmp.resolve("b"));
     Path volumeSingle = Files.createDirectories(tmp.resolve("single"));
 
+    long childTicks = childCpuTicks();
+    long ownCpu = ownCpuNanos();
     Map<String, Process> pods = new LinkedHashMap<>();
+    // the pod to be killed first, so that it is the likeliest to reach the barrier in time
+    pods.put("b-" + KILLED_POD, startPod(entrypoint, job, container, KILLED_POD, claim, volumeB, sim, false));
     for (int i = 0; i < shards; i++) {
       pods.put("a-" + i, startPod(entrypoint, job, container, i, claim, volumeA, sim, false));
     }
-    pods.put("b-" + KILLED_POD, startPod(entrypoint, job, container, KILLED_POD, claim, volumeB, sim, false));
     pods.put("single", startPod(entrypoint, job, container, 0, claim, volumeSingle, sim, true));
     // Where the pods write on the volume: --result-dir below the mount path.
     Path mount = Path.of(container.at("/volumeMounts/0/mountPath").asText());
@@ -175,10 +182,12 @@ class ShardPodsThroughTheEntrypointTest {
     partialB = outcome(startMerge(entrypoint, allowPartial, "merge-b-partial"), "merge-b-partial");
     long end = System.nanoTime();
 
-    System.out.printf(Locale.ROOT, "entrypoint: %s%nSTART_AT %s; pods at the barrier (wall clock): %s; exits %s%n"
-        + "pods %.1f s, merges %.1f s, all %.1f s; load average %s%n",
-        String.join(" ", entrypoint.subList(0, entrypoint.size() - 1)), startAt, waited, exits,
-        (podsDone - t0) / 1e9, (end - podsDone) / 1e9, (end - t0) / 1e9, loadAverage());
+    System.out.printf(Locale.ROOT, "entrypoint: %s%nSTART_AT %s; pods at the barrier (wall clock): %s; exits %s; "
+        + "killed pod's journal: %d records%npods %.1f s, merges %.1f s, all %.1f s; CPU: child processes %.1f s, "
+        + "this JVM %.1f s; load average %s%n",
+        entrypoint.stream().map(e -> e.length() > 200 ? "CLASSPATH" : e).collect(Collectors.joining(" ")), startAt,
+        waited, exits, killedRecords, (podsDone - t0) / 1e9, (end - podsDone) / 1e9, (end - t0) / 1e9,
+        (childCpuTicks() - childTicks) / 100.0, (ownCpuNanos() - ownCpu) / 1e9, loadAverage());
   }
 
   @AfterAll
@@ -224,8 +233,9 @@ class ShardPodsThroughTheEntrypointTest {
 
   /**
    * SIGKILLs the pod once its journal holds {@code KILL_AFTER_RECORDS} records, and returns how many it holds after
-   * the kill. The pod's schedule runs for seconds after that many of its requests, so it is still running; the
-   * caller's assertions on its exit code and journal show that it was.
+   * the kill. It is still running then: on time, its schedule goes on for seconds; late at the barrier, it sent its
+   * overdue requests at once, but the simulator's 0-1.5 s delays spread their ends. The caller's assertions on its
+   * exit code and journal show that it was killed mid-run.
    */
   private static int killAfterRecords(Process pod, Path journal, String name) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
@@ -239,7 +249,7 @@ class ShardPodsThroughTheEntrypointTest {
         assertThat(pod.waitFor(1, TimeUnit.MINUTES)).isTrue();
         return records(journal);
       }
-      TimeUnit.MILLISECONDS.sleep(20); // polling a file another process writes: nothing to wait on but time
+      TimeUnit.MILLISECONDS.sleep(10); // polling a file another process writes: nothing to wait on but time
     }
     throw new AssertionError(name + "'s journal never held " + KILL_AFTER_RECORDS + " records: "
         + read(logs.resolve(name + ".out")) + read(logs.resolve(name + ".err")));
@@ -262,6 +272,21 @@ class ShardPodsThroughTheEntrypointTest {
     } catch (IOException e) {
       return "";
     }
+  }
+
+  /** CPU time of the child processes this JVM has waited for ({@code /proc/self/stat} cutime + cstime, USER_HZ). */
+  private static long childCpuTicks() {
+    String stat = read(Path.of("/proc/self/stat"));
+    if (stat.isEmpty()) {
+      return 0;
+    }
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return Long.parseLong(f[13]) + Long.parseLong(f[14]); // fields 16 and 17 of proc(5)
+  }
+
+  private static long ownCpuNanos() {
+    var os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0;
   }
 
   private static String loadAverage() {
