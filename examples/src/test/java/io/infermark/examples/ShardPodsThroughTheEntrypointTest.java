@@ -83,12 +83,12 @@ class ShardPodsThroughTheEntrypointTest {
   }
 
   // The simulator serves the manifest's model: 5 ms to the first token, then a token every ms, each response delayed
-  // by a seeded 0-1.5 s. The delay spreads the ends of requests sent together: a pod that reached the barrier late
+  // by a seeded 0-4 s. The delay spreads the ends of requests sent together: a pod that reached the barrier late
   // sends its overdue requests at once, and the killed pod must still be running after its third record.
   @RegisterExtension
   static final SimulatorExtension SIMULATOR = SimulatorExtension.withConfig(SimulatorConfig.builder().port(0)
       .model(MODEL).timeToFirstToken(Duration.ofMillis(5)).interTokenInterval(Duration.ofMillis(1))
-      .fault(Fault.slowdown(1, Duration.ofMillis(1500), Duration.ZERO), 1).build());
+      .fault(Fault.slowdown(1, Duration.ofMillis(4000), Duration.ZERO), 1).build());
 
   @TempDir
   static Path tmp;
@@ -237,7 +237,7 @@ class ShardPodsThroughTheEntrypointTest {
   /**
    * SIGKILLs the pod once its journal holds {@code KILL_AFTER_RECORDS} records, and returns how many it holds after
    * the kill. It is still running then: on time, its schedule goes on for seconds; late at the barrier, it sent its
-   * overdue requests at once, but the simulator's 0-1.5 s delays spread their ends. The caller's assertions on its
+   * overdue requests at once, but the simulator's 0-4 s delays spread their ends. The caller's assertions on its
    * exit code and journal show that it was killed mid-run.
    */
   private static int killAfterRecords(Process pod, Path journal, String name) throws InterruptedException {
