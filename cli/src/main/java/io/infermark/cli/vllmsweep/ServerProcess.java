@@ -167,6 +167,11 @@ final class ServerProcess implements AutoCloseable {
    * @throws IllegalStateException if an endpoint answers with another error, or the server is unreachable
    */
   void resetCaches(PrintWriter out) {
+    resetCaches(http, address, out);
+  }
+
+  /** {@link #resetCaches(PrintWriter)} for the server at {@code address}. */
+  static void resetCaches(HttpClient http, String address, PrintWriter out) {
     out.println("Resetting caches at " + address);
     List<String> absent = new ArrayList<>();
     for (String endpoint : RESET_ENDPOINTS) {

@@ -23,7 +23,7 @@ import picocli.CommandLine.Spec;
         "The server command is run as a process per combination; a bench command `vllm bench serve ...` or "
             + "`infermark bench ...` runs infermark's bench in this JVM. Charts are HTML pages where vLLM draws PNGs."},
     subcommands = {SweepServeCommand.class, SweepServeWorkloadCommand.class, SweepStartupCommand.class,
-        SweepPlotCommand.class, SweepPlotParetoCommand.class})
+        SweepPlotCommand.class, SweepPlotParetoCommand.class, SweepServeSlaCommand.class})
 public final class VllmSweepCommand implements Runnable {
 
   private final BenchRunner bench;
@@ -90,6 +90,9 @@ public final class VllmSweepCommand implements Runnable {
       err.println("infermark bench sweep " + name + ": " + e.getMessage());
       err.println("The last lines of the server's log (" + e.log() + "):");
       e.tail().forEach(l -> err.println("  " + l));
+      if (e.tail().isEmpty()) {
+        err.println("  (the log is empty)");
+      }
       err.println("The script was terminated early. Use `--resume` to continue the script from its last checkpoint.");
       return 3;
     } catch (IllegalArgumentException e) {
