@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -51,8 +50,7 @@ final class SweepParams {
     }
     List<JsonNode> records = new ArrayList<>();
     if (root != null && root.isObject()) {
-      for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> e = it.next();
+      for (Map.Entry<String, JsonNode> e : root.properties()) {
         if (!e.getValue().isObject()) {
           throw new IllegalArgumentException(option + " " + file + ": each item of the parameter sweep should be an "
               + "object, " + e.getKey() + " is " + e.getValue().getNodeType().toString().toLowerCase());
@@ -114,7 +112,7 @@ final class SweepParams {
       return "[" + String.join(", ", parts) + "]";
     }
     List<String> parts = new ArrayList<>();
-    v.fields().forEachRemaining(e -> parts.add("'" + e.getKey() + "': "
+    v.properties().forEach(e -> parts.add("'" + e.getKey() + "': "
         + (e.getValue().isTextual() ? "'" + e.getValue().textValue() + "'" : pyStr(e.getValue()))));
     return "{" + String.join(", ", parts) + "}";
   }
@@ -206,7 +204,7 @@ final class SweepParams {
     /** {@code key=value} of every parameter but the name, joined by {@code sep}. */
     String asText(String sep) {
       List<String> parts = new ArrayList<>();
-      params.fields().forEachRemaining(e -> {
+      params.properties().forEach(e -> {
         if (!e.getKey().equals(NAME_KEY)) {
           parts.add(e.getKey() + "=" + pyStr(e.getValue()));
         }
@@ -227,7 +225,7 @@ final class SweepParams {
      */
     List<String> applyTo(List<String> cmd) {
       List<String> out = new ArrayList<>(cmd);
-      params.fields().forEachRemaining(e -> {
+      params.properties().forEach(e -> {
         String k = e.getKey();
         if (k.equals(NAME_KEY)) {
           return;

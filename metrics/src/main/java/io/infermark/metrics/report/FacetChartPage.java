@@ -92,11 +92,13 @@ public final class FacetChartPage extends HtmlDocument {
       return new Curve(name, x, y, true);
     }
 
+    /** The x values (a copy). */
     @Override
     public double[] x() {
       return x.clone();
     }
 
+    /** The y values (a copy). */
     @Override
     public double[] y() {
       return y.clone();
