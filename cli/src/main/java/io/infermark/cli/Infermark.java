@@ -80,7 +80,8 @@ public final class Infermark implements Runnable {
     CommandLine cl = new CommandLine(new Infermark());
     // vLLM's `vllm bench sweep ...`: its own package; its in-JVM benches come back through run()
     cl.getSubcommands().get("bench").addSubcommand(
-        new io.infermark.cli.vllmsweep.VllmSweepCommand((o, e, a) -> run(o, e, a.toArray(String[]::new))));
+        new io.infermark.cli.vllmsweep.VllmSweepCommand((o, e, a) -> run(o, e, a.toArray(String[]::new)),
+            () -> StopSignals.current(err).exitCode()));
     cl.setOut(out);
     cl.setErr(err);
     cl.setCaseInsensitiveEnumValuesAllowed(true);

@@ -242,6 +242,35 @@ class VllmSweepCliTest {
   }
 
   @Test
+  void aStopSignalEndsTheSweepAfterTheRunningBenchStopsTheServerAndLeavesItResumable() throws IOException {
+    int port = freePort();
+    java.util.concurrent.atomic.AtomicInteger signal = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger benches = new java.util.concurrent.atomic.AtomicInteger();
+    io.infermark.cli.vllmsweep.VllmSweepCommand sweep = new io.infermark.cli.vllmsweep.VllmSweepCommand(
+        (out, err, a) -> {
+          benches.incrementAndGet();
+          int code = Infermark.run(out, err, a.toArray(String[]::new));
+          signal.set(130); // SIGINT arrives as the first run ends
+          return code;
+        }, io.infermark.core.time.Clock.system(), java.time.Duration.ofSeconds(10), signal::get);
+    java.io.StringWriter out = new java.io.StringWriter();
+    java.io.StringWriter err = new java.io.StringWriter();
+    picocli.CommandLine cl = new picocli.CommandLine(sweep).setOut(new java.io.PrintWriter(out, true))
+        .setErr(new java.io.PrintWriter(err, true));
+    List<String> args = grid(port);
+    int code = cl.execute(args.subList(2, args.size()).toArray(String[]::new));
+
+    assertThat(code).as(err.toString()).isEqualTo(130);
+    assertThat(benches.get()).as("no run starts after the signal").isEqualTo(1);
+    assertThat(err.toString()).contains("stopped by SIGINT").contains("Use `--resume` to continue");
+    assertThat(out.toString()).as("the running server was stopped").contains("[BEGIN SERVER]")
+        .doesNotContain("[END SERVER]");
+    assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)).as("no server left").isEmpty();
+    Path exp = dir.resolve("results").resolve("exp");
+    assertThat(exp.resolve(COMBS.get(0)).resolve("run=0.json")).exists();
+  }
+
+  @Test
   void serveSlaIsRefusedWithWhatToUseInstead() {
     Outcome o = InfermarkCliTest.run("bench", "sweep", "serve_sla", "--serve-cmd", "vllm serve m", "--bench-cmd",
         "vllm bench serve --model m", "--sla-params", "sla.json", "--sla-variable", "max_concurrency");

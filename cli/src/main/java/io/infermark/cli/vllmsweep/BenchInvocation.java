@@ -45,10 +45,32 @@ final class BenchInvocation {
       code = process(cmd, showStdout);
     }
     if (code != 0 && code != 1) {
-      throw new IllegalStateException("the benchmark command exited with code " + code + ": " + Shlex.join(cmd));
+      String aside = aside(output);
+      ctx.checkStop(); // a bench a signal stopped: the sweep stops too
+      throw new IllegalStateException("the benchmark command exited with code " + code + aside + ": "
+          + Shlex.join(cmd));
     }
     if (!Files.exists(output)) {
       throw new IllegalStateException("the benchmark command wrote no result at " + output + ": " + Shlex.join(cmd));
+    }
+  }
+
+  /**
+   * A failed or interrupted run's result file, renamed {@code run=N.incomplete.json} so that {@code --resume} runs
+   * it again instead of taking it as done; what to say about it.
+   */
+  private static String aside(Path output) {
+    if (!Files.exists(output)) {
+      return "";
+    }
+    String stem = output.getFileName().toString().replaceFirst("\\.json$", "");
+    Path to = output.resolveSibling(stem + ".incomplete.json");
+    try {
+      Files.move(output, to, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      return " (its result, incomplete, moved to " + to.getFileName() + ")";
+    } catch (IOException e) {
+      throw new IllegalStateException("the benchmark command failed and its incomplete result " + output
+          + " cannot be moved aside (remove it before --resume): " + e.getMessage());
     }
   }
 

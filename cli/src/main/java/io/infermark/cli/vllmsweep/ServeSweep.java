@@ -92,6 +92,7 @@ final class ServeSweep {
   List<ObjectNode> run() {
     List<ObjectNode> all = new ArrayList<>();
     for (SweepParams.Item serve : serveParams) {
+      ctx.checkStop();
       boolean needed = benchParams.stream()
           .anyMatch(b -> !Files.exists(runPath(combDir(experimentDir, serve, b), Optional.empty())));
       try {
@@ -103,7 +104,7 @@ final class ServeSweep {
           }
         });
       } catch (RuntimeException e) {
-        if (!continueOnError) {
+        if (!continueOnError || e instanceof SweepContext.Stopped) {
           throw e;
         }
         Path failure = experimentDir.resolve(SweepFiles.sanitize("SERVE-" + (serve.name().isEmpty() ? "default"
@@ -159,7 +160,7 @@ final class ServeSweep {
         + ".server.log"));
     ServerProcess p = ServerProcess.start(cmd, log, Map.of(), ctx.clock());
     try {
-      double startup = p.awaitReady(readyTimeout);
+      double startup = p.awaitReady(readyTimeout, ctx::checkStop);
       out().printf(java.util.Locale.ROOT, "Server ready at %s after %.3f s (its log: %s)%n", p.address(), startup,
           log);
       body.run(new Server(p, startup));
@@ -227,7 +228,7 @@ final class ServeSweep {
     try {
       return runBenchmark(server, serve, bench, runNumber, output);
     } catch (RuntimeException e) {
-      if (!continueOnError) {
+      if (!continueOnError || e instanceof SweepContext.Stopped) {
         throw e;
       }
       String stem = output.getFileName().toString().replaceFirst("\\.json$", "");
@@ -277,6 +278,7 @@ final class ServeSweep {
       out().println("[END BENCHMARK]");
       return Optional.empty();
     }
+    ctx.checkStop();
     try {
       Files.createDirectories(output.getParent());
     } catch (IOException e) {

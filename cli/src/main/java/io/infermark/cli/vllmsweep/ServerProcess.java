@@ -45,6 +45,7 @@ final class ServerProcess implements AutoCloseable {
   private long startedNanos;
   private long readyNanos = -1;
   private long logOffset;
+  private Thread hook;
 
   private ServerProcess(List<String> command, Path log, Clock clock) {
     this.command = List.copyOf(command);
@@ -71,6 +72,8 @@ final class ServerProcess implements AutoCloseable {
       s.logOffset = Files.exists(log) ? Files.size(log) : 0;
       s.startedNanos = clock.nanoTime();
       s.process = pb.start();
+      s.hook = new Thread(s::kill, "infermark-sweep-server-stop");
+      Runtime.getRuntime().addShutdownHook(s.hook); // a JVM that exits (a third Ctrl-C) leaves no server behind
     } catch (IOException e) {
       throw new IllegalStateException("cannot start the server command " + Shlex.join(command) + ": "
           + e.getMessage());
@@ -122,10 +125,12 @@ final class ServerProcess implements AutoCloseable {
    * launch and at most one poll interval more than the server needed).
    *
    * @throws ServerFailedException if the process exits first, or {@code timeout} passes
+   * @throws RuntimeException what {@code check} (run before each poll) throws to give up
    */
-  double awaitReady(Duration timeout) {
+  double awaitReady(Duration timeout, Runnable check) {
     long deadline = startedNanos + timeout.toNanos();
     while (true) {
+      check.run();
       if (healthy()) {
         readyNanos = clock.nanoTime();
         return (readyNanos - startedNanos) / 1e9;
@@ -250,6 +255,17 @@ final class ServerProcess implements AutoCloseable {
         // a process that survives SIGKILL for 5 s is the kernel's business; nothing more can be done here
       }
     }
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException shuttingDown) {
+      // the hook is running or about to: it kills what is left
+    }
+  }
+
+  /** SIGKILL to the server and its descendants (the JVM is exiting: no time for a graceful stop). */
+  private void kill() {
+    process.descendants().forEach(ProcessHandle::destroyForcibly);
+    process.destroyForcibly();
   }
 
   @Override

@@ -157,6 +157,7 @@ final class SweepStartupCommand implements Callable<Integer> {
       out.println("[SKIPPED BENCHMARK]");
       return Optional.of(ServeSweep.update((ObjectNode) SweepFiles.read(output), serve, startup, runNumber));
     }
+    ctx.checkStop();
     Plan plan = plan(cmd);
     out.println("Server command: " + Shlex.repr(plan.server()) + " (cold " + plan.cold() + ", warmup "
         + plan.warmup() + ", warm " + plan.warm() + ")");
@@ -168,12 +169,15 @@ final class SweepStartupCommand implements Callable<Integer> {
     double[] cold = new double[plan.cold()];
     double[] warm = new double[plan.warm()];
     for (int i = 0; i < plan.cold(); i++) {
+      ctx.checkStop();
       cold[i] = coldStart(ctx, plan.server(), log, "cold " + (i + 1));
     }
     for (int i = 0; i < plan.warmup(); i++) {
+      ctx.checkStop();
       start(ctx, plan.server(), log, "warmup " + (i + 1), Map.of());
     }
     for (int i = 0; i < plan.warm(); i++) {
+      ctx.checkStop();
       warm[i] = start(ctx, plan.server(), log, "warm " + (i + 1), Map.of());
     }
     ObjectNode result = SweepParams.JSON.createObjectNode();
@@ -219,7 +223,7 @@ final class SweepStartupCommand implements Callable<Integer> {
     SweepFiles.append(log, "=== infermark bench sweep startup: " + label + " start: " + Shlex.join(server) + "\n");
     ServerProcess p = ServerProcess.start(server, log, env, ctx.clock());
     try {
-      double seconds = p.awaitReady(Duration.ofSeconds(serverReadyTimeout));
+      double seconds = p.awaitReady(Duration.ofSeconds(serverReadyTimeout), ctx::checkStop);
       ctx.out().printf(Locale.ROOT, "Startup (%s): %.3f s%n", label, seconds);
       return seconds;
     } finally {

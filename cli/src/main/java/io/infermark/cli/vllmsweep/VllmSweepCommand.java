@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.IntSupplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -29,6 +30,7 @@ public final class VllmSweepCommand implements Runnable {
   private final BenchRunner bench;
   private final Clock clock;
   private final Duration stopGrace;
+  private final IntSupplier stopSignal;
 
   @Spec
   CommandSpec spec;
@@ -38,19 +40,30 @@ public final class VllmSweepCommand implements Runnable {
    * clock, and giving a stopped server 10 s to exit before it is killed.
    */
   public VllmSweepCommand(BenchRunner bench) {
-    this(bench, Clock.system(), ServerProcess.STOP_GRACE);
+    this(bench, () -> 0);
   }
 
-  /** The command with its clock and a stopped server's grace period given (for tests). */
-  public VllmSweepCommand(BenchRunner bench, Clock clock, Duration stopGrace) {
+  /**
+   * As {@link #VllmSweepCommand(BenchRunner)}, stopping when {@code stopSignal} turns non-zero (the exit code of a
+   * SIGINT or SIGTERM the process caught): no further server or run starts, the running server is stopped, and the
+   * command exits with that code, the experiment resumable.
+   */
+  public VllmSweepCommand(BenchRunner bench, IntSupplier stopSignal) {
+    this(bench, Clock.system(), ServerProcess.STOP_GRACE, stopSignal);
+  }
+
+  /** The command with its clock, a stopped server's grace period and the stop signal given (for tests). */
+  public VllmSweepCommand(BenchRunner bench, Clock clock, Duration stopGrace, IntSupplier stopSignal) {
     this.bench = Objects.requireNonNull(bench, "bench");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.stopGrace = Objects.requireNonNull(stopGrace, "stopGrace");
+    this.stopSignal = Objects.requireNonNull(stopSignal, "stopSignal");
   }
 
   /** What the sub-commands run with. */
   SweepContext context() {
-    return new SweepContext(spec.commandLine().getOut(), spec.commandLine().getErr(), bench, clock, stopGrace);
+    return new SweepContext(spec.commandLine().getOut(), spec.commandLine().getErr(), bench, clock, stopGrace,
+        stopSignal);
   }
 
   @Override
@@ -95,6 +108,10 @@ public final class VllmSweepCommand implements Runnable {
       }
       err.println("The script was terminated early. Use `--resume` to continue the script from its last checkpoint.");
       return 3;
+    } catch (SweepContext.Stopped e) {
+      err.println("infermark bench sweep " + name + ": " + e.getMessage());
+      err.println("The script was terminated early. Use `--resume` to continue the script from its last checkpoint.");
+      return e.exitCode();
     } catch (IllegalArgumentException e) {
       throw e;
     } catch (RuntimeException e) {
