@@ -106,6 +106,9 @@ class VllmSweepCliTest {
     }
     assertThat(Files.readString(exp.resolve(COMBS.get(0)).resolve("server.log"))).as("the start-up is in the first")
         .contains("simulator started");
+    JsonNode started = JSON.readTree(exp.resolve("SERVE--max_running_seqs=4.server.json").toFile());
+    assertThat(started.get("server_startup_time").asDouble()).as("seconds from launch to healthy").isPositive();
+    assertThat(started.get("address").asText()).isEqualTo("http://127.0.0.1:" + port);
     List<String> csv = Files.readAllLines(exp.resolve("summary.csv"));
     assertThat(csv).hasSize(5);
     assertThat(csv.get(0)).startsWith(",").contains(",run_number,max_running_seqs,random_input_len");

@@ -163,6 +163,12 @@ final class ServeSweep {
       double startup = p.awaitReady(readyTimeout, ctx::checkStop);
       out().printf(java.util.Locale.ROOT, "Server ready at %s after %.3f s (its log: %s)%n", p.address(), startup,
           log);
+      ObjectNode started = SweepParams.JSON.createObjectNode();
+      started.put("server_startup_time", startup);
+      started.put("address", p.address());
+      cmd.forEach(started.putArray("server_command")::add);
+      started.set("serve_overrides", serve.json());
+      SweepFiles.write(log.resolveSibling(log.getFileName().toString().replaceFirst("\\.log$", ".json")), started);
       body.run(new Server(p, startup));
     } finally {
       p.stop(ctx.stopGrace());
