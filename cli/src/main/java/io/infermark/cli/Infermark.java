@@ -78,6 +78,10 @@ public final class Infermark implements Runnable {
   /** The configured picocli command line (its output and error streams set). */
   static CommandLine commandLine(PrintWriter out, PrintWriter err) {
     CommandLine cl = new CommandLine(new Infermark());
+    // vLLM's `vllm bench sweep ...`: its own package; its in-JVM benches come back through run()
+    cl.getSubcommands().get("bench").addSubcommand(
+        new io.infermark.cli.vllmsweep.VllmSweepCommand((o, e, a) -> run(o, e, a.toArray(String[]::new)),
+            () -> StopSignals.current(err).exitCode()));
     cl.setOut(out);
     cl.setErr(err);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
@@ -103,17 +107,16 @@ public final class Infermark implements Runnable {
       CommandLine c = ex.getCommandLine();
       c.getErr().println(prefix(c) + ex.getMessage());
       if (!CommandLine.UnmatchedArgumentException.printSuggestions(ex, c.getErr())) {
-        c.getErr().println("Try 'infermark " + (c.getCommandName().equals("infermark") ? "" : c.getCommandName() + " ")
-            + "--help' for the options.");
+        c.getErr().println("Try '" + c.getCommandSpec().qualifiedName(" ") + " --help' for the options.");
       }
       return USAGE;
     });
     return cl;
   }
 
-  /** "infermark: " for the top-level command, "infermark bench: " for a subcommand. */
+  /** "infermark: " for the top-level command, "infermark bench: " for a subcommand ("infermark bench sweep serve: "). */
   static String prefix(CommandLine c) {
-    return c.getParent() == null ? "infermark: " : "infermark " + c.getCommandName() + ": ";
+    return c.getParent() == null ? "infermark: " : c.getCommandSpec().qualifiedName(" ") + ": ";
   }
 
   @Override

@@ -38,6 +38,11 @@ final class VllmArgs {
       return args;
     }
     List<String> rest = new ArrayList<>(args.subList(1, args.size()));
+    if (!rest.isEmpty() && rest.get(0).equals("sweep")) {
+      List<String> sweep = new ArrayList<>(List.of("bench"));
+      sweep.addAll(io.infermark.cli.vllmsweep.VllmSweepCommand.vllmSpelling(rest)); // vllm bench sweep <sub> ...
+      return sweep;
+    }
     if (!rest.isEmpty() && rest.get(0).equals("serve")) {
       rest.remove(0); // vllm bench serve ...
     }

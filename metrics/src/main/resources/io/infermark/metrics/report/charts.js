@@ -74,7 +74,7 @@
         var x = s.x[i];
         if (x == null || !isFinite(x) || (spec.logX && x <= 0)) continue;
         xs.push(x);
-        ys.push(s.y[i] == null || !isFinite(s.y[i]) ? null : s.y[i]);
+        ys.push(s.y[i] == null || !isFinite(s.y[i]) || (spec.logY && s.y[i] <= 0) ? null : s.y[i]);
       }
       return [xs, ys];
     });
@@ -85,20 +85,22 @@
     }
     var series = [{ label: spec.x, value: valueFmt }];
     spec.series.forEach(function (s, i) {
-      series.push({
+      var one = {
         label: s.name, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: true, value: valueFmt,
-        points: { show: !!s.points, size: 5 }
-      });
+        points: { show: !!s.points || !!s.scatter, size: s.scatter ? 7 : 5 }
+      };
+      if (s.scatter) one.paths = function () { return null; }; // a scatter series: its points, no line
+      series.push(one);
     });
     var opts = {
       width: WIDTH, height: HEIGHT,
       scales: {
         x: { time: false, distr: spec.logX ? 3 : 1 },
-        y: spec.yMax != null ? { range: [0, spec.yMax] } : {
+        y: spec.logY ? { distr: 3 } : spec.yMax != null ? { range: [0, spec.yMax] } : {
           range: function (u, min, max) { return [Math.min(0, min == null ? 0 : min), max == null || max <= 0 ? 1 : max * 1.05]; }
         }
       },
-      axes: [{ label: spec.x, values: spec.logX ? logTicks : ticks }, { label: spec.y, values: ticks, size: 60 }],
+      axes: [{ label: spec.x, values: spec.logX ? logTicks : ticks }, { label: spec.y, values: spec.logY ? logTicks : ticks, size: 60 }],
       series: series,
       cursor: { drag: { x: true, y: false } },
       legend: { show: true, live: true },
