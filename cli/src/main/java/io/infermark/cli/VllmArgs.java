@@ -15,10 +15,10 @@ import java.util.TreeSet;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * vLLM's command-line conventions for {@code bench}, applied before picocli parses: {@code vllm bench serve}'s word
- * {@code serve} after {@code bench}, {@code --config FILE} (a YAML map of option: value, placed before the command
- * line so the command line wins, as vLLM's {@code FlexibleArgumentParser}), underscores in option names
- * ({@code --random_input_len}), argparse's unambiguous prefixes ({@code --num-prom}), and JSON arguments given by
+ * vLLM's command-line conventions for {@code bench} and {@code bench sweep <sub>}, applied before picocli parses:
+ * {@code vllm bench serve}'s word {@code serve} after {@code bench}, {@code --config FILE} (a YAML map of option:
+ * value, placed before the command line so the command line wins, as vLLM's {@code FlexibleArgumentParser}),
+ * underscores in option names ({@code --random_input_len}), argparse's unambiguous prefixes ({@code --num-prom}), and JSON arguments given by
  * parts ({@code --extra-body.key value}, {@code --x.list+ a,b}), merged into one JSON value as vLLM merges them. A
  * repeated option's last value wins (picocli's overwritten options, set on the command).
  */
@@ -39,18 +39,36 @@ final class VllmArgs {
     }
     List<String> rest = new ArrayList<>(args.subList(1, args.size()));
     if (!rest.isEmpty() && rest.get(0).equals("sweep")) {
-      List<String> sweep = new ArrayList<>(List.of("bench"));
-      sweep.addAll(io.infermark.cli.vllmsweep.VllmSweepCommand.vllmSpelling(rest)); // vllm bench sweep <sub> ...
-      return sweep;
+      // vllm bench sweep <sub> ...: the same parser conventions, over the sub-command's own options
+      picocli.CommandLine sweep = bench.subcommands().get("sweep");
+      picocli.CommandLine sub = sweep == null || rest.size() < 2 ? null : sweep.getSubcommands().get(rest.get(1));
+      if (sub == null) {
+        List<String> out = new ArrayList<>(List.of("bench"));
+        out.addAll(io.infermark.cli.vllmsweep.VllmSweepCommand.vllmSpelling(rest));
+        return out;
+      }
+      List<String> out = new ArrayList<>(List.of("bench", "sweep", rest.get(1)));
+      out.addAll(options(rest.subList(2, rest.size()), sub.getCommandSpec()));
+      return out;
     }
     if (!rest.isEmpty() && rest.get(0).equals("serve")) {
       rest.remove(0); // vllm bench serve ...
     }
-    rest = withConfig(rest, bench);
-    Set<String> names = new TreeSet<>();
-    bench.optionsMap().keySet().stream().filter(n -> n.startsWith("--")).forEach(names::add);
-    bench.negatedOptionsMap().keySet().stream().filter(n -> n.startsWith("--")).forEach(names::add);
     List<String> out = new ArrayList<>(List.of("bench"));
+    out.addAll(options(rest, bench));
+    return out;
+  }
+
+  /**
+   * A command's arguments with vLLM's parser conventions resolved against its options: {@code --config FILE}
+   * expanded, underscores read as dashes, unambiguous prefixes completed and dotted JSON arguments assembled.
+   */
+  private static List<String> options(List<String> given, CommandSpec command) {
+    List<String> rest = withConfig(given, command);
+    Set<String> names = new TreeSet<>();
+    command.optionsMap().keySet().stream().filter(n -> n.startsWith("--")).forEach(names::add);
+    command.negatedOptionsMap().keySet().stream().filter(n -> n.startsWith("--")).forEach(names::add);
+    List<String> out = new ArrayList<>();
     Map<String, com.fasterxml.jackson.databind.node.ObjectNode> dotted = new java.util.LinkedHashMap<>();
     boolean options = true;
     for (int i = 0; i < rest.size(); i++) {
@@ -124,7 +142,7 @@ final class VllmArgs {
   }
 
   /** {@code --config FILE} replaced by the file's options, placed first so the command line's own win. */
-  private static List<String> withConfig(List<String> args, CommandSpec bench) {
+  private static List<String> withConfig(List<String> args, CommandSpec command) {
     int at = -1;
     String file = null;
     for (int i = 0; i < args.size(); i++) {
@@ -151,7 +169,7 @@ final class VllmArgs {
     }
     List<String> rest = new ArrayList<>(args);
     rest.subList(at, args.get(at).equals("--config") ? at + 2 : at + 1).clear();
-    List<String> out = configArgs(Path.of(file), bench);
+    List<String> out = configArgs(Path.of(file), command);
     out.addAll(rest);
     return out;
   }

@@ -293,4 +293,25 @@ class VllmSweepCliTest {
     assertThat(o.code()).as(o.err()).isZero();
     assertThat(o.out()).contains("Experiment will be saved at");
   }
+
+  @Test
+  void prefixesAndAConfigFileWorkAsOnBenchServe() throws IOException {
+    List<String> grid = grid(freePort());
+    // the serve and bench commands and the parameter files from a YAML file, the rest abbreviated on the line
+    Path config = Files.writeString(dir.resolve("sweep.yaml"), "serve_cmd: " + JSON.writeValueAsString(grid.get(4))
+        + "\nbench-cmd: " + JSON.writeValueAsString(grid.get(6)) + "\nserve_params: " + grid.get(8)
+        + "\nbench_params: " + grid.get(10) + "\nnum_runs: 3\n");
+    Outcome o = run(List.of("bench", "sweep", "serve", "--config", config.toString(), "--num-r", "1", "--dry",
+        "-o", dir.resolve("results").toString(), "-e", "exp"));
+
+    assertThat(o.code()).as(o.err()).isZero();
+    assertThat(count(o.out(), "Benchmark command: ['vllm', 'bench', 'serve',")).as("one run a combination: the "
+        + "command line's --num-runs wins over the file's").isEqualTo(4);
+    assertThat(dir.resolve("results")).doesNotExist();
+
+    Outcome ambiguous = run(List.of("bench", "sweep", "serve", "--config", config.toString(), "--serve", "x"));
+    assertThat(ambiguous.code()).isEqualTo(Infermark.USAGE);
+    assertThat(ambiguous.err()).contains("ambiguous option: --serve could match ")
+        .contains("--serve-cmd", "--serve-params");
+  }
 }
