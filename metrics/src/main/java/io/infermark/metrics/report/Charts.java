@@ -217,7 +217,8 @@ final class Charts {
         .replace("\u2029", "\\u2029");
   }
 
-  private static void numbers(JsonGenerator g, String field, double[] values) throws IOException {
+  /** Writes {@code values} as a JSON array, a value that is not finite as {@code null}. */
+  static void numbers(JsonGenerator g, String field, double[] values) throws IOException {
     g.writeArrayFieldStart(field);
     for (double v : values) {
       if (Double.isFinite(v)) {

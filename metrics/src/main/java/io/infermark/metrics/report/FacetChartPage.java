@@ -228,8 +228,8 @@ public final class FacetChartPage extends HtmlDocument {
           g.writeStringField("name", c.name());
           g.writeBooleanField("points", true);
           g.writeBooleanField("scatter", c.scatter());
-          numbers(g, "x", c.x);
-          numbers(g, "y", c.y);
+          Charts.numbers(g, "x", c.x);
+          Charts.numbers(g, "y", c.y);
           g.writeEndObject();
         }
         g.writeEndArray();
@@ -242,18 +242,6 @@ public final class FacetChartPage extends HtmlDocument {
       return "<figure class='chart line'><figcaption>" + Html.escape(p.title()) + "</figcaption><div class='plot'>"
           + "</div><script type='application/json' class='chart-data'>" + Charts.scriptSafe(json.toString())
           + "</script></figure>";
-    }
-
-    private static void numbers(JsonGenerator g, String field, double[] values) throws IOException {
-      g.writeArrayFieldStart(field);
-      for (double v : values) {
-        if (Double.isFinite(v)) {
-          g.writeNumber(v);
-        } else {
-          g.writeNull();
-        }
-      }
-      g.writeEndArray();
     }
 
     @Override
