@@ -103,6 +103,9 @@ final class CapacityCommand implements Callable<Integer> {
   Duration probeDuration;
 
   @Mixin
+  MonitorOptions monitors = new MonitorOptions();
+
+  @Mixin
   RunBoundOptions.MaxDuration maxDuration = new RunBoundOptions.MaxDuration();
 
   @Mixin
@@ -138,7 +141,7 @@ final class CapacityCommand implements Callable<Integer> {
     String unit = axis.unit();
     try (Target t = target.build()) {
       LevelRunner runner = new LevelRunner(t, workload, numPrompts.value, burstiness, err, signals, drain, deadline,
-          level -> Optional.empty(), outputs);
+          level -> Optional.empty(), outputs).monitoring(monitors);
       out.println(streams
           ? "Searching the largest closed-loop concurrency (streams) that meets " + slo.name()
           : "Searching the highest request rate (Poisson arrivals, req/s) that meets " + slo.name());
