@@ -12,9 +12,11 @@ import java.util.Objects;
  *
  * <p>The seeds speak of GPU memory occupancy; a vLLM-like server allocates its GPU memory up front
  * ({@code gpu_memory_utilization}) and what then fills and empties is its KV cache, so the KV thresholds read
- * {@code vllm:kv_cache_usage_perc} (vLLM V1, and the simulator) or {@code vllm:gpu_cache_usage_perc} (pre-V1), both
- * ratios despite the name. Memory bandwidth reads DCGM's {@code DCGM_FI_PROF_DRAM_ACTIVE} (the share of cycles the
- * device memory interface was busy, a ratio of peak) or the simulator's {@code infermark_sim:dram_active_ratio}.
+ * {@code vllm:kv_cache_usage_perc} (vLLM V1, and the simulator, whose value is its engine's block usage),
+ * {@code vllm:gpu_cache_usage_perc} (pre-V1), llama.cpp's {@code llamacpp:kv_cache_usage_ratio} or SGLang's
+ * {@code sglang:token_usage}, all ratios whatever the name says. Memory bandwidth reads DCGM's
+ * {@code DCGM_FI_PROF_DRAM_ACTIVE} (the share of cycles the device memory interface was busy, a ratio of peak);
+ * the simulator models step times, not memory traffic, and exports no bandwidth gauge.
  *
  * @param label a short name for the threshold, e.g. {@code kv 92%}
  * @param series the gauges it reads, in order of preference: the first one that has samples is used
@@ -23,12 +25,12 @@ import java.util.Objects;
  */
 public record MemoryThreshold(String label, List<String> series, double level, String meaning) {
 
-  /** The KV-cache usage gauges, vLLM V1's (and the simulator's) first, then the pre-V1 name. */
-  public static final List<String> KV_CACHE_SERIES = List.of("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc");
+  /** The KV-cache usage gauges: vLLM V1's (and the simulator's), vLLM's pre-V1 name, llama.cpp's, SGLang's. */
+  public static final List<String> KV_CACHE_SERIES = List.of("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc",
+      "llamacpp:kv_cache_usage_ratio", "sglang:token_usage");
 
-  /** The memory-bandwidth gauges (ratio of peak): DCGM's, then the simulator's. */
-  public static final List<String> BANDWIDTH_SERIES = List.of("DCGM_FI_PROF_DRAM_ACTIVE",
-      "infermark_sim:dram_active_ratio");
+  /** The memory-bandwidth gauge (ratio of peak): DCGM's. */
+  public static final List<String> BANDWIDTH_SERIES = List.of("DCGM_FI_PROF_DRAM_ACTIVE");
 
   /** Validates and copies. */
   public MemoryThreshold {

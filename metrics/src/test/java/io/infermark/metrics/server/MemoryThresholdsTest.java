@@ -94,7 +94,7 @@ class MemoryThresholdsTest {
     });
     assertThat(t.unread(old)).containsExactly(MemoryThreshold.seed000BandwidthStarvation());
     assertThat(t.seriesNames()).containsExactly("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc",
-        "DCGM_FI_PROF_DRAM_ACTIVE", "infermark_sim:dram_active_ratio");
+        "llamacpp:kv_cache_usage_ratio", "sglang:token_usage", "DCGM_FI_PROF_DRAM_ACTIVE");
   }
 
   @Test
