@@ -9,6 +9,7 @@ import io.infermark.metrics.RunSummary;
 import io.infermark.metrics.slo.LatencySlo;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -121,6 +122,13 @@ final class CapacityCommand implements Callable<Integer> {
     LatencySlo slo = (LatencySlo) SloOptions.parseSlo(objective);
     CapacityAxis axis = axis(searchAxis);
     boolean streams = axis == CapacityAxis.CONCURRENCY;
+    for (String flag : streams ? List.of("--start-rate", "--min-rate", "--max-rate", "--burstiness", "--probe-duration")
+        : List.of("--start-concurrency", "--max-concurrency")) {
+      if (spec.commandLine().getParseResult() != null && spec.commandLine().getParseResult().hasMatchedOption(flag)) {
+        throw new IllegalArgumentException(flag + " applies to --search " + (streams ? "rate" : "concurrency")
+            + ", not to --search " + axis.word());
+      }
+    }
     CapacitySearch search = CapacitySearch.atMost(run -> percentile(run, slo), slo.thresholdMillis())
         .tolerance(tolerance).maxRuns(maxRuns);
     if (streams) {

@@ -84,7 +84,7 @@ class CapacityConcurrencyCliTest {
     assertThat(o.out()).contains("Searching the largest closed-loop concurrency (streams) that meets E2E p95 <= 450 ms",
         "streams | requests", "Capacity (concurrency search): " + capacity + " streams meet E2E p95 <= 450 ms",
         "Wrote " + json);
-    assertThat(o.err()).contains("running 12 requests on 1 streams", "running 12 requests on 8 streams");
+    assertThat(o.err()).contains("running 12 requests on 1 streams", "running 12 requests on " + capacity + " streams");
   }
 
   @Test
@@ -92,6 +92,13 @@ class CapacityConcurrencyCliTest {
     InfermarkCliTest.Outcome bad = InfermarkCliTest.run(capacity("--search", "users").toArray(String[]::new));
     assertThat(bad.code()).isEqualTo(Infermark.USAGE);
     assertThat(bad.err()).contains("--search takes rate or concurrency, was 'users'");
+    InfermarkCliTest.Outcome mixed = InfermarkCliTest.run(capacity("--search", "concurrency", "--max-rate", "8")
+        .toArray(String[]::new));
+    assertThat(mixed.code()).isEqualTo(Infermark.USAGE);
+    assertThat(mixed.err()).contains("--max-rate applies to --search rate, not to --search concurrency");
+    InfermarkCliTest.Outcome mixedRate = InfermarkCliTest.run(capacity("--max-concurrency", "8").toArray(String[]::new));
+    assertThat(mixedRate.code()).isEqualTo(Infermark.USAGE);
+    assertThat(mixedRate.err()).contains("--max-concurrency applies to --search concurrency, not to --search rate");
 
     // A rate search at a rate the serial server holds (2 req/s of 100 ms requests) up to its maximum.
     Path json = dir.resolve("rate.json");
