@@ -43,8 +43,8 @@ import java.util.function.ToDoubleFunction;
  *     .run(streams -> base.load(LoadProfile.concurrency((int) streams).requests(200)).run());
  * }</pre>
  *
- * <p>The capacity is the highest passing rate (or concurrency; {@link CapacityResult#axis()} says which). A metric value of NaN (no successful request) counts
- * as a failure. A run whose client was CLIENT_BOUND never passes ({@link CapacityProbe#passed()}): its
+ * <p>The capacity is the highest passing rate (or concurrency; {@link CapacityResult#axis()} says which). A
+ * metric value of NaN (no successful request) counts as a failure. A run whose client was CLIENT_BOUND never passes ({@link CapacityProbe#passed()}): its
  * figures are the client's, not the server's; the search ends there
  * ({@link CapacityResult#stoppedEarly()}) instead of walking the rate down on figures that say nothing
  * about the server. {@link CapacityResult#warnings()} names such runs. The SLO is assumed monotone in rate (it holds below capacity and fails above);
