@@ -390,11 +390,14 @@ final class BenchCommand implements Callable<Integer> {
         throw new CliException(signals.exitCode(), "stopped by " + signals.signal().orElseThrow()
             + " before the run started");
       }
-      RunResult result = run(t, b, params, signals, drain, extras);
+      RunResult ran = run(t, b, params, signals, drain, extras);
       scraper.ifPresent(sc -> {
         sc.stop();
-        scrapeReport = Optional.of(sc.report());
+        scrapeReport = Optional.of(sc.report().withMemoryThresholds(scrape.memoryThresholds()));
       });
+      // Memory-threshold crossings go on the requests they overlap (tag memory_events), as preemption events do.
+      RunResult result = scrapeReport.isPresent() && ran.recordsRetained() ? ran.toBuilder()
+          .records(scrapeReport.get().memoryThresholds().tag(scrapeReport.get().series(), ran.records())).build() : ran;
       vllm.rampUp(rate).ifPresent(r -> extras.putAll(VllmRunFacts.rpsChangeEvents(result,
           new VllmRampArrivals(r.strategy(), r.startRps(), r.endRps(), numPrompts.value + warmupRequests, burstiness))));
       return new Measured(result, journal);

@@ -22,7 +22,7 @@ import java.util.function.Function;
  */
 final class LevelRunner {
 
-  private final Benchmark base;
+  private Benchmark base;
   private final int requests;
   private final double burstiness;
   private final long seed;
@@ -54,6 +54,12 @@ final class LevelRunner {
     this.deadline = deadline;
     this.journalFor = journalFor;
     this.outputs = outputs;
+  }
+
+  /** The same runner whose runs watch as much of the client's machine as {@code monitors} asks. */
+  LevelRunner monitoring(MonitorOptions monitors) {
+    base = monitors.apply(base);
+    return this;
   }
 
   /** A run of open-loop arrivals at {@code rate} requests per second, of the configured request count. */

@@ -79,7 +79,8 @@ final class SweepCommand implements Callable<Integer> {
   @Option(names = "--burstiness", defaultValue = "1.0", description = "Gamma shape of the arrivals at each rate (default: ${DEFAULT-VALUE}).")
   double burstiness;
 
-  @Option(names = "--knee-metric", defaultValue = "ttft", description = "Metric of the latency curve: ttft, itl, tpot, e2e (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--knee-metric", defaultValue = "ttft", description = "Metric of the latency curve: ttft, itl, tpot, e2e (default: ${DEFAULT-VALUE}; seed 002's knee is "
+          + "on P99 e2e).")
   String kneeMetric;
 
   @Option(names = "--knee-percentile", defaultValue = "99", description = "Percentile of the latency curve (default: ${DEFAULT-VALUE}).")
@@ -158,7 +159,9 @@ final class SweepCommand implements Callable<Integer> {
     SweepKnees knees = SweepKnees.ofSweep(points, curve.metric(), curve.p(), Kneedle.latencyCurve(),
         SlopeThreshold.of(slopeThreshold));
     out.println();
-    out.printf(Locale.ROOT, "Knee of the P%s %s curve against achieved req/s:%n", trim(kneePercentile), curve.metric());
+    out.printf(Locale.ROOT, "Knee of the P%s %s curve against achieved req/s%s:%n", trim(kneePercentile), curve.metric(),
+        curve.metric() == SweepKnees.SEED_002_METRIC && kneePercentile == 99 ? " (seed 002's knee)"
+            : " (seed 002's knee is on P99 E2E: --knee-metric e2e)");
     knees.clientWarnings().forEach(w -> out.println("  WARNING client not trustworthy at " + w));
     out.println("  Kneedle: " + knees.kneedleLabel().orElse("none found"));
     out.println("  Slope above " + trim(slopeThreshold) + " ms per achieved req/s: " + knees.slopeLabel()

@@ -17,13 +17,17 @@ import java.util.OptionalDouble;
  * finds it) and {@link SlopeThreshold} (first segment steeper than an absolute slope), each naming
  * the load level (rate or concurrency) where it lies.
  *
- * <p>The curve's y is a percentile of one {@link LatencyMetric} in ms; the default is <b>P99 TTFT</b>:
- * queueing, the thing a knee marks, lands in time to first token undiluted, while E2E adds decode time
- * that scales with output length. Its x is, by default, each level's <b>achieved throughput</b>
- * (successful requests per second of the level's window, {@link KneeAxis#ACHIEVED_THROUGHPUT}), as seed
- * 002 §3.2 defines the knee: "延迟增长率 Δlatency/ΔQPS 首次超过阈值 120ms/QPS" with QPS the measured
+ * <p>The curve's y is a percentile of one {@link LatencyMetric} in ms; the default is <b>P99 TTFT</b>,
+ * infermark's choice: queueing, the thing a knee marks, lands in time to first token undiluted, while E2E
+ * adds decode time that scales with output length. Its x is, by default, each level's <b>achieved
+ * throughput</b> (successful requests per second of the level's window, {@link KneeAxis#ACHIEVED_THROUGHPUT}),
+ * as seed 002 §3.2 defines the knee: "延迟增长率 Δlatency/ΔQPS 首次超过阈值 120ms/QPS" with QPS the measured
  * end-to-end rate; {@link KneeAxis#OFFERED_LOAD} plots against the offered rate (or the concurrency)
- * instead. The levels are taken in the order of the load they offered. Against achieved throughput the x
+ * instead. <b>Seed 002's knee</b> is {@link #seed002}: the seed's y is its "P99延迟" (its vLLM row: knee at
+ * 184 QPS, P99 1,247 ms), the request's end-to-end latency, so it is P99 <b>E2E</b> against achieved
+ * throughput with the 120 ms per QPS slope; the default TTFT curve of the same sweep is not the seed's and
+ * can put its knee elsewhere (with TTFT half of E2E its slopes are half, and 120 ms per QPS is reached later
+ * or never). The levels are taken in the order of the load they offered. Against achieved throughput the x
  * need not rise: a level that delivered no more than an earlier one is past saturation. The slope rule
  * walks the levels in offered order ({@link SlopeThreshold#findAlong}), so the first segment where
  * latency rose while throughput did not has an infinite slope and is the knee; Kneedle, which needs an
@@ -98,6 +102,18 @@ public final class SweepKnees {
     this.saturated = saturated;
     this.belowSaturated = belowSaturated;
     this.clientWarnings = clientWarnings;
+  }
+
+  /** Seed 002's metric for its knee: end-to-end latency ("P99延迟"). */
+  public static final LatencyMetric SEED_002_METRIC = LatencyMetric.E2E;
+
+  /**
+   * Seed 002 §3.2's knee of a core sweep: P99 <b>E2E</b> latency (the seed's "P99延迟") against achieved
+   * throughput (its "端到端 QPS"), where Δlatency/ΔQPS first exceeds 120 ms per QPS, with Kneedle beside it.
+   */
+  public static SweepKnees seed002(List<? extends SweepPoint<? extends Number>> points) {
+    return of(LoadCurvePoint.of(points), SEED_002_METRIC, 0.99, Kneedle.latencyCurve(), SlopeThreshold.defaults(),
+        KneeAxis.ACHIEVED_THROUGHPUT);
   }
 
   /** The knees of a core sweep over rates or concurrencies, with the defaults (P99 TTFT against achieved req/s). */

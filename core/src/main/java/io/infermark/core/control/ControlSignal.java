@@ -52,7 +52,8 @@ public interface ControlSignal {
   }
 
   /**
-   * Completed end-to-end transactions per second (seed 003 §2.3's TPS): successful measured requests
+   * On-time transactions per second (seed 003 §2.3's TPS counted only within its SLA latency, closer to
+   * goodput; the seed's TPS itself counts every completed transaction): successful measured requests
    * that completed within the last {@code window} (counted at their completion, send + end offset) and
    * whose E2E (last token-bearing chunk − send) was at most {@code sla}; 0 when none did. A request
    * that failed or took longer than the SLA is not a transaction the service delivered.

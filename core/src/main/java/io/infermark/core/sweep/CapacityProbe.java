@@ -8,7 +8,8 @@ import java.util.Objects;
 /**
  * One run of a capacity search.
  *
- * @param rate the offered rate, requests/s
+ * @param rate the level probed: the offered rate in requests/s, or for a search over concurrency
+ *     ({@link CapacityAxis#CONCURRENCY}) the number of closed-loop streams, a whole number
  * @param value the SLO metric's value at that rate (NaN when the search uses a plain predicate)
  * @param sloMet whether the SLO held on the run's figures
  * @param result the run

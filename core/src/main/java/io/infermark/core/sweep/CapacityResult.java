@@ -18,18 +18,27 @@ import java.util.OptionalDouble;
  * @param stoppedEarly why the search ended before it could bracket and refine the capacity (a client-bound
  *     probe, a stop, an interrupted run, the time limit); empty when it ran to its end. The capacity is then
  *     the highest passing rate found so far, a lower bound
+ * @param axis what the search varied: a request rate (the capacity in req/s) or a closed-loop concurrency (the
+ *     capacity in streams, a whole number; "rate" in the other names then means the level)
  */
 public record CapacityResult(OptionalDouble capacity, boolean limitedByMaxRate, List<CapacityProbe> probes,
-    Optional<String> stoppedEarly) {
+    Optional<String> stoppedEarly, CapacityAxis axis) {
 
   /** Copies. */
   public CapacityResult {
     probes = List.copyOf(probes);
     Objects.requireNonNull(capacity, "capacity");
     Objects.requireNonNull(stoppedEarly, "stoppedEarly");
+    Objects.requireNonNull(axis, "axis");
   }
 
-  /** A search that ran to its end. */
+  /** A rate search, ended as {@code stoppedEarly} says. */
+  public CapacityResult(OptionalDouble capacity, boolean limitedByMaxRate, List<CapacityProbe> probes,
+      Optional<String> stoppedEarly) {
+    this(capacity, limitedByMaxRate, probes, stoppedEarly, CapacityAxis.RATE);
+  }
+
+  /** A rate search that ran to its end. */
   public CapacityResult(OptionalDouble capacity, boolean limitedByMaxRate, List<CapacityProbe> probes) {
     this(capacity, limitedByMaxRate, probes, Optional.empty());
   }
@@ -55,18 +64,25 @@ public record CapacityResult(OptionalDouble capacity, boolean limitedByMaxRate, 
     List<String> lines = new ArrayList<>();
     for (CapacityProbe p : clientBoundProbes()) {
       ClientHealth h = p.clientHealth();
-      lines.add(String.format(Locale.ROOT, "%.4g req/s %s: the client was CLIENT_BOUND (%s)", p.rate(),
+      lines.add(String.format(Locale.ROOT, "%s %s: the client was CLIENT_BOUND (%s)", level(p.rate()),
           p.sloMet() ? "met the SLO but was not accepted" : "failed the SLO, perhaps by the client's fault",
           h.reasonText()));
     }
     return List.copyOf(lines);
   }
 
+  /** A level in words: {@code 12.5 req/s} or {@code 8 streams}. */
+  private String level(double level) {
+    return axis == CapacityAxis.CONCURRENCY ? String.format(Locale.ROOT, "%d streams", (long) level)
+        : String.format(Locale.ROOT, "%.4g req/s", level);
+  }
+
   @Override
   public String toString() {
     List<CapacityProbe> bound = clientBoundProbes();
-    return String.format(Locale.ROOT, "CapacityResult[%s in %d runs%s%s]",
-        capacity.isPresent() ? String.format(Locale.ROOT, "%.4g req/s", capacity.getAsDouble()) : "no passing rate",
+    return String.format(Locale.ROOT, "CapacityResult[%s%s in %d runs%s%s]",
+        axis == CapacityAxis.CONCURRENCY ? "concurrency " : "",
+        capacity.isPresent() ? level(capacity.getAsDouble()) : "no passing " + axis.word(),
         probes.size(), (limitedByMaxRate ? ", limited by the maximum rate" : "")
             + stoppedEarly.map(w -> ", stopped early: " + w).orElse(""),
         bound.isEmpty() ? "" : ", " + bound.size() + " client-bound run" + (bound.size() == 1 ? "" : "s")

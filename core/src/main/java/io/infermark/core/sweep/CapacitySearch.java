@@ -34,8 +34,17 @@ import java.util.function.ToDoubleFunction;
  *       number of runs (12).
  * </ol>
  *
- * <p>The capacity is the highest passing rate. A metric value of NaN (no successful request) counts
- * as a failure. A run whose client was CLIENT_BOUND never passes ({@link CapacityProbe#passed()}): its
+ * <p>{@link #overConcurrency()} searches closed-loop concurrency instead (seed 002's "largest concurrency whose
+ * P95 latency stays ≤ 2 s"), over whole numbers of streams:
+ *
+ * <pre>{@code
+ * CapacityResult c = CapacitySearch.atMost(RecordPercentiles.of(RecordPercentiles::e2eSeconds, 0.95), 2.0)
+ *     .overConcurrency().maxRate(256)
+ *     .run(streams -> base.load(LoadProfile.concurrency((int) streams).requests(200)).run());
+ * }</pre>
+ *
+ * <p>The capacity is the highest passing rate (or concurrency; {@link CapacityResult#axis()} says which). A
+ * metric value of NaN (no successful request) counts as a failure. A run whose client was CLIENT_BOUND never passes ({@link CapacityProbe#passed()}): its
  * figures are the client's, not the server's; the search ends there
  * ({@link CapacityResult#stoppedEarly()}) instead of walking the rate down on figures that say nothing
  * about the server. {@link CapacityResult#warnings()} names such runs. The SLO is assumed monotone in rate (it holds below capacity and fails above);
@@ -52,9 +61,16 @@ public final class CapacitySearch {
   private final double growth;
   private final double tolerance;
   private final int maxRuns;
+  private final CapacityAxis axis;
 
   private CapacitySearch(ToDoubleFunction<RunResult> metric, double threshold, Predicate<RunResult> slo,
       double startRate, double minRate, double maxRate, double growth, double tolerance, int maxRuns) {
+    this(metric, threshold, slo, startRate, minRate, maxRate, growth, tolerance, maxRuns, CapacityAxis.RATE);
+  }
+
+  private CapacitySearch(ToDoubleFunction<RunResult> metric, double threshold, Predicate<RunResult> slo,
+      double startRate, double minRate, double maxRate, double growth, double tolerance, int maxRuns,
+      CapacityAxis axis) {
     this.metric = metric;
     this.threshold = threshold;
     this.slo = slo;
@@ -64,6 +80,7 @@ public final class CapacitySearch {
     this.growth = growth;
     this.tolerance = tolerance;
     this.maxRuns = maxRuns;
+    this.axis = axis;
   }
 
   /** A search for the highest rate at which {@code metric} stays at or below {@code threshold}. */
@@ -72,31 +89,31 @@ public final class CapacitySearch {
     if (Double.isNaN(threshold)) {
       throw new IllegalArgumentException("threshold must be a number");
     }
-    return new CapacitySearch(metric, threshold, null, 1, 0.01, 1e6, 2, 0.05, 12);
+    return new CapacitySearch(metric, threshold, null, 1, DEFAULT_MIN_RATE, DEFAULT_MAX_RATE, 2, 0.05, 12);
   }
 
   /** A search for the highest rate at which {@code slo} holds (bisection after bracketing). */
   public static CapacitySearch passing(Predicate<RunResult> slo) {
     Objects.requireNonNull(slo, "slo");
-    return new CapacitySearch(null, Double.NaN, slo, 1, 0.01, 1e6, 2, 0.05, 12);
+    return new CapacitySearch(null, Double.NaN, slo, 1, DEFAULT_MIN_RATE, DEFAULT_MAX_RATE, 2, 0.05, 12);
   }
 
   /** The first rate tried (default 1 req/s). */
   public CapacitySearch startRate(double rate) {
     return new CapacitySearch(metric, threshold, slo, positive(rate, "startRate"), minRate, maxRate, growth,
-        tolerance, maxRuns);
+        tolerance, maxRuns, axis);
   }
 
   /** The lowest rate tried (default 0.01 req/s). */
   public CapacitySearch minRate(double rate) {
     return new CapacitySearch(metric, threshold, slo, startRate, positive(rate, "minRate"), maxRate, growth,
-        tolerance, maxRuns);
+        tolerance, maxRuns, axis);
   }
 
   /** The highest rate tried (default 10⁶ req/s). */
   public CapacitySearch maxRate(double rate) {
     return new CapacitySearch(metric, threshold, slo, startRate, minRate, positive(rate, "maxRate"), growth,
-        tolerance, maxRuns);
+        tolerance, maxRuns, axis);
   }
 
   /** Bracketing factor (default 2), > 1. */
@@ -104,13 +121,13 @@ public final class CapacitySearch {
     if (!(factor > 1) || Double.isInfinite(factor)) {
       throw new IllegalArgumentException("growth must be finite and > 1, was " + factor);
     }
-    return new CapacitySearch(metric, threshold, slo, startRate, minRate, maxRate, factor, tolerance, maxRuns);
+    return new CapacitySearch(metric, threshold, slo, startRate, minRate, maxRate, factor, tolerance, maxRuns, axis);
   }
 
   /** Stop when the bracket is this narrow relative to its lower end (default 0.05), > 0. */
   public CapacitySearch tolerance(double relative) {
     return new CapacitySearch(metric, threshold, slo, startRate, minRate, maxRate, growth,
-        positive(relative, "tolerance"), maxRuns);
+        positive(relative, "tolerance"), maxRuns, axis);
   }
 
   /** Stop after this many runs (default 12), >= 1. */
@@ -118,7 +135,35 @@ public final class CapacitySearch {
     if (runs < 1) {
       throw new IllegalArgumentException("maxRuns must be >= 1, was " + runs);
     }
-    return new CapacitySearch(metric, threshold, slo, startRate, minRate, maxRate, growth, tolerance, runs);
+    return new CapacitySearch(metric, threshold, slo, startRate, minRate, maxRate, growth, tolerance, runs, axis);
+  }
+
+  /**
+   * The same search over closed-loop concurrency instead of a request rate (seed 002's "largest concurrency
+   * whose P95 latency stays ≤ 2 s"): every level is a whole number ≥ 1, the start, minimum and maximum
+   * are rounded to whole numbers (the minimum up, at least 1; the maximum down), bracketing multiplies and
+   * divides by the growth factor and rounds (up by at least one stream, down by at least one), and refinement
+   * picks a whole number strictly inside the bracket. The search ends when the bracket is two neighbours
+   * ({@code hi − lo = 1}), within the tolerance, or after the maximum number of runs. The function given to
+   * {@link #run} receives whole numbers: run {@code (int) level} streams. Unless set, the start and minimum are 1
+   * and the maximum 1024.
+   */
+  public CapacitySearch overConcurrency() {
+    return new CapacitySearch(metric, threshold, slo, startRate, minRate == DEFAULT_MIN_RATE ? 1 : minRate,
+        maxRate == DEFAULT_MAX_RATE ? DEFAULT_MAX_CONCURRENCY : maxRate, growth, tolerance, maxRuns,
+        CapacityAxis.CONCURRENCY);
+  }
+
+  /** The default lowest rate, req/s. */
+  private static final double DEFAULT_MIN_RATE = 0.01;
+  /** The default highest rate, req/s. */
+  private static final double DEFAULT_MAX_RATE = 1e6;
+  /** The default highest concurrency of a search {@link #overConcurrency()}. */
+  private static final double DEFAULT_MAX_CONCURRENCY = 1024;
+
+  /** What the search varies: {@link CapacityAxis#RATE} unless {@link #overConcurrency()}. */
+  public CapacityAxis axis() {
+    return axis;
   }
 
   /**
@@ -149,7 +194,7 @@ public final class CapacitySearch {
       return search(runAtRate, onProbe, stop);
     } catch (Stopped s) {
       OptionalDouble best = s.probes.stream().filter(CapacityProbe::passed).mapToDouble(CapacityProbe::rate).max();
-      return new CapacityResult(best, false, s.probes, Optional.of(s.why));
+      return new CapacityResult(best, false, s.probes, Optional.of(s.why), axis);
     }
   }
 
@@ -168,9 +213,14 @@ public final class CapacitySearch {
 
   private CapacityResult search(DoubleFunction<RunResult> runAtRate, Consumer<CapacityProbe> onProbe,
       BooleanSupplier stop) {
+    boolean whole = axis == CapacityAxis.CONCURRENCY;
+    double startRate = whole ? Math.max(1, Math.rint(this.startRate)) : this.startRate;
+    double minRate = whole ? Math.max(1, Math.ceil(this.minRate)) : this.minRate;
+    double maxRate = whole ? Math.floor(this.maxRate) : this.maxRate;
     if (!(minRate <= startRate && startRate <= maxRate)) {
       throw new IllegalArgumentException(String.format(Locale.ROOT,
-          "need minRate <= startRate <= maxRate, were %s, %s, %s", minRate, startRate, maxRate));
+          "need minRate <= startRate <= maxRate, were %s, %s, %s%s", minRate, startRate, maxRate,
+          whole ? " (concurrencies, rounded to whole streams)" : ""));
     }
     List<CapacityProbe> probes = new ArrayList<>();
     Prober probe = rate -> probe(runAtRate, rate, probes, onProbe, stop);
@@ -178,9 +228,9 @@ public final class CapacitySearch {
     CapacityProbe lo = first.passed() ? first : null;
     CapacityProbe hi = first.passed() ? null : first;
     while (lo == null && probes.size() < maxRuns) {
-      double r = hi.rate() / growth;
+      double r = whole ? Math.min(hi.rate() - 1, Math.floor(hi.rate() / growth)) : hi.rate() / growth;
       if (r < minRate) {
-        return new CapacityResult(OptionalDouble.empty(), false, probes);
+        return new CapacityResult(OptionalDouble.empty(), false, probes, Optional.empty(), axis);
       }
       CapacityProbe p = probe.at(r);
       if (p.passed()) {
@@ -191,9 +241,10 @@ public final class CapacitySearch {
     }
     while (hi == null && probes.size() < maxRuns) {
       if (lo.rate() >= maxRate) {
-        return new CapacityResult(OptionalDouble.of(lo.rate()), true, probes);
+        return new CapacityResult(OptionalDouble.of(lo.rate()), true, probes, Optional.empty(), axis);
       }
-      CapacityProbe p = probe.at(Math.min(maxRate, lo.rate() * growth));
+      double up = whole ? Math.max(lo.rate() + 1, Math.rint(lo.rate() * growth)) : lo.rate() * growth;
+      CapacityProbe p = probe.at(Math.min(maxRate, up));
       if (p.passed()) {
         lo = p;
       } else {
@@ -201,17 +252,23 @@ public final class CapacitySearch {
       }
     }
     if (lo == null) {
-      return new CapacityResult(OptionalDouble.empty(), false, probes);
+      return new CapacityResult(OptionalDouble.empty(), false, probes, Optional.empty(), axis);
     }
-    while (hi != null && (hi.rate() - lo.rate()) / lo.rate() > tolerance && probes.size() < maxRuns) {
-      CapacityProbe p = probe.at(next(lo, hi));
+    while (hi != null && (hi.rate() - lo.rate()) / lo.rate() > tolerance && (!whole || hi.rate() - lo.rate() > 1)
+        && probes.size() < maxRuns) {
+      CapacityProbe p = probe.at(whole ? nextWhole(lo, hi) : next(lo, hi));
       if (p.passed()) {
         lo = p;
       } else {
         hi = p;
       }
     }
-    return new CapacityResult(OptionalDouble.of(lo.rate()), hi == null, probes);
+    return new CapacityResult(OptionalDouble.of(lo.rate()), hi == null, probes, Optional.empty(), axis);
+  }
+
+  /** The next concurrency: the interpolated level rounded, strictly inside a bracket wider than one stream. */
+  private double nextWhole(CapacityProbe lo, CapacityProbe hi) {
+    return Math.max(lo.rate() + 1, Math.min(hi.rate() - 1, Math.rint(next(lo, hi))));
   }
 
   private double next(CapacityProbe lo, CapacityProbe hi) {
@@ -231,7 +288,7 @@ public final class CapacitySearch {
   private CapacityProbe probe(DoubleFunction<RunResult> runAtRate, double rate, List<CapacityProbe> probes,
       Consumer<CapacityProbe> onProbe, BooleanSupplier stop) {
     if (stop.getAsBoolean()) {
-      throw new Stopped(probes, String.format(Locale.ROOT, "stopped before the probe at %.4g req/s", rate));
+      throw new Stopped(probes, String.format(Locale.ROOT, "stopped before the probe at %s", level(rate)));
     }
     RunResult result = Objects.requireNonNull(runAtRate.apply(rate), "runAtRate returned null");
     CapacityProbe p;
@@ -244,15 +301,22 @@ public final class CapacitySearch {
     probes.add(p);
     onProbe.accept(p);
     if (result.interrupted()) {
-      throw new Stopped(probes, String.format(Locale.ROOT, "the probe at %.4g req/s was interrupted (%s)", rate,
+      throw new Stopped(probes, String.format(Locale.ROOT, "the probe at %s was interrupted (%s)", level(rate),
           result.interruption().orElseThrow().reason()));
     }
     if (p.clientHealth().isClientBound()) {
-      throw new Stopped(probes, String.format(Locale.ROOT, "the probe at %.4g req/s was CLIENT_BOUND (%s): its figures "
-          + "are the client's, so the search stops instead of walking the rate down; free the client's machine "
-          + "(or give the client more cores) and search again", rate, p.clientHealth().reasonText()));
+      throw new Stopped(probes, String.format(Locale.ROOT, "the probe at %s was CLIENT_BOUND (%s): its figures "
+          + "are the client's, so the search stops instead of walking the %s down; free the client's machine "
+          + "(or give the client more cores) and search again", level(rate), p.clientHealth().reasonText(),
+          axis.word()));
     }
     return p;
+  }
+
+  /** A level in words: {@code 12.5 req/s} or {@code 8 streams}. */
+  private String level(double level) {
+    return axis == CapacityAxis.CONCURRENCY ? String.format(Locale.ROOT, "%d streams", (long) level)
+        : String.format(Locale.ROOT, "%.4g req/s", level);
   }
 
   private static double positive(double v, String name) {
@@ -264,8 +328,8 @@ public final class CapacitySearch {
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "CapacitySearch[%s, start %s, range [%s, %s], growth %s, tolerance %s, "
-        + "max %d runs]", metric != null ? "metric <= " + threshold : "predicate", startRate, minRate, maxRate,
-        growth, tolerance, maxRuns);
+    return String.format(Locale.ROOT, "CapacitySearch[%s over %s, start %s, range [%s, %s], growth %s, tolerance %s, "
+        + "max %d runs]", metric != null ? "metric <= " + threshold : "predicate", axis.word(), startRate, minRate,
+        maxRate, growth, tolerance, maxRuns);
   }
 }

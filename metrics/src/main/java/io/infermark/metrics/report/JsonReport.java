@@ -167,7 +167,12 @@ import java.util.OptionalInt;
  *     "endpoint": "http://127.0.0.1:8090/metrics", "interval_s": 1.0, "timeout_s": 30.0,
  *     "successful_scrapes": 12, "late_scrapes": 1, "failed_scrapes": 0,
  *     "series": {"llamacpp:requests_processing": {"samples": 12, "first": 0.0, "last": 0.0, "min": 0.0,
- *                "max": 4.0, "mean": 2.1, "first_s": 0.01, "last_s": 11.0}}   // values null without samples
+ *                "max": 4.0, "mean": 2.1, "first_s": 0.01, "last_s": 11.0}},  // values null without samples
+ *     "memory_thresholds": {                       // only when thresholds were watched (ScrapeReport.withMemoryThresholds)
+ *       "watched": [{"label": "kv 92%", "level": 0.92, "meaning": "KV eviction (seed 000 §3.3)",
+ *                    "series": "vllm:kv_cache_usage_perc" | null}],              // null: none of its series scraped
+ *       "crossings": [{"label": "kv 92%", "series": "vllm:kv_cache_usage_perc", "direction": "up" | "down",
+ *                      "from_s": 1.2034, "to_s": 1.2135, "before": 0.9 | null, "after": 0.95}]}
  *   },
  *   "slo": {                                       // only when an SloReport was given
  *     "name": "chat", "all_passed": true,

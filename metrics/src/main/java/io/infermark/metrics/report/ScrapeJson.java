@@ -3,12 +3,15 @@ package io.infermark.metrics.report;
 import static io.infermark.metrics.report.JsonFields.number;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.infermark.metrics.server.MemoryThreshold;
+import io.infermark.metrics.server.MemoryThresholds;
 import io.infermark.metrics.server.ScrapeReport;
 import io.infermark.metrics.server.ServerSeries;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * The server metrics scraped during a run, for the JSON report ({@code server_metrics}), the console and the HTML
@@ -66,7 +69,62 @@ final class ScrapeJson {
       g.writeEndObject();
     }
     g.writeEndObject();
+    if (!r.memoryThresholds().thresholds().isEmpty()) {
+      g.writeObjectFieldStart("memory_thresholds");
+      g.writeArrayFieldStart("watched");
+      for (MemoryThreshold t : r.memoryThresholds().thresholds()) {
+        g.writeStartObject();
+        g.writeStringField("label", t.label());
+        g.writeNumberField("level", t.level());
+        g.writeStringField("meaning", t.meaning());
+        Optional<String> read = readFrom(r, t);
+        if (read.isPresent()) {
+          g.writeStringField("series", read.get());
+        } else {
+          g.writeNullField("series");
+        }
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeArrayFieldStart("crossings");
+      for (MemoryThresholds.Crossing c : r.memoryCrossings()) {
+        g.writeStartObject();
+        g.writeStringField("label", c.threshold().label());
+        g.writeStringField("series", c.series());
+        g.writeStringField("direction", c.direction().word());
+        g.writeNumberField("from_s", c.fromNanos() / 1e9);
+        g.writeNumberField("to_s", c.toNanos() / 1e9);
+        number(g, "before", c.before());
+        number(g, "after", c.after());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeEndObject();
+    }
     g.writeEndObject();
+  }
+
+  /** The series a threshold read in this report, if any of its series has samples. */
+  static Optional<String> readFrom(ScrapeReport r, MemoryThreshold t) {
+    return t.series().stream().filter(name -> r.series().stream().anyMatch(s -> s.name().equals(name) && s.size() > 0))
+        .findFirst();
+  }
+
+  /** Console lines of the memory thresholds: each watched one, then each crossing; none when none was watched. */
+  static List<String> memoryLines(ScrapeReport r) {
+    List<String> lines = new ArrayList<>();
+    if (r.memoryThresholds().thresholds().isEmpty()) {
+      return lines;
+    }
+    List<String> watched = new ArrayList<>();
+    for (MemoryThreshold t : r.memoryThresholds().thresholds()) {
+      watched.add(t.label() + readFrom(r, t).map(s -> " on " + s).orElse(" (not exported)"));
+    }
+    List<MemoryThresholds.Crossing> crossings = r.memoryCrossings();
+    lines.add("  memory thresholds: " + String.join(", ", watched) + ": " + crossings.size() + " crossing"
+        + (crossings.size() == 1 ? "" : "s"));
+    crossings.forEach(c -> lines.add("    " + c));
+    return lines;
   }
 
   /** Console lines: the counts, then one line per series. */
@@ -80,6 +138,7 @@ final class ScrapeJson {
           : String.format(Locale.ROOT, "  %s: %d samples, first %s, last %s, min %s, max %s, mean %s", s.name(),
               st.samples(), fmt(st.first()), fmt(st.last()), fmt(st.min()), fmt(st.max()), fmt(st.mean())));
     }
+    lines.addAll(memoryLines(r));
     return lines;
   }
 

@@ -88,6 +88,25 @@ final class ServerSideHtml {
       b.append("</tr>");
     }
     b.append("</tbody></table>");
+    if (!r.memoryThresholds().thresholds().isEmpty()) {
+      java.util.List<String> watched = ScrapeJson.memoryLines(r);
+      b.append("<h3>Memory thresholds</h3><p class='meta'>").append(Html.escape(watched.get(0).strip()))
+          .append("; a crossing happened between the two scrapes named (run clock).</p>");
+      java.util.List<io.infermark.metrics.server.MemoryThresholds.Crossing> crossings = r.memoryCrossings();
+      if (!crossings.isEmpty()) {
+        b.append("<table><thead><tr><th>threshold</th><th>series</th><th>direction</th><th>between (s)</th>"
+            + "<th>before</th><th>after</th></tr></thead><tbody>");
+        for (io.infermark.metrics.server.MemoryThresholds.Crossing c : crossings) {
+          b.append("<tr><td title='").append(Html.escape(c.threshold().meaning())).append("'>")
+              .append(Html.escape(c.threshold().label() + ": " + c.threshold().meaning())).append("</td><td>")
+              .append(Html.escape(c.series())).append("</td><td>").append(c.direction().word()).append("</td><td>")
+              .append(Html.escape(String.format(java.util.Locale.ROOT, "%.3f – %.3f", c.fromNanos() / 1e9,
+                  c.toNanos() / 1e9))).append("</td><td>").append(Html.escape(ScrapeJson.fmt(c.before())))
+              .append("</td><td>").append(Html.escape(ScrapeJson.fmt(c.after()))).append("</td></tr>");
+        }
+        b.append("</tbody></table>");
+      }
+    }
   }
 
   private static void group(StringBuilder b, String name, PrefixCacheSummary.Group g, boolean ideal) {

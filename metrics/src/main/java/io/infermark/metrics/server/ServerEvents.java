@@ -83,30 +83,39 @@ public final class ServerEvents {
   /** The events overlapping the request's window, each with where in the request it fell. */
   public List<Annotation> annotate(RequestRecord r) {
     List<Annotation> out = new ArrayList<>();
+    for (Event e : events) {
+      Phase phase = phaseOf(r, e.fromNanos(), e.toNanos());
+      if (phase != null) {
+        out.add(new Annotation(e, phase));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Where in request {@code r} something known to have happened in {@code (from, to]} (run-clock nanoseconds)
+   * fell; null when that interval does not overlap the request's window (or the request was never sent).
+   */
+  static Phase phaseOf(RequestRecord r, long from, long to) {
     if (!r.wasSent()) {
-      return out;
+      return null;
     }
     long send = r.sendNanos();
     long end = send + r.endOffsetNanos();
+    if (from >= end || to <= send) {
+      return null;
+    }
     long first = r.chunks().firstTokenOffsetNanos().isPresent() ? send + r.chunks().firstTokenOffsetNanos().getAsLong()
         : -1;
     long last = r.chunks().lastTokenOffsetNanos().isPresent() ? send + r.chunks().lastTokenOffsetNanos().getAsLong()
         : -1;
-    for (Event e : events) {
-      if (e.fromNanos() >= end || e.toNanos() <= send) {
-        continue;
-      }
-      Phase phase;
-      if (first >= 0 && e.fromNanos() >= first && e.toNanos() <= last) {
-        phase = Phase.DECODE;
-      } else if (e.fromNanos() >= send && (first < 0 ? e.toNanos() <= end : e.toNanos() <= first)) {
-        phase = Phase.BEFORE_FIRST_TOKEN;
-      } else {
-        phase = Phase.SPANNING;
-      }
-      out.add(new Annotation(e, phase));
+    if (first >= 0 && from >= first && to <= last) {
+      return Phase.DECODE;
     }
-    return out;
+    if (from >= send && (first < 0 ? to <= end : to <= first)) {
+      return Phase.BEFORE_FIRST_TOKEN;
+    }
+    return Phase.SPANNING;
   }
 
   /** The records, each with annotations tagged {@value #TAG}; records no event overlaps are unchanged. */
