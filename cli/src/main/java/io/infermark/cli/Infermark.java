@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
  * The {@code infermark} command: {@code bench} an endpoint with {@code vllm bench serve}'s flags,
  * {@code sweep} load levels and find the knee, search the {@code capacity} that meets an SLO, run
  * the simulator ({@code sim}), render or compare reports ({@code report}), {@code explain} why P99
- * moved between two runs, and {@code merge} the shards of a schedule split over several machines.
+ * moved between two runs, {@code merge} the shards of a schedule split over several machines, and run the
+ * seeds' {@code scenario} kits.
  *
  * <p>Exit codes: {@link #OK} when the run was measured and every gate passed, {@link #GATE_FAILED}
  * when an SLO or goodput gate failed (so CI can gate on it), {@link #USAGE} for a bad command line and
@@ -19,7 +20,8 @@ import picocli.CommandLine.Command;
 @Command(name = "infermark", mixinStandardHelpOptions = true, versionProvider = Infermark.Version.class,
     description = "Benchmark LLM inference services: token-level timings, honest statistics, explanations.",
     subcommands = {BenchCommand.class, SweepCommand.class, CapacityCommand.class, SimCommand.class,
-        ReportCommand.class, ExplainCommand.class, MergeCommand.class, CommandLine.HelpCommand.class},
+        ReportCommand.class, ExplainCommand.class, MergeCommand.class,
+        io.infermark.cli.scenario.ScenarioCommand.class, CommandLine.HelpCommand.class},
     footer = {"", "Exit codes: 0 ok, 1 an SLO or goodput gate failed, 2 bad command line, 3 the command failed."})
 public final class Infermark implements Runnable {
 
@@ -103,8 +105,7 @@ public final class Infermark implements Runnable {
       CommandLine c = ex.getCommandLine();
       c.getErr().println(prefix(c) + ex.getMessage());
       if (!CommandLine.UnmatchedArgumentException.printSuggestions(ex, c.getErr())) {
-        c.getErr().println("Try 'infermark " + (c.getCommandName().equals("infermark") ? "" : c.getCommandName() + " ")
-            + "--help' for the options.");
+        c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for the options.");
       }
       return USAGE;
     });
@@ -113,13 +114,13 @@ public final class Infermark implements Runnable {
 
   /** "infermark: " for the top-level command, "infermark bench: " for a subcommand. */
   static String prefix(CommandLine c) {
-    return c.getParent() == null ? "infermark: " : "infermark " + c.getCommandName() + ": ";
+    return c.getParent() == null ? "infermark: " : c.getCommandSpec().qualifiedName() + ": ";
   }
 
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(),
-        "a command is needed: bench, sweep, capacity, sim, report, explain or merge");
+        "a command is needed: bench, sweep, capacity, sim, report, explain, merge or scenario");
   }
 
   /** The version from the jar's manifest (or "development" when run from classes). */

@@ -1,0 +1,164 @@
+package io.infermark.cli.scenario;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.infermark.cli.TargetOptions;
+import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.request.GenerationParams;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * What every kit command shares: the target (bench's flags), the output length, the JSON report and the exit code
+ * from the verdict. A kit implements {@link #execute} and returns its {@link Outcome}.
+ */
+abstract class KitCommand implements Callable<Integer> {
+
+  @Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Mixin
+  TargetOptions target = new TargetOptions();
+
+  @Option(names = "--output-len", paramLabel = "N",
+      description = "Output tokens per request, sent with ignore_eos (default: the kit's, see docs/scenarios.md).")
+  Integer outputLen;
+
+  @Option(names = "--json", paramLabel = "FILE",
+      description = "Where the JSON report goes (default: scenario-KIT.json in the current directory).")
+  Path json;
+
+  @Option(names = "--no-save", description = "Write no files, only print the verdict.")
+  boolean noSave;
+
+  /** A kit's result: its verdict, the lines the console shows, and what else the JSON and HTML reports hold. */
+  record Outcome(boolean pass, Object verdict, List<String> lines, Map<String, Object> extra,
+      Optional<HtmlPage> html) {
+    Outcome {
+      lines = List.copyOf(lines);
+      extra = new LinkedHashMap<>(extra);
+    }
+
+    Outcome(boolean pass, Object verdict, List<String> lines) {
+      this(pass, verdict, lines, Map.of(), Optional.empty());
+    }
+  }
+
+  /** Writes an HTML page to a file. */
+  @FunctionalInterface
+  interface HtmlPage {
+    void write(Path file) throws IOException;
+  }
+
+  /** The kit's output length when {@code --output-len} is not given. */
+  abstract int defaultOutputLen();
+
+  /** Checks the kit's flags (before anything is sent) and runs the kit. */
+  abstract Outcome execute(PrintWriter out, PrintWriter err);
+
+  @Override
+  public final Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    if (outputLen != null && outputLen < 1) {
+      throw new IllegalArgumentException("--output-len must be >= 1, was " + outputLen);
+    }
+    validate();
+    CommandLine.ParseResult given = spec.commandLine().getParseResult();
+    if (!given.hasMatchedOption("--backend") && !given.hasMatchedOption("--endpoint")
+        && !given.hasMatchedOption("--url")) {
+      target.chatApi(); // the kits' prompts are chats: system messages, turns
+    }
+    target.resolveModel(err);
+    out.printf("infermark scenario %s: %s, model %s%n", spec.name(), target.describe(), target.requestModel());
+    out.flush();
+    Outcome o = execute(out, err);
+    o.lines().forEach(out::println);
+    out.println(spec.name() + ": " + (o.pass() ? "PASS" : "FAIL"));
+    if (!noSave) {
+      Path file = json != null ? json : Path.of("scenario-" + spec.name() + ".json");
+      write(file, o);
+      List<String> written = new ArrayList<>(List.of(file.toString()));
+      if (o.html().isPresent()) {
+        String name = file.getFileName().toString();
+        Path page = file.resolveSibling((name.endsWith(".json") ? name.substring(0, name.length() - 5) : name)
+            + ".html");
+        try {
+          o.html().get().write(page);
+        } catch (IOException e) {
+          throw new UncheckedIOException("cannot write " + page + ": " + e.getMessage(), e);
+        }
+        written.add(page + " (HTML report)");
+      }
+      out.println("Wrote " + String.join(", ", written));
+    }
+    if (!o.pass()) {
+      out.println("VERDICT FAILED: exit code 1");
+    }
+    out.flush();
+    return o.pass() ? 0 : 1;
+  }
+
+  /** Checks flags that picocli cannot; throws {@link IllegalArgumentException} (exit 2) on the first bad one. */
+  void validate() {}
+
+  /** Output length and ignore_eos. */
+  GenerationParams params() {
+    return GenerationParams.builder().maxTokens(outputLen != null ? outputLen : defaultOutputLen()).ignoreEos(true)
+        .build();
+  }
+
+  /**
+   * Fails the command (exit 3) when no measured request succeeded: a verdict on nothing would be the server's
+   * absence, not the kit's finding.
+   */
+  static void requireASuccess(List<RequestRecord> records) {
+    if (records.stream().noneMatch(r -> r.measured() && r.succeeded())) {
+      String first = records.stream().map(RequestRecord::failure).flatMap(Optional::stream).findFirst()
+          .map(f -> ": first error " + f).orElse("");
+      throw new IllegalStateException("every request failed" + first);
+    }
+  }
+
+  /** The JSON report: the kit, target, parameters, verdict and extras. */
+  private void write(Path file, Outcome o) {
+    Map<String, Object> root = new LinkedHashMap<>();
+    root.put("scenario", spec.name());
+    root.put("target", target.describe());
+    root.put("model", target.requestModel());
+    Map<String, Object> parameters = new LinkedHashMap<>();
+    for (CommandLine.Model.OptionSpec opt : spec.options()) {
+      String name = opt.longestName();
+      if (opt.usageHelp() || opt.versionHelp() || name.equals("--json") || name.equals("--no-save")) {
+        continue;
+      }
+      parameters.put(name.replaceFirst("^--", ""), JsonTree.of(opt.getValue()));
+    }
+    root.put("parameters", parameters);
+    root.put("pass", o.pass());
+    root.put("verdict", JsonTree.of(o.verdict()));
+    o.extra().forEach((k, v) -> root.put(k, JsonTree.of(v)));
+    try {
+      Path dir = file.toAbsolutePath().getParent();
+      if (dir != null) {
+        Files.createDirectories(dir);
+      }
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), root);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+    }
+  }
+}
