@@ -26,10 +26,11 @@ import picocli.CommandLine.Option;
 
 /** {@code infermark scenario cold-start}: seed 003 §3.3, {@link ColdStartKit}. */
 @Command(name = "cold-start", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Seed 003 §3.3, the cost of a cold start: start (or wake) the server, then run this. It polls "
-        + "the health endpoint from the command's start until it answers 2xx (time to ready), sends the cold "
-        + "requests at once with no test request before them, then warm requests one at a time. Cold TTFT is the "
-        + "slowest cold request's; the penalty is that minus the warm median TTFT.",
+    description = {"Seed 003 §3.3, the cost of a cold start: start (or wake) the server, then run this. After "
+        + "warming its own code paths (see --no-client-warmup), it polls the health endpoint until it "
+        + "answers 2xx (time to ready, from --load-started or from then), sends the cold requests at once with no "
+        + "test request before them, then warm requests one at a time. Cold TTFT is the slowest cold request's; the "
+        + "penalty is that minus the warm median TTFT.",
         "Passes when time to ready <= --max-time-to-ready, penalty <= --max-cold-penalty (both unlimited unless "
             + "given: the seed sets no number) and every request succeeded."})
 final class ColdStartCommand extends KitCommand {
@@ -63,6 +64,11 @@ final class ColdStartCommand extends KitCommand {
           + "in flight this long (the first request too). The server's load_duration (Ollama) always counts.")
   Duration idleGap;
 
+  @Option(names = "--load-started", paramLabel = "EPOCH_MS", description = "When the load began, in milliseconds "
+      + "since the epoch (e.g. date +%%s%%3N just before starting the server): time to ready counts from then "
+      + "(default: from when the client is ready to send, after its warm-up).")
+  Long loadStarted;
+
   @Override
   int defaultOutputLen() {
     return 8;
@@ -74,6 +80,9 @@ final class ColdStartCommand extends KitCommand {
       throw new IllegalArgumentException("--cold-requests and --warm-requests must be >= 1, were " + coldRequests
           + " and " + warmRequests);
     }
+    if (loadStarted != null && loadStarted > System.currentTimeMillis()) {
+      throw new IllegalArgumentException("--load-started " + loadStarted + " is in the future");
+    }
     if (!healthPath.startsWith("/")) {
       throw new IllegalArgumentException("--health-path must start with /, was " + healthPath);
     }
@@ -81,7 +90,8 @@ final class ColdStartCommand extends KitCommand {
 
   @Override
   Outcome execute(PrintWriter out, PrintWriter err) {
-    long started = System.nanoTime();
+    long started = loadStarted == null ? System.nanoTime()
+        : System.nanoTime() - (System.currentTimeMillis() - loadStarted) * 1_000_000L;
     ColdStartKit.Builder b = ColdStartKit.builder();
     if (maxTimeToReady != null) {
       b.maxTimeToReady(maxTimeToReady);

@@ -3,23 +3,33 @@ package io.infermark.cli.scenario;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.infermark.cli.TargetOptions;
+import io.infermark.core.Benchmark;
 import io.infermark.core.capture.RequestRecord;
+import io.infermark.core.load.LoadProfile;
+import io.infermark.core.protocol.OpenAiTarget;
 import io.infermark.core.request.GenerationParams;
+import io.infermark.core.request.Prompt;
+import io.infermark.perturbation.scenario.ColdStartKit;
+import io.infermark.testkit.simulator.Simulator;
+import io.infermark.testkit.simulator.SimulatorConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * What every kit command shares: the target (bench's flags), the output length, the JSON report and the exit code
@@ -43,6 +53,11 @@ abstract class KitCommand implements Callable<Integer> {
 
   @Option(names = "--no-save", description = "Write no files, only print the verdict.")
   boolean noSave;
+
+  @Option(names = "--no-client-warmup", description = "Do not first warm the client's own code paths against an "
+      + "in-process simulator (8 requests and a health poll). Without the warm-up a fresh JVM's first-use costs "
+      + "(class loading, the event loop, JIT: hundreds of milliseconds) land on the first requests the kit measures.")
+  boolean noClientWarmup;
 
   /** A kit's result: its verdict, the lines the console shows, and what else the JSON and HTML reports hold. */
   record Outcome(boolean pass, Object verdict, List<String> lines, Map<String, Object> extra,
@@ -84,6 +99,9 @@ abstract class KitCommand implements Callable<Integer> {
     }
     target.resolveModel(err);
     out.printf("infermark scenario %s: %s, model %s%n", spec.name(), target.describe(), target.requestModel());
+    if (!noClientWarmup) {
+      out.printf(Locale.ROOT, "client warm-up against an in-process simulator: %.1f ms%n", warmUpClient());
+    }
     out.flush();
     Outcome o = execute(out, err);
     o.lines().forEach(out::println);
@@ -110,6 +128,22 @@ abstract class KitCommand implements Callable<Integer> {
     }
     out.flush();
     return o.pass() ? 0 : 1;
+  }
+
+  /**
+   * Runs the client's request and health-poll paths against an in-process simulator, so that a fresh JVM's
+   * first-use costs are not read as the server's (a cold start, a first step's TTFT); returns how long it took, ms.
+   */
+  private double warmUpClient() {
+    long t0 = System.nanoTime();
+    try (Simulator sim = Simulator.start(SimulatorConfig.builder().port(0).timeToFirstToken(Duration.ofMillis(1))
+        .interTokenInterval(Duration.ofMillis(1)).build());
+        OpenAiTarget t = OpenAiTarget.chat(sim.baseUrl() + "/v1", sim.config().model()).build()) {
+      ColdStartKit.awaitReady(URI.create(sim.baseUrl() + "/health"), System.nanoTime(), Duration.ofSeconds(30));
+      Benchmark.target(t).prompts(Prompt.user("warm up")).params(params()).preflight(false)
+          .load(LoadProfile.concurrency(2).requests(8)).run();
+    }
+    return (System.nanoTime() - t0) / 1e6;
   }
 
   /** Checks flags that picocli cannot; throws {@link IllegalArgumentException} (exit 2) on the first bad one. */
@@ -145,7 +179,8 @@ abstract class KitCommand implements Callable<Integer> {
       if (opt.usageHelp() || opt.versionHelp() || name.equals("--json") || name.equals("--no-save")) {
         continue;
       }
-      parameters.put(name.replaceFirst("^--", ""), JsonTree.of(opt.getValue()));
+      Object value = name.equals("--output-len") ? params().maxTokens() : opt.getValue();
+      parameters.put(name.replaceFirst("^--", ""), JsonTree.of(value));
     }
     root.put("parameters", parameters);
     root.put("pass", o.pass());

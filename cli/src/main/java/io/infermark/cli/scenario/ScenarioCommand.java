@@ -1,7 +1,7 @@
 package io.infermark.cli.scenario;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** {@code infermark scenario}: the group of the seeds' scenario kits; each kit is a subcommand. */
 @Command(name = "scenario", mixinStandardHelpOptions = true,

@@ -43,7 +43,14 @@ class ScenarioCommandsTest {
     }
   }
 
+  /** Runs a kit without the client warm-up (this JVM is warm; the context-inflation test keeps it). */
   private Outcome run(Simulator sim, String kit, String... flags) throws IOException {
+    List<String> all = new ArrayList<>(List.of(flags));
+    all.add("--no-client-warmup");
+    return runAsGiven(sim, kit, all.toArray(String[]::new));
+  }
+
+  private Outcome runAsGiven(Simulator sim, String kit, String... flags) throws IOException {
     Path json = dir.resolve(kit + ".json");
     List<String> args = new ArrayList<>(List.of("scenario", kit, "--base-url", sim.baseUrl(), "--model",
         sim.config().model(), "--json", json.toString()));
@@ -90,9 +97,10 @@ class ScenarioCommandsTest {
   @Test
   void contextInflationStepsThroughTheLengthsAndATtftLimitDegradesTheFirstStep() throws IOException {
     try (Simulator sim = Simulator.start(fast().build())) {
-      Outcome ok = run(sim, "context-inflation", "--start", "64", "--step", "64", "--max", "256",
+      Outcome ok = runAsGiven(sim, "context-inflation", "--start", "64", "--step", "64", "--max", "256",
           "--requests-per-step", "2");
       assertThat(ok.code()).as(ok.all()).isZero();
+      assertThat(ok.out()).containsPattern("client warm-up against an in-process simulator: [0-9.]+ ms");
       JsonNode steps = ok.json().path("verdict").path("steps");
       assertThat(steps).hasSize(4);
       for (int k = 0; k < 4; k++) {
@@ -141,7 +149,7 @@ class ScenarioCommandsTest {
   @Test
   void promptInjectionAgainstAModelThatObeysFailsAndTheBreakerContainsIt() throws IOException {
     try (Simulator sim = Simulator.start(fast().promptBehaviour(PromptBehaviour.followInjections()).build())) {
-      Outcome o = run(sim, "prompt-injection", "--rounds", "5");
+      Outcome o = run(sim, "prompt-injection", "--rounds", "5", "--output-len", "8");
       // 45 calls one at a time: 5 controls and 40 injections, six of the eight payloads obeyed: 30 successes.
       // The default breaker (window 20, 10 calls, 50 %) opens after the 10th call, blocks the 35 others: 6 leaked.
       assertThat(o.code()).as(o.all()).isEqualTo(1);
@@ -156,7 +164,7 @@ class ScenarioCommandsTest {
       assertThat(b.path("pass").asBoolean()).isTrue();
     }
     try (Simulator sim = Simulator.start(fast().build())) {
-      Outcome o = run(sim, "prompt-injection", "--rounds", "2");
+      Outcome o = run(sim, "prompt-injection", "--rounds", "2", "--output-len", "8");
       assertThat(o.code()).as(o.all()).isZero();
       assertThat(o.json().path("verdict").path("success_rate").path("valid").asInt()).isZero();
       assertThat(o.json().path("verdict").path("success_rate").path("total").asInt()).isEqualTo(16);
@@ -167,7 +175,7 @@ class ScenarioCommandsTest {
   @Test
   void tenantIsolationCatchesAContextCacheKeyedWithoutTheTenant() throws IOException {
     try (Simulator sim = Simulator.start(fast().promptBehaviour(PromptBehaviour.leakPreviousContext()).build())) {
-      Outcome o = run(sim, "tenant-isolation", "--requests", "40");
+      Outcome o = run(sim, "tenant-isolation", "--requests", "40", "--output-len", "8");
       // one stream alternating two tenants: every answer but the first begins with the previous tenant's canary
       assertThat(o.code()).as(o.all()).isEqualTo(1);
       assertThat(o.json().path("verdict").path("leaking_responses").asInt()).isEqualTo(39);
@@ -175,12 +183,13 @@ class ScenarioCommandsTest {
       assertThat(o.out()).contains("acme -> globex").contains("globex -> acme");
     }
     try (Simulator sim = Simulator.start(fast().build())) {
-      Outcome o = run(sim, "tenant-isolation", "--requests", "20", "--leak-rate-below", "0.0001");
+      Outcome o = run(sim, "tenant-isolation", "--requests", "20", "--leak-rate-below", "0.0001", "--output-len",
+          "8");
       // no leak, but 20 answers cannot show a rate below 0.01 %: 29,956 are needed
       assertThat(o.code()).as(o.all()).isEqualTo(1);
       assertThat(o.json().path("verdict").path("leaking_responses").asInt()).isZero();
       assertThat(o.out()).contains("29956 responses needed");
-      Outcome zero = run(sim, "tenant-isolation", "--requests", "20");
+      Outcome zero = run(sim, "tenant-isolation", "--requests", "20", "--output-len", "8");
       assertThat(zero.code()).as(zero.all()).isZero();
     }
   }
@@ -189,7 +198,7 @@ class ScenarioCommandsTest {
   void retrievalKeepsRecallAloneAndDegradesWhenSearchesOverlap() throws IOException {
     try (Simulator sim = Simulator.start(fast().timeToFirstToken(Duration.ofMillis(2))
         .promptBehaviour(PromptBehaviour.echoContext()).build())) {
-      Outcome o = run(sim, "retrieval", "--concurrency", "1,6", "--requests-per-level", "60", "--top-k", "4",
+      Outcome o = run(sim, "retrieval", "--concurrency", "1,6", "--requests-per-level", "30", "--top-k", "4",
           "--index-latency", "10ms", "--index-latency-per-search", "5ms", "--index-recall-drop", "0.2",
           "--index-min-recall", "0.25", "--index-rank-drop", "1", "--seed", "7", "--fidelity-fuse");
       assertThat(o.code()).as(o.all()).isEqualTo(1);
