@@ -136,6 +136,12 @@ abstract class KitCommand implements Callable<Integer> {
    */
   private double warmUpClient() {
     long t0 = System.nanoTime();
+    // the warm-up's simulator is not the user's business: its start and close lines stay out of the console (the
+    // command's own process; set before the simulator's logger exists, kept if the user set it)
+    String quiet = "org.slf4j.simpleLogger.log." + Simulator.class.getName();
+    if (System.getProperty(quiet) == null) {
+      System.setProperty(quiet, "warn");
+    }
     try (Simulator sim = Simulator.start(SimulatorConfig.builder().port(0).timeToFirstToken(Duration.ofMillis(1))
         .interTokenInterval(Duration.ofMillis(1)).build());
         OpenAiTarget t = OpenAiTarget.chat(sim.baseUrl() + "/v1", sim.config().model()).build()) {
