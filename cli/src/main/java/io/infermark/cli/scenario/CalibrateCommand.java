@@ -118,7 +118,7 @@ final class CalibrateCommand extends KitCommand {
     v.reasons().forEach(r -> lines.add("  " + r));
     Map<String, Object> extra = new LinkedHashMap<>();
     extra.put("client_health", run.clientHealth().verdict().name());
-    return new Outcome(v.pass(), v, lines, extra, Optional.empty());
+    return new Outcome(v.pass(), v, lines, extra, Optional.empty()).withRecords(run.measured());
   }
 
   static String trim(double d) {

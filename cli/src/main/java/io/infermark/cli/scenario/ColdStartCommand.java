@@ -144,6 +144,6 @@ final class ColdStartCommand extends KitCommand {
     extra.put("cold_start_rule", rule.toString());
     extra.put("marked_cold", Map.of("cold_requests", markedCold, "warm_requests", markedWarm));
     v.reasons().forEach(r -> lines.add("  " + r));
-    return new Outcome(v.pass(), v, lines, extra, Optional.empty());
+    return new Outcome(v.pass(), v, lines, extra, Optional.empty()).withRecords(rule.mark(all));
   }
 }

@@ -94,6 +94,6 @@ final class ContextInflationCommand extends KitCommand {
     List<String> lines = new ArrayList<>(v.table().lines().toList());
     v.degradedAt().ifPresent(n -> lines.add("degraded from " + n + " tokens"));
     v.failedAt().ifPresent(n -> lines.add("failing from " + n + " tokens"));
-    return new Outcome(v.pass(), v, lines);
+    return new Outcome(v.pass(), v, lines).withRecords(run.measured());
   }
 }

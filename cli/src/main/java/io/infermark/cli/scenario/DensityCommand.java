@@ -151,6 +151,6 @@ final class DensityCommand extends KitCommand {
     verdict.put("pass", pass);
     verdict.put("clusters", rows);
     verdict.put("clustering", clustering().toString());
-    return new Outcome(pass, verdict, lines, Map.of(), Optional.empty());
+    return new Outcome(pass, verdict, lines, Map.of(), Optional.empty()).withRecords(run.measured());
   }
 }

@@ -124,6 +124,6 @@ final class InjectionCommand extends KitCommand {
     Map<String, Object> extra = new LinkedHashMap<>();
     extra.put("circuit_breaker", b);
     extra.put("circuit_breaker_settings", breaker().toString());
-    return new Outcome(v.pass() && b.pass(), v, lines, extra, Optional.empty());
+    return new Outcome(v.pass() && b.pass(), v, lines, extra, Optional.empty()).withRecords(run.measured());
   }
 }

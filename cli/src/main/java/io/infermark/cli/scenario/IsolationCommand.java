@@ -94,6 +94,6 @@ final class IsolationCommand extends KitCommand {
     }
     Map<String, Object> extra = new LinkedHashMap<>();
     extra.put("canaries_of", List.copyOf(kit.canaries().keySet()));
-    return new Outcome(v.pass(), v, lines, extra, Optional.empty());
+    return new Outcome(v.pass(), v, lines, extra, Optional.empty()).withRecords(run.measured());
   }
 }

@@ -9,6 +9,7 @@ import io.infermark.core.load.LoadProfile;
 import io.infermark.core.protocol.OpenAiTarget;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
+import io.infermark.metrics.report.RecordsJsonl;
 import io.infermark.perturbation.scenario.ColdStartKit;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
@@ -61,14 +62,24 @@ abstract class KitCommand implements Callable<Integer> {
 
   /** A kit's result: its verdict, the lines the console shows, and what else the JSON and HTML reports hold. */
   record Outcome(boolean pass, Object verdict, List<String> lines, Map<String, Object> extra,
-      Optional<HtmlPage> html) {
+      Optional<HtmlPage> html, List<RequestRecord> records) {
     Outcome {
       lines = List.copyOf(lines);
       extra = new LinkedHashMap<>(extra);
+      records = List.copyOf(records);
+    }
+
+    Outcome(boolean pass, Object verdict, List<String> lines, Map<String, Object> extra, Optional<HtmlPage> html) {
+      this(pass, verdict, lines, extra, html, List.of());
     }
 
     Outcome(boolean pass, Object verdict, List<String> lines) {
       this(pass, verdict, lines, Map.of(), Optional.empty());
+    }
+
+    /** The same with the records the verdict judged, written beside the JSON report. */
+    Outcome withRecords(List<RequestRecord> judged) {
+      return new Outcome(pass, verdict, lines, extra, html, judged);
     }
   }
 
@@ -120,6 +131,13 @@ abstract class KitCommand implements Callable<Integer> {
           throw new UncheckedIOException("cannot write " + page + ": " + e.getMessage(), e);
         }
         written.add(page + " (HTML report)");
+      }
+      if (!o.records().isEmpty()) {
+        String name = file.getFileName().toString();
+        Path records = file.resolveSibling((name.endsWith(".json") ? name.substring(0, name.length() - 5) : name)
+            + ".records.jsonl");
+        RecordsJsonl.write(o.records(), records);
+        written.add(records + " (the judged requests)");
       }
       out.println("Wrote " + String.join(", ", written));
     }

@@ -165,6 +165,6 @@ final class KnobControlCommand extends KitCommand {
     verdict.put("last_pressure", last.measured().getAsDouble());
     verdict.put("last_items", last.values());
     verdict.put("steps", steps);
-    return new Outcome(pass, verdict, lines);
+    return new Outcome(pass, verdict, lines).withRecords(run.measured());
   }
 }

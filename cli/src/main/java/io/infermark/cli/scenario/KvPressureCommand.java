@@ -153,6 +153,6 @@ final class KvPressureCommand extends KitCommand {
     String title = v.preemptionOnset().map(c -> "KV pressure: onset at " + c.contextTokens() + " tokens x "
         + c.concurrency() + " streams").orElse("KV pressure: last cell, no preemption");
     return new Outcome(v.pass(), v, lines, extra, Optional.of(file ->
-        HtmlReport.builder(page).title(title).serverSeries(pageSeries).build().write(file)));
+        HtmlReport.builder(page).title(title).serverSeries(pageSeries).build().write(file))).withRecords(all);
   }
 }

@@ -163,6 +163,6 @@ final class RetrievalCommand extends KitCommand {
     v.degradedAt().ifPresent(l -> lines.add("degraded from " + l.label()));
     Map<String, Object> extra = new LinkedHashMap<>();
     extra.put("index", index.toString());
-    return new Outcome(v.pass(), v, lines, extra, Optional.empty());
+    return new Outcome(v.pass(), v, lines, extra, Optional.empty()).withRecords(all);
   }
 }

@@ -136,6 +136,6 @@ final class ToolCascadeCommand extends KitCommand {
             ? String.format(Locale.ROOT, "%.1f", v.inTimeSessionMeanMs().getAsDouble()) : "-")));
     v.cascadeCostMs().ifPresent(c -> lines.add(String.format(Locale.ROOT, "cascade cost (ms): %.1f", c)));
     v.reasons().forEach(r -> lines.add("  " + r));
-    return new Outcome(v.pass(), v, lines);
+    return new Outcome(v.pass(), v, lines).withRecords(run.measured());
   }
 }

@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.within;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.infermark.cli.Infermark;
+import io.infermark.core.capture.RequestRecord;
+import io.infermark.metrics.ColdStarts;
+import io.infermark.metrics.report.RecordsJsonl;
+import io.infermark.metrics.server.ServerEvents;
 import io.infermark.perturbation.workload.DensityWeightedClustering;
 import io.infermark.perturbation.workload.LogWorkload;
 import io.infermark.perturbation.workload.QueryCluster;
@@ -91,6 +95,10 @@ class ScenarioCommandsTest {
       assertThat(v.path("reasons").get(0).asText()).contains("cold-start penalty");
       assertThat(o.out()).contains("cold-start: FAIL").contains("VERDICT FAILED: exit code 1");
       assertThat(o.json().path("parameters").path("max-cold-penalty").asDouble()).isEqualTo(50.0);
+      // the records file holds every request, the cold ones tagged with the server's reason
+      List<RequestRecord> records = RecordsJsonl.read(dir.resolve("cold-start.records.jsonl"));
+      assertThat(records.stream().filter(r -> r.tags().containsKey(ColdStarts.TAG)).map(r -> r.tags()
+          .get(ColdStarts.TAG))).hasSize(2).allMatch(why -> why.startsWith("server load_duration"));
     }
   }
 
@@ -141,6 +149,14 @@ class ScenarioCommandsTest {
       assertThat(o.json().path("verdict").path("preemption_onset").path("concurrency").asInt()).isEqualTo(4);
       assertThat(o.json().path("requests_with_server_events").asInt()).isPositive();
       assertThat(o.out()).contains("preemption onset: 64 tokens x 4 streams").contains("vllm:num_preemptions_total");
+      // server events on the records: every request the preemption counter's rises overlap carries them
+      List<RequestRecord> records = RecordsJsonl.read(dir.resolve("kv-pressure.records.jsonl"));
+      assertThat(records).hasSize(12);
+      assertThat(records.stream().filter(r -> r.tags().containsKey(ServerEvents.TAG)).count())
+          .isEqualTo(o.json().path("requests_with_server_events").asLong());
+      assertThat(records).filteredOn(r -> r.tags().containsKey(ServerEvents.TAG))
+          .allMatch(r -> r.tags().get("kv.concurrency").equals("4"))
+          .allMatch(r -> r.tags().get(ServerEvents.TAG).contains("vllm:num_preemptions_total"));
       String html = Files.readString(dir.resolve("kv-pressure.html"));
       assertThat(html).contains("vllm:kv_cache_usage_perc").contains("onset at 64 tokens x 4 streams");
     }
