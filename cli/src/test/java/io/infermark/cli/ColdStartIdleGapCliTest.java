@@ -41,25 +41,32 @@ class ColdStartIdleGapCliTest {
     List<String> args = new ArrayList<>(List.of("bench", "--base-url", "http://127.0.0.1:" + sim.port(),
         "--model", sim.config().model(), "--dataset-name", "random", "--random-input-len", "16",
         "--random-output-len", "8", "--progress", "none", "--result-dir", dir.toString(),
-        "--result-filename", "run.json",
-        // one user sends back to back for 300 ms, none for 1.2 s, one again for 300 ms
-        "--stage", "300ms:1:1000000", "--stage", "1200ms:0:1000000", "--stage", "300ms:1:1000000"));
+        "--result-filename", "run.json"));
+    args.addAll(List.of(extra));
+    return args;
+  }
+
+  private List<String> staged(String... extra) {
+    List<String> args = bench(
+        // one user sends back to back for 300 ms, none for 1.5 s, one again for 300 ms
+        "--stage", "300ms:1:1000000", "--stage", "1500ms:0:1000000", "--stage", "300ms:1:1000000");
     args.addAll(List.of(extra));
     return args;
   }
 
   @Test
   void marksTheFirstRequestAndTheOneAfterThePauseAndNoOther() throws Exception {
-    Outcome o = InfermarkCliTest.run(bench("--cold-start-idle-gap", "400ms").toArray(String[]::new));
+    Outcome o = InfermarkCliTest.run(staged("--cold-start-idle-gap", "600ms").toArray(String[]::new));
     assertThat(o.code()).as(o.out() + o.err()).isZero();
 
     List<RequestRecord> sent = Journal.read(dir.resolve("run.records.jsonl")).records().stream()
         .filter(RequestRecord::wasSent).sorted(Comparator.comparingLong(RequestRecord::sendNanos)).toList();
-    // The schedule: the first request of the run, and the first of the third stage (the user rejoins at 1.5 s,
-    // after 1.2 s with nothing in flight but the first stage's last request, which ends within a few ms of
-    // 300 ms). Every other request follows its predecessor on the same stream at once.
+    // The schedule: the first request of the run, and the first of the third stage (the user rejoins at 1.8 s,
+    // after 1.5 s with nothing in flight but the first stage's last request, which ends within a few ms of
+    // 300 ms). Every other request follows its predecessor on the same stream at once (a gap of 600 ms there would
+    // take a stall of the client that long).
     RequestRecord first = sent.get(0);
-    RequestRecord rejoined = sent.stream().filter(r -> r.sendNanos() >= 1_500_000_000L).findFirst().orElseThrow();
+    RequestRecord rejoined = sent.stream().filter(r -> r.sendNanos() >= 1_800_000_000L).findFirst().orElseThrow();
     List<Long> cold = sent.stream().filter(r -> r.tags().containsKey(ColdStarts.TAG)).map(RequestRecord::index)
         .toList();
     assertThat(cold).containsExactly(first.index(), rejoined.index());
@@ -74,13 +81,13 @@ class ColdStartIdleGapCliTest {
     }
     assertThat(c.path("cold").asInt()).isEqualTo(2);
     assertThat(c.path("warm").asInt()).isEqualTo(sent.size() - 2);
-    assertThat(c.path("rule").asText()).contains("after 400.0 ms idle");
+    assertThat(c.path("rule").asText()).contains("after 600.0 ms idle");
     assertThat(o.out()).contains("Cold starts:").contains("2 cold / " + (sent.size() - 2) + " warm");
   }
 
   @Test
   void withoutTheFlagAnOpenAiServerMarksNothingCold() throws Exception {
-    Outcome o = InfermarkCliTest.run(bench().toArray(String[]::new));
+    Outcome o = InfermarkCliTest.run(bench("--num-prompts", "6", "--max-concurrency", "1").toArray(String[]::new));
     assertThat(o.code()).as(o.out() + o.err()).isZero();
     assertThat(Journal.read(dir.resolve("run.records.jsonl")).records())
         .noneMatch(r -> r.tags().containsKey(ColdStarts.TAG));

@@ -44,7 +44,7 @@ final class ColdStartCommand extends KitCommand {
   int warmRequests;
 
   @Option(names = "--health-path", defaultValue = "/health", description = "Health endpoint on the server's root, "
-      + "polled every 5 ms (default: ${DEFAULT-VALUE}).")
+      + "polled every 5 ms (default: ${DEFAULT-VALUE}: vLLM, TGI, llama.cpp and the simulator; Ollama answers on /).")
   String healthPath;
 
   @Option(names = "--ready-timeout", paramLabel = "DURATION", converter = DurationText.class, defaultValue = "2m",
