@@ -236,19 +236,25 @@ class ScenarioCommandsTest {
 
   @Test
   void toolCascadeFallsBackInTimeAndAStaleFallbackFails() throws IOException {
+    // Timeouts far above the fast tool's answer (a busy machine once stretched a 5 ms tool past a 40 ms limit):
+    // only the slow tasks' tool times out.
     try (Simulator sim = Simulator.start(fast().build())) {
       Outcome o = run(sim, "tool-cascade", "--sessions", "24", "--concurrency", "4", "--tool-latency", "10ms",
-          "--slow-tool-latency", "2s", "--tool-timeout", "60ms", "--fallback-latency", "2ms");
+          "--slow-tool-latency", "2s", "--tool-timeout", "200ms", "--fallback-latency", "2ms");
       // every other task is slow: 12 of the 24 measured sessions time out and fall back, correctly
       assertThat(o.code()).as(o.all()).isZero();
       JsonNode v = o.json().path("verdict");
       assertThat(v.path("sessions").asInt()).isEqualTo(24);
+      assertThat(v.path("timeouts").asInt()).isEqualTo(12);
       assertThat(v.path("fallbacks").asInt()).isEqualTo(12);
       assertThat(v.path("fallback_correct").asInt()).isEqualTo(12);
-      assertThat(v.path("fallback_step_mean_ms").asDouble()).isGreaterThanOrEqualTo(62);
+      // a fallback session's step took the timeout plus the fallback at least
+      assertThat(v.path("fallback_step_mean_ms").asDouble()).isGreaterThanOrEqualTo(202);
+      assertThat(v.path("cascade_cost_ms").asDouble()).isPositive();
       Outcome stale = run(sim, "tool-cascade", "--sessions", "8", "--concurrency", "4", "--tool-latency", "5ms",
-          "--slow-tool-latency", "2s", "--tool-timeout", "40ms", "--fallback-latency", "1ms", "--fallback-stale");
+          "--slow-tool-latency", "2s", "--tool-timeout", "200ms", "--fallback-latency", "1ms", "--fallback-stale");
       assertThat(stale.code()).as(stale.all()).isEqualTo(1);
+      assertThat(stale.json().path("verdict").path("fallbacks").asInt()).isEqualTo(4);
       assertThat(stale.json().path("verdict").path("fallback_correct").asInt()).isZero();
       assertThat(stale.out()).contains("fallback correct in 0 of 4");
     }
