@@ -112,7 +112,10 @@ public final class Infermark implements Runnable {
     return cl;
   }
 
-  /** "infermark: " for the top-level command, "infermark bench: " for a subcommand. */
+  /**
+   * "infermark: " for the top-level command, the qualified name for a subcommand ("infermark bench: ",
+   * "infermark scenario cold-start: ").
+   */
   static String prefix(CommandLine c) {
     return c.getParent() == null ? "infermark: " : c.getCommandSpec().qualifiedName() + ": ";
   }
