@@ -28,8 +28,8 @@ import picocli.CommandLine.Option;
 @Command(name = "cold-start", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Seed 003 §3.3, the cost of a cold start: start (or wake) the server, then run this. After "
         + "warming its own code paths (see --no-client-warmup), it polls the health endpoint until it "
-        + "answers 2xx (time to ready, from --load-started or from then), sends the cold requests at once with no "
-        + "test request before them, then warm requests one at a time. Cold TTFT is the slowest cold request's; the "
+        + "answers 2xx (time to ready, from --load-started or from then), sends the cold requests at once as soon as "
+        + "the server accepts connections, with no test request before them, then warm requests one at a time. Cold TTFT is the slowest cold request's; the "
         + "penalty is that minus the warm median TTFT.",
         "Passes when time to ready <= --max-time-to-ready, penalty <= --max-cold-penalty (both unlimited unless "
             + "given: the seed sets no number) and every request succeeded."})
@@ -88,6 +88,27 @@ final class ColdStartCommand extends KitCommand {
     }
   }
 
+  /**
+   * Waits until the server accepts connections (a server still starting refuses them: the cold requests would fail
+   * to connect instead of waiting for the load), polling every 5 ms up to --ready-timeout.
+   */
+  private void awaitListening(URI root, long started) {
+    int port = root.getPort() >= 0 ? root.getPort() : "https".equalsIgnoreCase(root.getScheme()) ? 443 : 80;
+    long deadline = started + readyTimeout.toNanos();
+    while (true) {
+      try (java.net.Socket s = new java.net.Socket()) {
+        s.connect(new java.net.InetSocketAddress(root.getHost(), port), 1000);
+        return;
+      } catch (java.io.IOException notYet) {
+        if (System.nanoTime() >= deadline) {
+          throw new IllegalStateException(root.getHost() + ":" + port + " accepted no connection within "
+              + readyTimeout + "; is the server starting?");
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
+      }
+    }
+  }
+
   @Override
   Outcome execute(PrintWriter out, PrintWriter err) {
     long started = loadStarted == null ? System.nanoTime()
@@ -106,6 +127,7 @@ final class ColdStartCommand extends KitCommand {
     RunResult cold;
     RunResult warm;
     Duration timeToReady;
+    awaitListening(URI.create(target.root()), started);
     try (Target t = target.build()) {
       cold = Benchmark.target(t).prompts(Prompt.user("Cold start: say hello.")).params(params()).preflight(false)
           .load(LoadProfile.concurrency(coldRequests).requests(coldRequests)).run();
