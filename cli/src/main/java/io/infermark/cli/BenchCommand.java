@@ -161,6 +161,9 @@ final class BenchCommand implements Callable<Integer> {
   @Mixin
   RunBoundOptions.DrainTimeout drainTimeout = new RunBoundOptions.DrainTimeout();
 
+  @Mixin
+  ColdStartOptions coldStart = new ColdStartOptions();
+
   @Option(names = "--trust-remote-code", hidden = true, description = "Accepted for vLLM compatibility; ignored.")
   boolean trustRemoteCode;
 

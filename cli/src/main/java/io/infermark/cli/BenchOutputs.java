@@ -102,9 +102,10 @@ final class BenchOutputs {
    *
    * @throws CliException if every request of a run that was not interrupted failed
    */
-  int report(PrintWriter out, PrintWriter err, RunResult result, VllmResultOptions vllmOptions, OutputPaths files,
+  int report(PrintWriter out, PrintWriter err, RunResult run, VllmResultOptions vllmOptions, OutputPaths files,
       Optional<RecordsJournal> journal, OutputFiles outputs, StopSignals signals) {
-    RunSummary plain = RunSummary.of(result);
+    RunResult result = bench.coldStart.mark(run); // cold records tagged with the reason (--cold-start-idle-gap)
+    RunSummary plain = bench.coldStart.summary(result);
     RunSummary summary = bench.promptReuse.map(r -> plain.withPromptReuse(result.records(), r)).orElse(plain);
     Map<String, Object> vllm = VllmResultJson.result(result, vllmOptions);
     SloOptions.Outcome outcome = bench.slo.judge(result, summary);
@@ -217,7 +218,9 @@ final class BenchOutputs {
     JsonReport.Extras finalExtras = extras;
     outputs.write(files.report(), p -> JsonReport.write(summary, finalExtras, p));
     if (!bench.noRecords) {
-      keepRecords(result, files.records(), journal, outputs, journalContext(options, false));
+      // the journal holds the records as they came; marked cold ones are written again, tagged
+      keepRecords(result, files.records(), bench.coldStart.given() ? Optional.empty() : journal, outputs,
+          journalContext(options, false));
     }
     String stem = BenchCommand.stem(files.vllm().getFileName().toString());
     Path dir = files.vllm().toAbsolutePath().getParent();

@@ -8,7 +8,10 @@ import picocli.CommandLine;
  * A duration as people type it on a command line: {@code 90} or {@code 90s} (seconds), {@code 30m},
  * {@code 2h}, {@code 1.5h}, or an ISO-8601 duration ({@code PT1H30M}).
  */
-final class DurationText implements CommandLine.ITypeConverter<Duration> {
+public final class DurationText implements CommandLine.ITypeConverter<Duration> {
+
+  /** The converter picocli instantiates. */
+  public DurationText() {}
 
   @Override
   public Duration convert(String value) {
@@ -20,7 +23,7 @@ final class DurationText implements CommandLine.ITypeConverter<Duration> {
    *
    * @throws IllegalArgumentException if the text is not a positive duration
    */
-  static Duration parse(String value) {
+  public static Duration parse(String value) {
     String t = value.strip().toLowerCase(Locale.ROOT);
     Duration d;
     try {

@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
  * The {@code infermark} command: {@code bench} an endpoint with {@code vllm bench serve}'s flags,
  * {@code sweep} load levels and find the knee, search the {@code capacity} that meets an SLO, run
  * the simulator ({@code sim}), render or compare reports ({@code report}), {@code explain} why P99
- * moved between two runs, and {@code merge} the shards of a schedule split over several machines.
+ * moved between two runs, {@code merge} the shards of a schedule split over several machines, and run the
+ * seeds' {@code scenario} kits.
  *
  * <p>Exit codes: {@link #OK} when the run was measured and every gate passed, {@link #GATE_FAILED}
  * when an SLO or goodput gate failed (so CI can gate on it), {@link #USAGE} for a bad command line and
@@ -19,7 +20,8 @@ import picocli.CommandLine.Command;
 @Command(name = "infermark", mixinStandardHelpOptions = true, versionProvider = Infermark.Version.class,
     description = "Benchmark LLM inference services: token-level timings, honest statistics, explanations.",
     subcommands = {BenchCommand.class, SweepCommand.class, CapacityCommand.class, SimCommand.class,
-        ReportCommand.class, ExplainCommand.class, MergeCommand.class, CommandLine.HelpCommand.class},
+        ReportCommand.class, ExplainCommand.class, MergeCommand.class,
+        io.infermark.cli.scenario.ScenarioCommand.class, CommandLine.HelpCommand.class},
     footer = {"", "Exit codes: 0 ok, 1 an SLO or goodput gate failed, 2 bad command line, 3 the command failed."})
 public final class Infermark implements Runnable {
 
@@ -114,7 +116,10 @@ public final class Infermark implements Runnable {
     return cl;
   }
 
-  /** "infermark: " for the top-level command, "infermark bench: " for a subcommand ("infermark bench sweep serve: "). */
+  /**
+   * "infermark: " for the top-level command, the qualified name for a subcommand ("infermark bench: ",
+   * "infermark scenario cold-start: ").
+   */
   static String prefix(CommandLine c) {
     return c.getParent() == null ? "infermark: " : c.getCommandSpec().qualifiedName(" ") + ": ";
   }
@@ -122,7 +127,7 @@ public final class Infermark implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(),
-        "a command is needed: bench, sweep, capacity, sim, report, explain or merge");
+        "a command is needed: bench, sweep, capacity, sim, report, explain, merge or scenario");
   }
 
   /** The version from the jar's manifest (or "development" when run from classes). */

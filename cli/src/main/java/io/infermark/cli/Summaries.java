@@ -152,6 +152,7 @@ final class Summaries {
       row(out, m.name() + " p50 / p99 (ms):", String.format(Locale.ROOT, "%.2f / %.2f%s", or(d.p50()), or(d.p99()),
           d.isTailUnreliable(0.99) ? "  (p99 from " + d.count() + " values: unreliable)" : ""));
     }
+    ColdStartOptions.line(s).ifPresent(l -> row(out, "Cold starts:", l));
     // The same lines as `report` prints (ConsoleTable): client - server per request, then the prefix cache.
     for (String line : io.infermark.metrics.report.ConsoleTable.clientMinusServer(s)) {
       out.println(line);

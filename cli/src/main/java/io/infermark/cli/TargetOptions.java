@@ -22,7 +22,10 @@ import picocli.CommandLine.Option;
  * {@code --port}, {@code --endpoint}, {@code --backend}, {@code --model}, {@code --served-model-name})
  * and seed 002's {@code --url}. The API key comes from an environment variable, never the command line.
  */
-final class TargetOptions {
+public final class TargetOptions {
+
+  /** Options with their defaults, filled in by picocli as a mixin. */
+  public TargetOptions() {}
 
   /** vLLM's backends that speak the OpenAI completions or chat API. */
   static final List<String> OPENAI_BACKENDS = List.of("vllm", "openai", "openai-chat", "sglang", "lmdeploy",
@@ -113,8 +116,16 @@ final class TargetOptions {
     }
   }
 
+  /**
+   * Speaks the OpenAI chat API, as {@code --backend openai-chat} ({@code /v1/chat/completions}): for commands whose
+   * prompts are chats (system messages, turns), called when the command line chose no backend, endpoint or URL.
+   */
+  public void chatApi() {
+    backend = "openai-chat";
+  }
+
   /** Whether requests go to the chat endpoint. */
-  boolean chat() {
+  public boolean chat() {
     return resolved().chat;
   }
 
@@ -124,7 +135,7 @@ final class TargetOptions {
   }
 
   /** The URL requests go to (never credentials), for messages: exactly the URL the target posts to. */
-  String describe() {
+  public String describe() {
     Resolved r = resolved();
     String base = r.base.replaceAll("//[^/@]*@", "//***@");
     if (NATIVE_BACKENDS.contains(r.backend)) {
@@ -224,7 +235,7 @@ final class TargetOptions {
   }
 
   /** The model: {@code --model}, or the one {@link #resolveModel} asked the server for. */
-  String model() {
+  public String model() {
     if (model == null) {
       throw new IllegalStateException("the model is not known yet: resolveModel first");
     }
@@ -238,7 +249,7 @@ final class TargetOptions {
    *
    * @throws IllegalArgumentException if the model is missing and cannot be learnt
    */
-  void resolveModel(java.io.PrintWriter err) {
+  public void resolveModel(java.io.PrintWriter err) {
     if (model != null) {
       return;
     }
@@ -255,17 +266,17 @@ final class TargetOptions {
   }
 
   /** The name sent in requests. */
-  String requestModel() {
+  public String requestModel() {
     return servedModelName != null ? servedModelName : model();
   }
 
   /** Builds the target; its owner closes it. */
-  Target build() {
+  public Target build() {
     return build(b -> { });
   }
 
   /** The server's root ({@code scheme://host:port}), where {@code /metrics} is. */
-  String root() {
+  public String root() {
     java.net.URI u = java.net.URI.create(resolved().base);
     return u.getScheme() + "://" + u.getRawAuthority().replaceAll("^[^@]*@", "");
   }
