@@ -1,5 +1,5 @@
 /**
- * The {@code infermark} command (picocli): bench, sweep, capacity, sim, report, explain, merge; vLLM-
+ * The {@code infermark} command (picocli): bench, sweep, capacity, capacity-card, sim, report, explain, merge; vLLM-
  * compatible flags and outputs. Not a library API.
  *
  * <p>May import: {@code io.infermark.attribution.change}, {@code io.infermark.attribution.drift},
@@ -11,7 +11,8 @@
  * {@code io.infermark.metrics}, {@code io.infermark.metrics.cache}, {@code io.infermark.metrics.journal},
  * {@code io.infermark.metrics.progress}, {@code io.infermark.metrics.report},
  * {@code io.infermark.metrics.server}, {@code io.infermark.metrics.slo},
- * {@code io.infermark.metrics.timeseries}, {@code io.infermark.testkit.simulator}. Nothing else of infermark:
+ * {@code io.infermark.metrics.timeseries}, {@code io.infermark.testkit.capacity},
+ * {@code io.infermark.testkit.simulator}. Nothing else of infermark:
  * the floors are in docs/architecture.md and ArchitectureTest holds every package to this line.
  */
 package io.infermark.cli;
