@@ -11,7 +11,7 @@ import java.time.Duration;
  * JVM. The same measurement as {@code infermark capacity-card}; here each step is printed as it is measured.
  *
  * <p>Run: {@code java -XX:+UseShenandoahGC -cp benchmarks-jmh/target/benchmarks.jar
- * io.infermark.benchmarks.CapacityCardRun [--quick] [budgetSeconds]}. The collector is part of the card: every
+ * io.infermark.benchmarks.CapacityCardRun [--quick] [budgetSeconds [errorBoundMillis]]}. The collector is part of the card: every
  * stop-the-world pause counts in the error bound, and the {@code infermark} launcher runs Shenandoah (or ZGC);
  * under G1 a young collection alone can pass 1 ms. A measurement, not a test.
  */
@@ -22,7 +22,7 @@ public final class CapacityCardRun {
   /**
    * Measures and prints the card.
    *
-   * @param args {@code --quick} and a budget in seconds, both optional
+   * @param args {@code --quick}, a budget in seconds and an error-bound limit in ms, all optional
    */
   public static void main(String[] args) {
     boolean quick = args.length > 0 && args[0].equals("--quick");
@@ -30,6 +30,9 @@ public final class CapacityCardRun {
     int next = quick ? 1 : 0;
     if (args.length > next) {
       b.budget(Duration.ofSeconds(Long.parseLong(args[next])));
+    }
+    if (args.length > next + 1) {
+      b.errorBoundLimit(Duration.ofNanos(Math.round(Double.parseDouble(args[next + 1]) * 1e6)));
     }
     CapacityCard card = CapacityCard.measure(b.build(), System.out::println);
     System.out.println();

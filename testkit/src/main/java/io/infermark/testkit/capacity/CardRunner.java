@@ -76,8 +76,11 @@ final class CardRunner {
       progress.accept("warm-up: " + warmup.toMillis() + " ms of HTTP/1.1 streams, not measured");
       tokens(CardProtocol.HTTP_1_1, settings.tokenStreams() * 50.0, 1, warmup);
     }
+    // the streams rows get two shares: their steps hold requests of two gaps each, and a heap step follows
     long remaining = settings.budget().toNanos() - (System.nanoTime() - t0);
-    long perRow = Math.max(1, remaining / settings.rows());
+    int shares = settings.protocols().size() * (settings.figures().size()
+        + (settings.figures().contains(CardFigure.STREAMS) ? 1 : 0));
+    long perShare = Math.max(1, remaining / shares);
     List<CardRow> rows = new ArrayList<>();
     for (CardProtocol p : CardProtocol.values()) {
       if (!settings.protocols().contains(p)) {
@@ -85,7 +88,7 @@ final class CardRunner {
       }
       for (CardFigure f : CardFigure.values()) {
         if (settings.figures().contains(f)) {
-          rows.add(row(p, f, Duration.ofNanos(perRow)));
+          rows.add(row(p, f, Duration.ofNanos(f == CardFigure.STREAMS ? 2 * perShare : perShare)));
         }
       }
     }
@@ -186,7 +189,8 @@ final class CardRunner {
     Duration request = TTFT.plus(itl.multipliedBy(n));
     LoadProfile load = LoadProfile.concurrency(s).warmupRequests(s).duration(request.plus(measured))
         .drainTimeout(request.multipliedBy(2).plusSeconds(5));
-    return step(p, config, load, GenerationParams.builder().maxTokens(n).ignoreEos(true).build(), rate, Kind.TOKENS);
+    return step(p, config, load, GenerationParams.builder().maxTokens(n).ignoreEos(true).build(), rate, Kind.TOKENS,
+        n);
   }
 
   /** Non-streamed requests, open loop at {@code rate} per second. */
@@ -197,7 +201,7 @@ final class CardRunner {
     LoadProfile load = LoadProfile.constantRate(rate).warmup(warm).duration(warm.plus(settings.step()))
         .drainTimeout(Duration.ofSeconds(10));
     return step(p, config, load, GenerationParams.builder().maxTokens(16).ignoreEos(true).stream(false).build(), rate,
-        Kind.REQUESTS);
+        Kind.REQUESTS, 16);
   }
 
   /**
@@ -215,14 +219,19 @@ final class CardRunner {
     LoadProfile load = LoadProfile.concurrency(streams).warmupRequests(streams).duration(request.plus(measured))
         .drainTimeout(request.multipliedBy(2).plusSeconds(10));
     return step(p, config, load, GenerationParams.builder().maxTokens(n).ignoreEos(true).build(), streams,
-        heap ? Kind.HEAP : Kind.STREAMS);
+        heap ? Kind.HEAP : Kind.STREAMS, n);
   }
 
   /** What a step measures. */
   private enum Kind { TOKENS, REQUESTS, STREAMS, HEAP }
 
+  /**
+   * One run against a fresh simulator. Every request asks for {@code tokens} tokens with {@code ignore_eos}, and the
+   * simulator streams exactly that many, so a succeeded request's tokens are known without counting them from the
+   * stream (a Triton response carries no usage, and the client counts one token per response).
+   */
   private Figures step(CardProtocol p, SimulatorConfig config, LoadProfile load, GenerationParams params,
-      double offered, Kind kind) {
+      double offered, Kind kind, int tokens) {
     SimulatorProtocol wire = p == CardProtocol.HTTP_1_1 ? SimulatorProtocol.HTTP_1_1 : SimulatorProtocol.H2C;
     try (Simulator sim = Simulator.start(config, wire); Target target = target(p, sim)) {
       Benchmark bench = Benchmark.target(target).preflight(false).prompts(Prompt.user("How much can one client read?"))
@@ -252,12 +261,12 @@ final class CardRunner {
       }
       double units = 0;
       for (RequestRecord r : run.records()) {
-        units += kind == Kind.REQUESTS ? (r.succeeded() ? 1 : 0) : r.streamedTokens();
+        units += r.succeeded() ? (kind == Kind.REQUESTS ? 1 : tokens) : 0;
       }
-      RunSummary summary = RunSummary.of(run);
+      double requestRate = RunSummary.of(run).requestThroughputRps().orElse(0);
       double achieved = switch (kind) {
-        case TOKENS -> summary.outputTokenThroughputTps().orElse(0);
-        case REQUESTS -> summary.requestThroughputRps().orElse(0);
+        case TOKENS -> requestRate * tokens;
+        case REQUESTS -> requestRate;
         default -> offered; // the streams row holds its streams by construction (a closed loop)
       };
       ClientHealth h = run.clientHealth();
