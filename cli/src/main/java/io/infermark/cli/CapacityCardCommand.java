@@ -26,6 +26,8 @@ import picocli.CommandLine.Spec;
         "against the simulator in this process. A few minutes (--quick: about 30 s); size a run from it."})
 final class CapacityCardCommand implements Callable<Integer> {
 
+  private static final String SIMULATOR_LOG_LEVEL = "org.slf4j.simpleLogger.log.io.infermark.testkit.simulator";
+
   @Spec
   picocli.CommandLine.Model.CommandSpec spec;
 
@@ -57,6 +59,11 @@ final class CapacityCardCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    // Each step starts and closes a simulator, which says so at INFO: one line per step is -v's job. Set before the
+    // simulator's logger exists (this process only; a level given with -D is kept).
+    if (!verbose && System.getProperty(SIMULATOR_LOG_LEVEL) == null) {
+      System.setProperty(SIMULATOR_LOG_LEVEL, "warn");
+    }
     CardSettings.Builder b = (quick ? CardSettings.quick() : CardSettings.full()).toBuilder();
     if (budget != null) {
       b.budget(budget);

@@ -113,6 +113,12 @@ public record CapacityCard(int cores, String loadBefore, String loadAfter, Strin
       }
       out.append(row.toString().stripTrailing()).append(System.lineSeparator());
     }
+    if (!rows.isEmpty() && rows.stream().allMatch(r -> r.search().ceiling().isEmpty())) {
+      out.append(String.format(Locale.ROOT, "No level passed: every level tried put the client's error "
+          + "bound above %.2f ms (see below), so on this machine, at this load (%s), the client's own delays exceed "
+          + "the limit whatever it drives. Measure on a quieter machine, or with a larger limit (--error-bound).%n",
+          settings.errorBoundLimit().toNanos() / 1e6, loadBefore));
+    }
     for (CardRow r : rows) {
       if (!r.limitedBy().isEmpty()) {
         out.append(String.format(Locale.ROOT, "%s %s: first failure at %s%n", r.protocol().label(),
@@ -145,7 +151,7 @@ public record CapacityCard(int cores, String loadBefore, String loadAfter, Strin
       case BELOW_MIN -> "the lowest level failed";
       case BUDGET_SPENT -> "budget spent (a lower bound)";
     };
-    return what + ", " + s.steps().size() + " steps";
+    return what + ", " + s.steps().size() + (s.steps().size() == 1 ? " step" : " steps");
   }
 
   private static String pad(String s, int width, boolean right) {
