@@ -108,9 +108,9 @@ final class CardRunner {
     switch (f) {
       case STREAMED_TOKENS, BATCHED_TOKENS -> {
         int k = f == CardFigure.STREAMED_TOKENS ? 1 : settings.tokensPerChunk();
-        // lowest: two chunks per request within one step; highest: 1 ms between a stream's tokens
+        // lowest: two chunks per request within one step; highest: 1 ms between a stream's chunks
         double min = s * 2.0 * k / stepSeconds;
-        search.start(Math.max(min, s * 50.0 * k / 4)).min(min).max(s * 1000.0);
+        search.start(Math.max(min, s * 50.0 * k / 4)).min(min).max(s * 1000.0 * k);
         m = level -> judge(name, level, seen, tokens(p, level, k, settings.step()), true);
       }
       case REQUESTS -> {
