@@ -17,8 +17,10 @@ import java.util.OptionalDouble;
  *     CPU less the simulator's threads: one fully busy core's worth); empty for streams or when no level passed
  * @param errorBoundMillis the client's error bound at the ceiling, ms; empty when no level passed
  * @param boundBy which figure set that bound (hiccup p99, GC pause, an I/O thread's backlog, send lag)
- * @param heapBytesPerStream for {@link CardFigure#STREAMS}: heap in use per open stream at the ceiling after a
- *     full collection, client and in-process simulator together (so an upper bound of the client's); else empty
+ * @param heapBytesPerStream for {@link CardFigure#STREAMS}: heap in use per open stream after a full collection,
+ *     client and in-process simulator together (so an upper bound of the client's), measured at the ceiling or at
+ *     1,024 streams (fewer if the card's maximum is lower), whichever is more, whether or not a level passed; else
+ *     empty
  * @param limitedBy what the first failing level measured (its error bound, failures or shortfall); empty text
  *     when none failed
  */

@@ -47,6 +47,8 @@ final class CardRunner {
   /** A step must reach this share of the offered rate. */
   private static final double KEPT_UP = 0.9;
   private static final Duration TTFT = Duration.ofMillis(5);
+  /** The fewest streams the heap per stream is measured at. */
+  private static final int HEAP_STREAMS = 1024;
 
   private final CardSettings settings;
   private final Consumer<String> progress;
@@ -124,8 +126,9 @@ final class CardRunner {
     }
     CeilingResult r = search.build().run(m);
     OptionalDouble heap = OptionalDouble.empty();
-    if (f == CardFigure.STREAMS && r.ceiling().isPresent()) {
-      int n = (int) r.ceiling().getAsDouble();
+    if (f == CardFigure.STREAMS) {
+      // at the ceiling, but at least HEAP_STREAMS: a few streams' share drowns in the collector's own variation
+      int n = (int) Math.max(r.ceiling().orElse(0), Math.min(HEAP_STREAMS, maxStreams(p)));
       Figures h = streams(p, n, true);
       heap = OptionalDouble.of(h.units());
       progress.accept(String.format(Locale.ROOT, "%s: heap %.1f KiB per stream at %d streams", name,
