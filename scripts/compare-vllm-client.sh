@@ -17,7 +17,12 @@
 #      is the closed loop's steady state (vLLM's client has no such warm-up: its measured run starts with
 #      N requests sent at once, and the simulator's own TTFT shows that burst);
 #   5. prints, for both: streamed tokens/s, client CPU µs per streamed token, the simulator's CPU µs
-#      per streamed token, and client-added TTFT.
+#      per streamed token, and client-added TTFT;
+#   6. measures the floor: the bare selector reader of SimulatorWriteCost (N streams, a 230-byte chunk
+#      to each every 10 ms, as the simulator's fixed profile writes; one thread reading every socket
+#      through one selector, nothing else), FLOOR_RUNS times in a row after the two clients, and at the
+#      end prints a table per level: the floor's median with its spread (min-max), each client's CPU per
+#      streamed token and its ratio to that median (infermark/floor, vLLM/floor).
 #
 # How it measures:
 #   - CPU is read from /proc/<pid>/stat (utime + stime) of the client process and of the simulator at
@@ -41,12 +46,16 @@
 #
 # Usage: scripts/compare-vllm-client.sh [--concurrency "64 256"] [--per-stream 8] [--output-len 256]
 #        [--port 8123] [--peers DIR] [--skip-build] [--out DIR] [--sim-jar JAR] [--transport netty|okhttp]
+#        [--floor-runs 5] [--floor-seconds 8]
 #   --per-stream K   prompts per stream: each level sends N x K requests (default 8: ~20 s a run)
 #   --peers DIR      where vllm-bench lives (default: ../shared/peers/vllm-bench from the repository,
 #                    or /work/shared/peers/vllm-bench)
 #   --out DIR        keep prompts, logs and vLLM's result JSON there (default: a temporary directory)
 #   --sim-jar JAR    another build of the simulator (e.g. an older commit's, to compare its CPU per token)
 #   --transport T    infermark's transport: netty (default, the event loop) or okhttp
+#   --floor-runs K   runs of the bare reader per level (default 5; its median is the floor, min-max its spread;
+#                    0 leaves the floor out)
+#   --floor-seconds S  seconds each bare-reader run measures (default 8)
 # A measurement, not a test: both clients share the machine with the simulator (and anything else
 # running), so say what the load average was when you quote the figures; the script prints it.
 set -euo pipefail
@@ -61,6 +70,8 @@ OUT=""
 PEERS=""
 SIM_JAR_ARG=""
 TRANSPORT=netty
+FLOOR_RUNS=5
+FLOOR_SECONDS=8
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --concurrency) LEVELS="$2"; shift 2 ;;
@@ -72,6 +83,8 @@ while [[ $# -gt 0 ]]; do
     --skip-build) BUILD=0; shift ;;
     --sim-jar) SIM_JAR_ARG="$2"; shift 2 ;;
     --transport) TRANSPORT="$2"; shift 2 ;;
+    --floor-runs) FLOOR_RUNS="$2"; shift 2 ;;
+    --floor-seconds) FLOOR_SECONDS="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -174,9 +187,11 @@ measure_client() { # name start-marker end-marker command...
   fi
 }
 
-report() { # name tps-from-client extra-lines
+report() { # name tps-from-client extra-lines; sets R_PER_TOKEN (client CPU us per streamed token)
   local name=$1 tps=$2
   local tokens=$((M_TOK1 - M_TOK0))
+  R_PER_TOKEN=$(awk -v c="$((M_CLIENT_CPU1 - M_CLIENT_CPU0))" -v hz="$HZ" -v t="$tokens" \
+    'BEGIN {if (t < 1) t = 1; printf "%.2f", c / hz * 1e6 / t}')
   "$PY" - "$name" "$tps" "$tokens" "$((M_CLIENT_CPU1 - M_CLIENT_CPU0))" "$((M_SIM_CPU1 - M_SIM_CPU0))" "$HZ" \
       "$M_WHOLE" "$M_LOAD0" "$M_LOAD1" "$((M_SIMT1 - M_SIMT0))" <<'EOF'
 import sys
@@ -207,6 +222,17 @@ print(f"    TTFT client p50 {c50:.2f} ms, p99 {c99:.2f} ms; simulator p50 {s50:.
 print(f"    client-added TTFT (distributions): p50 {c50 - s50:.2f} ms, p99 {c99 - s99:.2f} ms")
 EOF
 }
+
+# The bare reader's CPU per chunk at N streams, FLOOR_RUNS runs; one value per line.
+floor_runs() { # N
+  local i
+  for i in $(seq "$FLOOR_RUNS"); do
+    java -cp "$BENCH_JAR" io.infermark.benchmarks.SimulatorWriteCost "$1" "$FLOOR_SECONDS" 10 230 jdk-nio \
+      > "$OUT/floor-$1-$i.log" 2>&1 || { echo "SimulatorWriteCost failed; see $OUT/floor-$1-$i.log" >&2; continue; }
+    sed -n 's/.*bare selector reader CPU \([0-9.]*\) us per chunk.*/\1/p' "$OUT/floor-$1-$i.log"
+  done
+}
+declare -A FLOOR_VALUES INFERMARK_US VLLM_US LEVEL_LOAD
 
 echo "infermark vs vLLM's benchmark client: simulator profile fixed (TTFT 25 ms, ITL 10 ms), prompts of"
 echo "100-1,900 words, output ${OUTPUT_LEN} x [0.1, 1.9] tokens with ignore_eos; $(nproc) cores, $(java -version 2>&1 | head -1)"
@@ -244,6 +270,8 @@ EOF
     --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,99 --save-result --save-detailed --result-dir "$OUT" --result-filename "vllm-$N.json"
   VTPS=$(awk -F': *' '/Output token throughput/ {print $2}' "$OUT/vllm-$N.log" | tr -d ' ')
   report "vLLM benchmark_serving" "${VTPS:-0}"
+  VLLM_US[$N]=$R_PER_TOKEN
+  LEVEL_LOAD[$N]="$M_LOAD0"
   "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); json.dump([t*1000 for t in r["ttfts"] if t > 0], open(sys.argv[2],"w"))' \
     "$OUT/vllm-$N.json" "$OUT/vllm-$N-ttft.json"
   ttft_from_timelines $((M_SINCE + 1)) "$OUT/vllm-$N-ttft.json" # after vLLM's single test request
@@ -254,6 +282,7 @@ EOF
   RESULT=$(grep '^RESULT ' "$OUT/infermark-$N.log" || true)
   ITPS=$(sed -n 's/.* tps=\([0-9.]*\).*/\1/p' <<< "$RESULT")
   report "infermark PeerRun" "${ITPS:-0}"
+  INFERMARK_US[$N]=$R_PER_TOKEN
   "$PY" - "$RESULT" "$OUT/infermark-$N-ttft.json" <<'EOF'
 import sys
 kv = dict(p.split("=", 1) for p in sys.argv[1].split()[1:] if "=" in p)
@@ -270,4 +299,30 @@ else:
     print("    no ground truth joined (see the PeerRun log)")
 EOF
   cleanup
+  if [[ $FLOOR_RUNS -gt 0 ]]; then
+    echo "  floor: SimulatorWriteCost $N $FLOOR_SECONDS 10 230 jdk-nio, $FLOOR_RUNS runs (load $(loadavg))"
+    FLOOR_VALUES[$N]=$(floor_runs "$N" | tr '\n' ' ')
+    echo "    bare reader CPU per chunk: ${FLOOR_VALUES[$N]}us (load after $(loadavg))"
+  fi
 done
+
+if [[ $FLOOR_RUNS -gt 0 ]]; then
+  echo
+  echo "== client CPU per streamed token against the floor (the bare selector reader, median of $FLOOR_RUNS runs)"
+  printf '%-8s | %-34s | %-22s | %-22s | %s\n' "streams" "floor us/chunk: median (min-max)" \
+    "infermark us/token (x)" "vLLM us/token (x)" "load before the level"
+  for N in $LEVELS; do
+    "$PY" - "$N" "${FLOOR_VALUES[$N]:-}" "${INFERMARK_US[$N]:-0}" "${VLLM_US[$N]:-0}" "${LEVEL_LOAD[$N]:-n/a}" <<'EOF'
+import statistics, sys
+n, values, inf, vllm, load = sys.argv[1:]
+v = [float(x) for x in values.split()]
+inf, vllm = float(inf), float(vllm)
+if not v:
+    print(f"{n:<8} | {'no floor measured':<34} | {inf:<22.2f} | {vllm:<22.2f} | {load}")
+    sys.exit()
+m = statistics.median(v)
+floor = f"{m:.2f} ({min(v):.2f}-{max(v):.2f}, +-{(max(v) - min(v)) / 2 / m * 100:.0f} %)"
+print(f"{n:<8} | {floor:<34} | {f'{inf:.2f} ({inf / m:.2f}x)':<22} | {f'{vllm:.2f} ({vllm / m:.2f}x)':<22} | {load}")
+EOF
+  done
+fi

@@ -15,7 +15,8 @@
  * {@code io.infermark.metrics.report}, {@code io.infermark.metrics.slo},
  * {@code io.infermark.metrics.timeseries}, {@code io.infermark.perturbation},
  * {@code io.infermark.perturbation.design}, {@code io.infermark.perturbation.operator},
- * {@code io.infermark.testkit.fuzz}, {@code io.infermark.testkit.simulator}. Nothing else of infermark: the
- * floors are in docs/architecture.md and ArchitectureTest holds every package to this line.
+ * {@code io.infermark.testkit.capacity}, {@code io.infermark.testkit.fuzz}, {@code io.infermark.testkit.simulator}.
+ * Nothing else of infermark: the floors are in docs/architecture.md and ArchitectureTest holds every package to
+ * this line.
  */
 package io.infermark.benchmarks;

@@ -19,8 +19,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "infermark", mixinStandardHelpOptions = true, versionProvider = Infermark.Version.class,
     description = "Benchmark LLM inference services: token-level timings, honest statistics, explanations.",
-    subcommands = {BenchCommand.class, SweepCommand.class, CapacityCommand.class, SimCommand.class,
-        ReportCommand.class, ExplainCommand.class, MergeCommand.class,
+    subcommands = {BenchCommand.class, SweepCommand.class, CapacityCommand.class, CapacityCardCommand.class,
+        SimCommand.class, ReportCommand.class, ExplainCommand.class, MergeCommand.class,
         io.infermark.cli.scenario.ScenarioCommand.class, CommandLine.HelpCommand.class},
     footer = {"", "Exit codes: 0 ok, 1 an SLO or goodput gate failed, 2 bad command line, 3 the command failed."})
 public final class Infermark implements Runnable {
