@@ -20,10 +20,10 @@ import picocli.CommandLine.Spec;
  * h2c and gRPC, measured against the simulator in this process ({@link CapacityCard}), printed as a table.
  */
 @Command(name = "capacity-card", mixinStandardHelpOptions = true,
-    description = {"Measure what one infermark client process can drive on this machine before its own",
-        "error bound passes a limit: streamed tokens/s (1 and several per chunk), non-streamed",
-        "requests/s and concurrent streams with the heap each holds, over HTTP/1.1, h2c and gRPC,",
-        "against the simulator in this process. A few minutes (--quick: about 30 s); size a run from it."})
+    description = {"Measure what one infermark client process can drive on this machine before its own error bound "
+        + "passes a limit: streamed tokens/s (1 and several per chunk), non-streamed requests/s and concurrent "
+        + "streams with the heap each holds, over HTTP/1.1, h2c and gRPC, against the simulator in this process.",
+        "A few minutes (--quick: about 30 s); size a run from it."})
 final class CapacityCardCommand implements Callable<Integer> {
 
   private static final String SIMULATOR_LOG_LEVEL = "org.slf4j.simpleLogger.log.io.infermark.testkit.simulator";
