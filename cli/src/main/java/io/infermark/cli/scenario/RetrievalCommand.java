@@ -129,17 +129,11 @@ final class RetrievalCommand extends KitCommand {
     kit();
   }
 
-  /** Each prompt tagged with its reference: the context a perfect retrieval of its relevant documents gives. */
-  private static List<Prompt> withReferences(List<Prompt> prompts) {
-    List<Prompt> out = new ArrayList<>();
-    for (Prompt p : prompts) {
-      StringBuilder context = new StringBuilder("Answer from these passages:\n");
-      for (String id : p.tags().get(RetrievalTarget.RELEVANT_TAG).split(",")) {
-        context.append('[').append(id).append("] Passage of ").append(id).append(".\n");
-      }
-      out.add(p.withTag(SemanticFidelityFuse.REFERENCE_TAG, context.toString().strip()));
-    }
-    return out;
+  /** Each of the index's prompts tagged with its reference answer: what a perfect retrieval would give it. */
+  private static List<Prompt> withReferences(SimulatedVectorIndex index, List<Prompt> prompts) {
+    return prompts.stream()
+        .map(p -> p.withTag(SemanticFidelityFuse.REFERENCE_TAG, index.reference(p).strip()))
+        .toList();
   }
 
   @Override
@@ -150,7 +144,7 @@ final class RetrievalCommand extends KitCommand {
     List<io.infermark.core.capture.RequestRecord> all = new ArrayList<>();
     try (RetrievalTarget rag = RetrievalTarget.builder(target.build(), index).topK(topK).build()) {
       for (int c : levels) {
-        RunResult run = Benchmark.target(rag).prompts(withReferences(index.prompts(requestsPerLevel)))
+        RunResult run = Benchmark.target(rag).prompts(withReferences(index, index.prompts(requestsPerLevel)))
             .captureText(fuse).params(params())
             .load(LoadProfile.concurrency(c).requests(requestsPerLevel).warmupRequests(c)).run();
         measured.add(new RetrievalKit.Level("concurrency " + c, c, run.measured()));

@@ -102,19 +102,33 @@ public final class RetrievalTarget implements Target {
     generation.execute(augmented, observer, cancellation);
   }
 
+  /**
+   * The passages as the generation call receives them: a line {@code Answer from these passages:}, then one line
+   * {@code [id] passage} each, in order, each line ending in a newline.
+   *
+   * @throws IllegalArgumentException if the lists differ in length
+   */
+  public static String context(List<String> ids, List<String> passages) {
+    if (ids.size() != passages.size()) {
+      throw new IllegalArgumentException(ids.size() + " ids for " + passages.size() + " passages");
+    }
+    StringBuilder context = new StringBuilder("Answer from these passages:\n");
+    for (int i = 0; i < passages.size(); i++) {
+      context.append('[').append(ids.get(i)).append("] ").append(passages.get(i)).append('\n');
+    }
+    return context.toString();
+  }
+
   /** The prompt with the passages in front: a system message for chat, a preamble for text. */
   static Prompt augment(Prompt prompt, Retrieval found) {
     if (found.passages().isEmpty()) {
       return prompt;
     }
-    StringBuilder context = new StringBuilder("Answer from these passages:\n");
-    for (int i = 0; i < found.passages().size(); i++) {
-      context.append('[').append(found.ids().get(i)).append("] ").append(found.passages().get(i)).append('\n');
-    }
+    String context = context(found.ids(), found.passages());
     Prompt out;
     if (prompt.isChat()) {
       List<Message> messages = new ArrayList<>();
-      messages.add(Message.system(context.toString().strip()));
+      messages.add(Message.system(context.strip()));
       messages.addAll(prompt.messages());
       out = Prompt.chat(messages);
     } else {

@@ -39,17 +39,11 @@ class RetrievalKitTest {
 
   private static final Logger LOG = LoggerFactory.getLogger(RetrievalKitTest.class);
 
-  /** Each prompt tagged with its reference answer: the context a perfect retrieval of its relevant documents gives. */
-  private static List<Prompt> withReferences(List<Prompt> prompts) {
-    List<Prompt> out = new ArrayList<>();
-    for (Prompt p : prompts) {
-      StringBuilder context = new StringBuilder("Answer from these passages:\n");
-      for (String id : p.tags().get(RetrievalTarget.RELEVANT_TAG).split(",")) {
-        context.append('[').append(id).append("] Passage of ").append(id).append(".\n");
-      }
-      out.add(p.withTag(SemanticFidelityFuse.REFERENCE_TAG, context.toString().strip()));
-    }
-    return out;
+  /** Each of the index's prompts tagged with its reference answer: what a perfect retrieval would give it. */
+  private static List<Prompt> withReferences(SimulatedVectorIndex index, List<Prompt> prompts) {
+    return prompts.stream()
+        .map(p -> p.withTag(SemanticFidelityFuse.REFERENCE_TAG, index.reference(p).strip()))
+        .toList();
   }
 
   @Test
@@ -68,7 +62,7 @@ class RetrievalKitTest {
     try (RetrievalTarget rag = RetrievalTarget.builder(OpenAiTarget.chat(sim.baseUrl() + "/v1", CONFIG.model()).build(),
             index).topK(4).build()) {
       for (int c : new int[] {1, 6}) {
-        RunResult run = Benchmark.target(rag).prompts(withReferences(index.prompts(60))).captureText(true)
+        RunResult run = Benchmark.target(rag).prompts(withReferences(index, index.prompts(60))).captureText(true)
             .params(GenerationParams.builder().maxTokens(20).ignoreEos(true).build())
             .load(LoadProfile.concurrency(c).requests(60).warmupRequests(c)).run();
         assertThat(run.measured()).allMatch(RequestRecord::succeeded);

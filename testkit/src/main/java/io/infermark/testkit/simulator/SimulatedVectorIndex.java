@@ -159,6 +159,28 @@ public final class SimulatedVectorIndex implements Retriever {
     return List.copyOf(out);
   }
 
+  /**
+   * What a perfect retrieval would put in front of {@code query}, one of {@link #prompts(int)}: its relevant
+   * documents' passages, formatted as {@link RetrievalTarget#context} formats them for the generation call (the
+   * reference answer of a model that answers from its context). Strip it to compare with a system message.
+   *
+   * @throws IllegalArgumentException if the prompt has no {@link RetrievalTarget#RELEVANT_TAG}
+   */
+  public String reference(Prompt query) {
+    String relevant = query.tags().get(RetrievalTarget.RELEVANT_TAG);
+    if (relevant == null || relevant.isEmpty()) {
+      throw new IllegalArgumentException("the prompt has no " + RetrievalTarget.RELEVANT_TAG + " tag: not one of "
+          + "this index's prompts(n)");
+    }
+    List<String> ids = List.of(relevant.split(","));
+    return RetrievalTarget.context(ids, ids.stream().map(SimulatedVectorIndex::passage).toList());
+  }
+
+  /** The text of document {@code id}. */
+  private static String passage(String id) {
+    return "Passage of " + id + ".";
+  }
+
   @Override
   public Retrieval retrieve(String query, int k) {
     Objects.requireNonNull(query, "query");
@@ -187,7 +209,7 @@ public final class SimulatedVectorIndex implements Retriever {
       for (int i = displaced; ids.size() < k && i < distractors.size(); i++) {
         ids.add(distractors.get(i));
       }
-      List<String> passages = ids.stream().map(id -> "Passage of " + id + ".").toList();
+      List<String> passages = ids.stream().map(SimulatedVectorIndex::passage).toList();
       return new Retrieval(ids, passages, dropPerWrite == 0
           ? Map.of(IN_FLIGHT_TAG, Integer.toString(n), RECALL_TAG, Double.toString(recall))
           : Map.of(IN_FLIGHT_TAG, Integer.toString(n), RECALL_TAG, Double.toString(recall), WRITES_TAG,
