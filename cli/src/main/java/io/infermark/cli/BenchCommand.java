@@ -1,5 +1,6 @@
 package io.infermark.cli;
 
+import io.infermark.cli.options.TargetOptions;
 import io.infermark.core.Benchmark;
 import io.infermark.core.BenchmarkRun;
 import io.infermark.core.RunResult;

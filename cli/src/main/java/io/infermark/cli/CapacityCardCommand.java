@@ -1,5 +1,6 @@
 package io.infermark.cli;
 
+import io.infermark.cli.options.DurationText;
 import io.infermark.testkit.capacity.CapacityCard;
 import io.infermark.testkit.capacity.CardProtocol;
 import io.infermark.testkit.capacity.CardSettings;

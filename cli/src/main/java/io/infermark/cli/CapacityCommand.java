@@ -1,5 +1,7 @@
 package io.infermark.cli;
 
+import io.infermark.cli.options.DurationText;
+import io.infermark.cli.options.TargetOptions;
 import io.infermark.core.RunResult;
 import io.infermark.core.protocol.Target;
 import io.infermark.core.sweep.CapacityAxis;

@@ -1,5 +1,6 @@
 package io.infermark.cli;
 
+import io.infermark.cli.options.DurationText;
 import io.infermark.core.RunResult;
 import io.infermark.core.stats.QuantileMethod;
 import io.infermark.metrics.ColdStarts;

@@ -8,7 +8,8 @@ import picocli.CommandLine.Option;
  * Locust's own flags where they mean what Locust means (seed 000's {@code locust -f locustfile.py --headless -u 100
  * -r 10 --run-time 5m --csv PREFIX --host URL}): {@code --headless} (the command never has a web UI), {@code --csv}
  * (Locust's four CSV files) and {@code -f} (Python that infermark cannot run: it says what it sends instead). The
- * users, spawn rate and run time are {@link UserRampOptions}; {@code --host URL} is {@link TargetOptions}'.
+ * users, spawn rate and run time are {@link UserRampOptions}; {@code --host URL} is
+ * {@link io.infermark.cli.options.TargetOptions}'.
  */
 final class LocustOptions {
 

@@ -1,5 +1,6 @@
 package io.infermark.cli;
 
+import io.infermark.cli.options.DurationText;
 import java.time.Duration;
 import java.util.Optional;
 import picocli.CommandLine.Option;

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.infermark.attribution.knee.Kneedle;
 import io.infermark.attribution.knee.SlopeThreshold;
 import io.infermark.attribution.knee.SweepKnees;
+import io.infermark.cli.options.TargetOptions;
 import io.infermark.core.RunResult;
 import io.infermark.core.protocol.Target;
 import io.infermark.core.sweep.Sweep;

@@ -1,5 +1,6 @@
 package io.infermark.cli;
 
+import io.infermark.cli.options.DurationText;
 import io.infermark.core.load.LoadProfile;
 import io.infermark.core.load.UserRamp;
 import java.time.Duration;

@@ -2,6 +2,7 @@ package io.infermark.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.infermark.cli.options.TargetOptions;
 import io.infermark.core.Benchmark;
 import io.infermark.core.RunResult;
 import io.infermark.core.capture.RequestRecord;

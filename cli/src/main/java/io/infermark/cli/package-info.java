@@ -3,8 +3,8 @@
  * scenario; vLLM-compatible flags and outputs. Not a library API.
  *
  * <p>May import: {@code io.infermark.attribution.change}, {@code io.infermark.attribution.drift},
- * {@code io.infermark.attribution.knee}, {@code io.infermark.attribution.phase}, {@code io.infermark.cli.scenario},
- * {@code io.infermark.cli.vllmsweep}, {@code io.infermark.core},
+ * {@code io.infermark.attribution.knee}, {@code io.infermark.attribution.phase}, {@code io.infermark.cli.options},
+ * {@code io.infermark.cli.scenario}, {@code io.infermark.cli.vllmsweep}, {@code io.infermark.core},
  * {@code io.infermark.core.capture}, {@code io.infermark.core.health}, {@code io.infermark.core.load},
  * {@code io.infermark.core.protocol}, {@code io.infermark.core.request}, {@code io.infermark.core.session},
  * {@code io.infermark.core.shard}, {@code io.infermark.core.stats}, {@code io.infermark.core.sweep}, {@code io.infermark.core.tokens},

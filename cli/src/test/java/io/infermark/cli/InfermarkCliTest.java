@@ -287,14 +287,6 @@ class InfermarkCliTest {
   }
 
   @Test
-  void aModelListWithNoModelIsAClearError() {
-    assertThat(ServedModels.firstId("{\"object\":\"list\",\"data\":[]}".getBytes(StandardCharsets.UTF_8))).isEmpty();
-    assertThat(ServedModels.firstId("<html>".getBytes(StandardCharsets.UTF_8))).isEmpty();
-    assertThat(ServedModels.firstId("{\"data\":[{\"id\":\"\"},{\"id\":\"b\"}]}".getBytes(StandardCharsets.UTF_8)))
-        .contains("b");
-  }
-
-  @Test
   void unreadableDatasetFileExitsThreeAsDocumented() {
     Outcome o = run("bench", "--model", "m", "--dataset-name", "sharegpt", "--dataset-path",
         dir.resolve("absent.json").toString());

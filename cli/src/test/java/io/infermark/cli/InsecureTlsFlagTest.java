@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.infermark.cli.options.TargetOptions;
 import io.infermark.core.protocol.Target;
 import io.infermark.metrics.journal.Journal;
 import io.infermark.testkit.simulator.Simulator;

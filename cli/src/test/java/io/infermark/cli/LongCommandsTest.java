@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.infermark.cli.options.DurationText;
 import io.infermark.metrics.journal.Journal;
 import io.infermark.testkit.junit.InjectSimulator;
 import io.infermark.testkit.junit.SimulatorExtension;

@@ -1,6 +1,6 @@
 package io.infermark.cli.scenario;
 
-import io.infermark.cli.DurationText;
+import io.infermark.cli.options.DurationText;
 import io.infermark.core.Benchmark;
 import io.infermark.core.RunResult;
 import io.infermark.core.load.LoadProfile;

@@ -2,7 +2,7 @@ package io.infermark.cli.scenario;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.infermark.cli.TargetOptions;
+import io.infermark.cli.options.TargetOptions;
 import io.infermark.core.Benchmark;
 import io.infermark.core.capture.RequestRecord;
 import io.infermark.core.load.LoadProfile;

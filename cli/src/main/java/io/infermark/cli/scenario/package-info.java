@@ -4,7 +4,7 @@
  * knob control and density-weighted load, each a command with the seed's parameters as defaults, its verdict as the
  * exit code and its report (console, JSON, HTML where the kit has one). Not a library API.
  *
- * <p>May import: {@code io.infermark.cli}, {@code io.infermark.core}, {@code io.infermark.core.capture},
+ * <p>May import: {@code io.infermark.cli.options}, {@code io.infermark.core}, {@code io.infermark.core.capture},
  * {@code io.infermark.core.control}, {@code io.infermark.core.load}, {@code io.infermark.core.pipeline},
  * {@code io.infermark.core.protocol}, {@code io.infermark.core.request}, {@code io.infermark.core.sweep},
  * {@code io.infermark.core.tokens}, {@code io.infermark.core.workload}, {@code io.infermark.metrics},

@@ -1,4 +1,4 @@
-package io.infermark.cli;
+package io.infermark.cli.options;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,4 @@
-package io.infermark.cli;
+package io.infermark.cli.options;
 
 import java.time.Duration;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package io.infermark.cli;
+package io.infermark.cli.options;
 
 import io.infermark.core.protocol.AnthropicTarget;
 import io.infermark.core.protocol.HttpTarget;
@@ -28,7 +28,7 @@ public final class TargetOptions {
   public TargetOptions() {}
 
   /** vLLM's backends that speak the OpenAI completions or chat API. */
-  static final List<String> OPENAI_BACKENDS = List.of("vllm", "openai", "openai-chat", "sglang", "lmdeploy",
+  public static final List<String> OPENAI_BACKENDS = List.of("vllm", "openai", "openai-chat", "sglang", "lmdeploy",
       "scalellm");
   /**
    * Backends with a protocol of their own: vLLM's {@code tgi} and {@code tensorrt-llm} (Triton's generate
@@ -130,7 +130,7 @@ public final class TargetOptions {
   }
 
   /** The backend name written to results: openai-chat for chat when --url was used without --backend. */
-  String backendName() {
+  public String backendName() {
     return resolved().backend;
   }
 
@@ -282,7 +282,7 @@ public final class TargetOptions {
   }
 
   /** Builds the target with further builder settings applied last; its owner closes it. */
-  Target build(java.util.function.Consumer<HttpTarget.Builder<?, ?>> customize) {
+  public Target build(java.util.function.Consumer<HttpTarget.Builder<?, ?>> customize) {
     Resolved r = resolved();
     if (r.backend.startsWith("triton-grpc")) {
       return grpc(r.base);
