@@ -231,7 +231,7 @@ final class CardRunner {
   /**
    * One run against a fresh simulator. Every request asks for {@code tokens} tokens with {@code ignore_eos}, and the
    * simulator streams exactly that many, so a succeeded request's tokens are known without counting them from the
-   * stream (a Triton response carries no usage, and the client counts one token per response).
+   * stream (a Triton response carries no usage; its tokens are counted from each response's num_output_tokens).
    */
   private Figures step(CardProtocol p, SimulatorConfig config, LoadProfile load, GenerationParams params,
       double offered, Kind kind, int tokens) {
@@ -290,7 +290,8 @@ final class CardRunner {
       case H2C -> OpenAiTarget.chat(sim.baseUrl() + "/v1", model)
           .transport(NettyTransport.builder().httpVersion(HttpVersionPolicy.HTTP_2).build())
           .connectTimeout(Duration.ofSeconds(30)).build();
-      case GRPC -> TritonGrpcTarget.streamInfer(sim.baseUrl(), model).connectTimeout(Duration.ofSeconds(30)).build();
+      case GRPC -> TritonGrpcTarget.streamInfer(sim.baseUrl(), model).returnNumOutputTokens(true)
+          .connectTimeout(Duration.ofSeconds(30)).build();
     };
   }
 
