@@ -19,7 +19,8 @@ import java.util.concurrent.CountDownLatch;
 /**
  * The protocol side of one {@code ModelStreamInfer} call: turns what the HTTP/2 transport reports
  * into {@link StreamObserver} events. Each gRPC message (5-byte prefix, then a
- * {@code ModelStreamInferResponse}) is one chunk, stamped with the read that completed it; the call
+ * {@code ModelStreamInferResponse}) is one chunk, stamped with the read that completed it, carrying the
+ * tokens its {@code num_output_tokens} output states (unknown without one); the call
  * ends at the trailers, where {@code grpc-status} says how (see {@link GrpcStatus}). A response
  * that is not gRPC (an HTTP error from a proxy, another content type) is classified as HTTP would be.
  */
@@ -207,7 +208,9 @@ final class GrpcExchange implements ResponseHandler {
         return;
       }
       ChunkKind kind = reader.content ? ChunkKind.CONTENT : ChunkKind.EMPTY;
-      observer.onChunk(nanoTime, kind, ChunkTimeline.UNKNOWN_TOKENS);
+      // a response may carry several tokens (a server that batches its writes): its num_output_tokens says how
+      // many, all stamped at this read; without it, its count is unknown and the record counts it as one
+      observer.onChunk(nanoTime, kind, reader.tokens >= 0 ? (int) reader.tokens : ChunkTimeline.UNKNOWN_TOKENS);
       if (wantsText && reader.content) {
         observer.onText(ChunkKind.CONTENT, reader.text());
       }

@@ -44,7 +44,9 @@ import java.util.Set;
  * {@code RESOURCE_EXHAUSTED} as 429, {@code INVALID_ARGUMENT} as 400, ...) with its message kept;
  * {@code DEADLINE_EXCEEDED} is a call timeout; an {@code error_message} inside the stream is a
  * {@link ErrorCategory#STREAM_ERROR}; a stream cut off (RST_STREAM, a closed connection) is a
- * {@link ErrorCategory#RESET}. Triton reports no usage: output tokens are counted from the stream.
+ * {@link ErrorCategory#RESET}. Triton reports no usage: output tokens are counted from the stream,
+ * each response's from its {@code num_output_tokens} output where the server sends one (see
+ * {@link Builder#returnNumOutputTokens}), else one per response that carries text.
  *
  * <p>The tensors follow one of two {@link Convention}s: TensorRT-LLM's ensemble
  * ({@code text_input}, {@code max_tokens}, {@code stream} as input tensors), or Triton's vLLM backend
@@ -87,6 +89,7 @@ public final class TritonGrpcTarget implements Target {
   private final String textOutput;
   private final String apiKey;
   private final boolean sendRequestId;
+  private final boolean returnNumOutputTokens;
   private final Timeouts timeouts;
   private final Duration deadline;
   private final int maxMessageBytes;
@@ -105,6 +108,8 @@ public final class TritonGrpcTarget implements Target {
     this.textOutput = b.textOutput;
     this.apiKey = b.apiKey;
     this.sendRequestId = b.sendRequestId;
+    this.returnNumOutputTokens = b.returnNumOutputTokens != null ? b.returnNumOutputTokens
+        : b.convention == Convention.VLLM;
     this.timeouts = new Timeouts(b.connectTimeout, b.readTimeout, b.callTimeout);
     this.deadline = b.deadline;
     this.maxMessageBytes = b.maxMessageBytes;
@@ -152,6 +157,11 @@ public final class TritonGrpcTarget implements Target {
   /** The HTTP/2 transport that carries the calls. */
   public NettyTransport transport() {
     return transport;
+  }
+
+  /** Whether each call asks for {@code num_output_tokens}, the tokens of each response (see the builder). */
+  public boolean returnsNumOutputTokens() {
+    return returnNumOutputTokens;
   }
 
   /** The deadline sent with each call as {@code grpc-timeout}; empty when none is sent (the default). */
@@ -279,7 +289,13 @@ public final class TritonGrpcTarget implements Target {
       }
       m.message(5, tensor("sampling_parameters", "BYTES", shape, new KServeWire.Writer().bytes(8, json)));
     }
+    if (returnNumOutputTokens) {
+      m.message(5, tensor("return_num_output_tokens", "BOOL", shape, new KServeWire.Writer().packedVarints(1, 1)));
+    }
     m.message(6, new KServeWire.Writer().string(1, textOutput));
+    if (returnNumOutputTokens) {
+      m.message(6, new KServeWire.Writer().string(1, StreamInferResponseReader.TOKEN_COUNT_OUTPUT));
+    }
     return m.toByteArray();
   }
 
@@ -319,7 +335,8 @@ public final class TritonGrpcTarget implements Target {
   public String toString() {
     StringBuilder b = new StringBuilder("TritonGrpcTarget[ModelStreamInfer ").append(url()).append(", model ")
         .append(model).append(modelVersion.isEmpty() ? "" : " v" + modelVersion).append(", ")
-        .append(convention.name().toLowerCase(Locale.ROOT)).append(", ").append(transport.name()).append(" ")
+        .append(convention.name().toLowerCase(Locale.ROOT)).append(returnNumOutputTokens ? " + num_output_tokens" : "")
+        .append(", ").append(transport.name()).append(" ")
         .append(url.getScheme().equalsIgnoreCase("https") ? "h2" : "h2c");
     transport.http2KeepAliveInterval().ifPresentOrElse(
         i -> b.append(", keepalive ").append(i.toMillis()).append(" ms/").append(transport.http2KeepAliveTimeout()
@@ -343,6 +360,7 @@ public final class TritonGrpcTarget implements Target {
     private String textOutput = "text_output";
     private String apiKey = "";
     private boolean sendRequestId = true;
+    private Boolean returnNumOutputTokens;
     private Duration connectTimeout = Duration.ofSeconds(10);
     private Duration readTimeout = Duration.ofMinutes(5);
     private Duration callTimeout = Duration.ofMinutes(10);
@@ -431,6 +449,20 @@ public final class TritonGrpcTarget implements Target {
     /** Send each request's id as {@code x-request-id} metadata and in {@code ModelInferRequest.id} (default true). */
     public Builder sendRequestId(boolean send) {
       this.sendRequestId = send;
+      return this;
+    }
+
+    /**
+     * Ask for each response's token count: a BOOL input {@code return_num_output_tokens} and the output
+     * {@code num_output_tokens}, which Triton's vLLM backend (r24.12 on) and TensorRT-LLM's
+     * {@code tensorrt_llm} and BLS models answer with the tokens of that response. Without it a server that
+     * sends several tokens in one response is counted one token per response. Default: on for
+     * {@link Convention#VLLM}, off for {@link Convention#TENSORRT_LLM} (its stock {@code ensemble} does not
+     * declare the input, and Triton refuses a call with an input the model does not declare). A
+     * {@code num_output_tokens} the server sends unasked is read either way.
+     */
+    public Builder returnNumOutputTokens(boolean ask) {
+      this.returnNumOutputTokens = ask;
       return this;
     }
 

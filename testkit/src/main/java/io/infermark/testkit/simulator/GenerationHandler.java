@@ -514,6 +514,8 @@ final class GenerationHandler {
           System.currentTimeMillis() / 1000, config.model());
       if (r instanceof TgiRenderer tgi && request != null) {
         tgi.details(request.includeUsage()); // the parser carries TGI's parameters.details as include-usage
+      } else if (r instanceof TritonRenderer triton && request != null) {
+        triton.numOutputTokens(request.includeUsage()); // and Triton's return_num_output_tokens
       }
       r.engineTimeline(() -> generation == null ? null : generation.engineTimeline());
       r.reportCachedTokens(config.engine().map(EngineProfile::prefixCaching).orElse(false));

@@ -151,6 +151,10 @@ final class RequestParser {
         textPromptTokens(root, "text_input", hashes);
         maxTokens = optionalPositiveInt(root, "max_tokens");
         stream = endpoint.alwaysStreams();
+        // the input return_num_output_tokens, top level or among parameters; carried as include-usage
+        JsonNode parameters = root.path("parameters");
+        details = optionalBoolean(root, "return_num_output_tokens")
+            || parameters.isObject() && optionalBoolean(parameters, "return_num_output_tokens");
       }
       case OPENAI_RESPONSES -> {
         JsonNode input = root.get("input");

@@ -61,6 +61,8 @@ class KServeWireConformanceTest {
     assertThat(input(r, "min_length").getContents().getIntContentsList()).containsExactly(64);
     assertThat(r.getOutputsList()).extracting(ModelInferRequest.InferRequestedOutputTensor::getName)
         .containsExactly("text_output");
+    assertThat(r.getInputsList()).extracting(ModelInferRequest.InferInputTensor::getName)
+        .doesNotContain("return_num_output_tokens"); // the stock ensemble does not declare it
     assertThat(r.getParametersMap().get("beam_width").getInt64Param()).isEqualTo(1);
     assertThat(r.getParametersMap().get("mode").getStringParam()).isEqualTo("fast");
   }
@@ -76,6 +78,43 @@ class KServeWireConformanceTest {
         .isEqualTo("{\"max_tokens\":32,\"temperature\":0.0}");
     assertThat(r.getInputsList()).extracting(ModelInferRequest.InferInputTensor::getName)
         .doesNotContain("max_tokens");
+    // each response's token count, asked for and requested as an output (Triton returns only the outputs named)
+    assertThat(input(r, "return_num_output_tokens").getDatatype()).isEqualTo("BOOL");
+    assertThat(input(r, "return_num_output_tokens").getContents().getBoolContentsList()).containsExactly(true);
+    assertThat(r.getOutputsList()).extracting(ModelInferRequest.InferRequestedOutputTensor::getName)
+        .containsExactly("text_output", "num_output_tokens");
+  }
+
+  private static ModelInferResponse.Builder eightTokens() {
+    return ModelInferResponse.newBuilder().addOutputs(output("text_output"))
+        .addRawOutputContents(rawBytes(" one two three four five six seven eight"));
+  }
+
+  @Test
+  void readsTheTokenCountOfAResponseRawOrTypedOfAnyIntegerType() throws Exception {
+    ModelInferResponse.InferOutputTensor count = output("num_output_tokens").toBuilder().setDatatype("UINT32").build();
+    StreamInferResponseReader raw32 = read(ModelStreamInferResponse.newBuilder().setInferResponse(eightTokens()
+        .addOutputs(count).addRawOutputContents(ByteString.copyFrom(new byte[] {8, 0, 0, 0}))).build());
+    assertThat(raw32.tokens).isEqualTo(8);
+    assertThat(raw32.text()).hasToString(" one two three four five six seven eight");
+
+    StreamInferResponseReader raw64 = read(ModelStreamInferResponse.newBuilder().setInferResponse(eightTokens()
+        .addOutputs(count.toBuilder().setDatatype("INT64"))
+        .addRawOutputContents(ByteString.copyFrom(new byte[] {0, 1, 0, 0, 0, 0, 0, 0}))).build());
+    assertThat(raw64.tokens).isEqualTo(256);
+
+    StreamInferResponseReader typed = read(ModelStreamInferResponse.newBuilder().setInferResponse(
+        ModelInferResponse.newBuilder().addOutputs(count.toBuilder().setContents(InferTensorContents.newBuilder()
+            .addUintContents(3))).addOutputs(output("text_output").toBuilder().setContents(InferTensorContents
+            .newBuilder().addBytesContents(ByteString.copyFromUtf8(" a b c"))))).build());
+    assertThat(typed.tokens).isEqualTo(3);
+    assertThat(typed.text()).hasToString(" a b c");
+
+    assertThat(read(ModelStreamInferResponse.newBuilder().setInferResponse(eightTokens()).build()).tokens)
+        .as("no count sent: unknown").isEqualTo(-1);
+    assertThatThrownBy(() -> read(ModelStreamInferResponse.newBuilder().setInferResponse(eightTokens()
+        .addOutputs(count).addRawOutputContents(ByteString.copyFrom(new byte[] {8, 0}))).build()))
+        .isInstanceOf(KServeWire.MalformedMessage.class).hasMessageContaining("num_output_tokens");
   }
 
   private static ByteString rawBytes(String... elements) {

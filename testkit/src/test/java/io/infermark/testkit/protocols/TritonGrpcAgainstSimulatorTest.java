@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
@@ -65,7 +66,9 @@ class TritonGrpcAgainstSimulatorTest {
         int tokens = server.tokenCount();
         assertThat(tokens).isBetween(6, 10);
         assertThat(r.outputTokens()).as("output tokens of %s", r).isEqualTo(tokens);
-        assertThat(r.outputTokensSource()).isEqualTo(TokenCountSource.CHUNK_COUNT);
+        // the vLLM backend's convention asks for each response's num_output_tokens; TensorRT-LLM's does not
+        assertThat(r.outputTokensSource()).isEqualTo(convention == Convention.VLLM ? TokenCountSource.CHUNK_TOKENS
+            : TokenCountSource.CHUNK_COUNT);
         long send = run.originNanos() + r.sendNanos();
         assertThat(send).isLessThanOrEqualTo(server.arrivalNanos());
         ChunkTimeline.Cursor c = r.chunks().cursor();
@@ -88,6 +91,62 @@ class TritonGrpcAgainstSimulatorTest {
       assertThat(lateness.get(lateness.size() / 2)).isLessThan(50 + 2 * floor);
       // the run says what it ran on: h2c, keepalive, and what the server announced in its SETTINGS
       assertThat(run.target()).contains("ModelStreamInfer", "h2c", "keepalive off", "max_concurrent_streams=100");
+    }
+  }
+
+  /**
+   * A server that sends several tokens in one response (here 8, and 1 for contrast): with
+   * {@code num_output_tokens} asked for (the vLLM convention's default, TensorRT-LLM's by option) the
+   * record's count is the server's, each response carries its tokens, stamped together at the read that
+   * completed it, no sooner than the server wrote them.
+   */
+  @ParameterizedTest
+  @CsvSource({"1, VLLM", "8, VLLM", "1, TENSORRT_LLM", "8, TENSORRT_LLM"})
+  void everyTokenOfAResponseThatCarriesSeveralIsCountedAsTheServerSentIt(int perResponse, Convention convention) {
+    try (Simulator sim = Simulator.start(config().tokensPerChunk(perResponse).outputTokensBetween(17, 30).build(),
+        SimulatorProtocol.H2C);
+        TritonGrpcTarget target = target(sim, b -> convention == Convention.VLLM ? b.convention(convention)
+            : b.returnNumOutputTokens(true))) {
+      RunResult run = run(target, GenerationParams.builder().maxTokens(30).build(), 4);
+
+      assertThat(run.records()).hasSize(4).allMatch(RequestRecord::succeeded);
+      for (RequestRecord r : run.records()) {
+        ServerTimeline server = sim.timeline(r.requestId()).orElseThrow();
+        int tokens = server.tokenCount();
+        assertThat(tokens).isBetween(17, 30);
+        assertThat(r.outputTokens()).as("output tokens of %s", r).isEqualTo(tokens);
+        assertThat(r.outputTokensSource()).isEqualTo(TokenCountSource.CHUNK_TOKENS);
+        assertThat(r.chunks().tokenChunkCount()).isEqualTo((tokens + perResponse - 1) / perResponse);
+        long send = run.originNanos() + r.sendNanos();
+        ChunkTimeline.Cursor c = r.chunks().cursor();
+        int first = 0;
+        while (c.next()) {
+          if (c.kind().isTokenBearing()) {
+            assertThat(c.tokens()).as("tokens of the response from token %d", first)
+                .isEqualTo(Math.min(perResponse, tokens - first));
+            assertThat(send + c.offsetNanos()).isGreaterThanOrEqualTo(server.tokenNanos(first + c.tokens() - 1));
+            first += c.tokens();
+          }
+        }
+        assertThat(first).isEqualTo(tokens);
+        // per-token timing divides each gap by the tokens that arrived together at its end
+        ChunkTimeline.TokenGaps gaps = r.chunks().gaps();
+        while (gaps.next()) {
+          assertThat(gaps.tokens()).isBetween(1, perResponse);
+        }
+      }
+    }
+  }
+
+  @Test
+  void aCallThatDoesNotStreamCountsTheTokensOfItsOneResponse() {
+    try (Simulator sim = Simulator.start(config().build(), SimulatorProtocol.H2C);
+        TritonGrpcTarget target = target(sim, b -> b.convention(Convention.VLLM))) {
+      RequestRecord r = run(target, GenerationParams.builder().maxTokens(10).stream(false).build(), 1).records().get(0);
+      assertThat(r.succeeded()).as("%s", r).isTrue();
+      assertThat(r.chunks().size()).isEqualTo(1);
+      assertThat(r.outputTokens()).isEqualTo(sim.timeline(r.requestId()).orElseThrow().tokenCount()).isBetween(6, 10);
+      assertThat(r.outputTokensSource()).isEqualTo(TokenCountSource.CHUNK_TOKENS);
     }
   }
 

@@ -28,7 +28,9 @@ import java.util.concurrent.TimeUnit;
  * {@code generate_stream}. A call's {@code ModelInferRequest} (TensorRT-LLM's or the vLLM backend's
  * tensors) becomes the {@code generate_stream} request it means; what the engine then writes is
  * translated as it is written: each event one {@code ModelStreamInferResponse} with a BYTES
- * {@code text_output} in {@code raw_output_contents} (as Triton sends it), all events of one write one
+ * {@code text_output} in {@code raw_output_contents} (as Triton sends it), and a UINT32
+ * {@code num_output_tokens} (the tokens of that response) when the call's BOOL input
+ * {@code return_num_output_tokens} asked for it, all events of one write one
  * DATA frame, the end the trailers with {@code grpc-status} 0. An HTTP error becomes the gRPC status
  * Triton would send ({@code 429} RESOURCE_EXHAUSTED, {@code 503} UNAVAILABLE, {@code 400}
  * INVALID_ARGUMENT, {@code 404} NOT_FOUND, ...) in a trailers-only response; an error event an
@@ -88,6 +90,7 @@ public final class GrpcInferenceService {
         }
         case "max_tokens" -> generate.put("max_tokens", firstInt(in, raw));
         case "stream" -> streamed = firstBool(in, raw);
+        case "return_num_output_tokens" -> generate.put("return_num_output_tokens", firstBool(in, raw));
         case "temperature" -> generate.put("temperature", in.getContents().getFp32ContentsCount() > 0
             ? in.getContents().getFp32Contents(0) : raw.asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN).getFloat());
         case "sampling_parameters" -> {
@@ -369,13 +372,19 @@ public final class GrpcInferenceService {
       }
       byte[] text = node.path("text_output").asText("").getBytes(StandardCharsets.UTF_8);
       ByteBuffer raw = ByteBuffer.allocate(4 + text.length).order(ByteOrder.LITTLE_ENDIAN).putInt(text.length).put(text);
-      ModelInferResponse response = ModelInferResponse.newBuilder().setModelName(model).setModelVersion("1").setId(id)
-          .putParameters("triton_final_response", InferParameter.newBuilder().setBoolParam(last).build())
+      ModelInferResponse.Builder response = ModelInferResponse.newBuilder().setModelName(model).setModelVersion("1")
+          .setId(id).putParameters("triton_final_response", InferParameter.newBuilder().setBoolParam(last).build())
           .addOutputs(ModelInferResponse.InferOutputTensor.newBuilder().setName("text_output").setDatatype("BYTES")
               .addShape(1))
-          .addRawOutputContents(ByteString.copyFrom(raw.array()))
-          .build();
-      return ModelStreamInferResponse.newBuilder().setInferResponse(response).build().toByteArray();
+          .addRawOutputContents(ByteString.copyFrom(raw.array()));
+      if (node.has("num_output_tokens")) {
+        // the vLLM backend's UINT32 output, raw like every output Triton sends over gRPC
+        byte[] count = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN)
+            .putInt(node.get("num_output_tokens").asInt()).array();
+        response.addOutputs(ModelInferResponse.InferOutputTensor.newBuilder().setName("num_output_tokens")
+            .setDatatype("UINT32").addShape(1)).addRawOutputContents(ByteString.copyFrom(count));
+      }
+      return ModelStreamInferResponse.newBuilder().setInferResponse(response.build()).build().toByteArray();
     }
 
     private static byte[] frame(byte[] message) {
