@@ -2,6 +2,10 @@ package io.infermark.cli;
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -19,9 +23,6 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "infermark", mixinStandardHelpOptions = true, versionProvider = Infermark.Version.class,
     description = "Benchmark LLM inference services: token-level timings, honest statistics, explanations.",
-    subcommands = {BenchCommand.class, SweepCommand.class, CapacityCommand.class, CapacityCardCommand.class,
-        SimCommand.class, ReportCommand.class, ExplainCommand.class, MergeCommand.class,
-        io.infermark.cli.scenario.ScenarioCommand.class, CommandLine.HelpCommand.class},
     footer = {"", "Exit codes: 0 ok, 1 an SLO or goodput gate failed, 2 bad command line, 3 the command failed."})
 public final class Infermark implements Runnable {
 
@@ -53,6 +54,7 @@ public final class Infermark implements Runnable {
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
     StopSignals.install(err); // SIGINT/SIGTERM stop the run gracefully and every output is still written
+    QuickJit.apply(); // C1 only, as the launcher compiles, unless the JVM's command line or INFERMARK_JIT says otherwise
     System.exit(run(out, err, args));
   }
 
@@ -61,11 +63,12 @@ public final class Infermark implements Runnable {
    * {@code System.exit}, so tests and host applications can call it.
    */
   public static int run(PrintWriter out, PrintWriter err, String... args) {
-    CommandLine cl = commandLine(out, err);
+    CommandLine cl = commandLine(out, err, args);
     java.util.List<String> given;
     try {
       // vLLM's conventions (bench serve, --config, underscores, prefixes) before picocli parses
-      given = VllmArgs.normalize(java.util.List.of(args), cl.getSubcommands().get("bench").getCommandSpec());
+      given = args.length == 0 || !args[0].equals("bench") ? java.util.List.of(args)
+          : VllmArgs.normalize(java.util.List.of(args), cl.getSubcommands().get("bench").getCommandSpec());
     } catch (CliException e) {
       err.println("infermark bench: " + e.getMessage());
       return e.exitCode();
@@ -77,19 +80,63 @@ public final class Infermark implements Runnable {
     return cl.execute(given.toArray(String[]::new));
   }
 
-  /** The configured picocli command line (its output and error streams set). */
+  /**
+   * The commands, by name, in the order the help lists them. Made only when asked for: picocli reads every option of
+   * a command it is given, and reading all of them (over a thousand options with the scenario kits) was about a
+   * fifth of the start-up of a {@code bench} run.
+   */
+  private static final Map<String, Supplier<Object>> COMMANDS = commands();
+
+  private static Map<String, Supplier<Object>> commands() {
+    Map<String, Supplier<Object>> c = new LinkedHashMap<>();
+    c.put("bench", BenchCommand::new);
+    c.put("sweep", SweepCommand::new);
+    c.put("capacity", CapacityCommand::new);
+    c.put("capacity-card", CapacityCardCommand::new);
+    c.put("sim", SimCommand::new);
+    c.put("report", ReportCommand::new);
+    c.put("explain", ExplainCommand::new);
+    c.put("merge", MergeCommand::new);
+    c.put("scenario", io.infermark.cli.scenario.ScenarioCommand::new);
+    c.put("help", CommandLine.HelpCommand::new);
+    return Collections.unmodifiableMap(c);
+  }
+
+  /** The configured picocli command line with every command (its output and error streams set). */
   static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+    return commandLine(out, err, new String[0]);
+  }
+
+  /**
+   * The configured picocli command line for the arguments {@code given}: only the command their first argument names (not
+   * {@code help}, which shows the others), else all of them, so help, suggestions and errors read as before; and
+   * {@code bench}'s {@code sweep} family only when asked for or when help may list it.
+   */
+  static CommandLine commandLine(PrintWriter out, PrintWriter err, String[] given) {
     CommandLine cl = new CommandLine(new Infermark());
-    // vLLM's `vllm bench sweep ...`: its own package; its in-JVM benches come back through run()
-    cl.getSubcommands().get("bench").addSubcommand(
-        new io.infermark.cli.vllmsweep.VllmSweepCommand((o, e, a) -> run(o, e, a.toArray(String[]::new)),
-            () -> StopSignals.current(err).exitCode()));
+    String first = given.length == 0 ? "" : given[0];
+    boolean one = COMMANDS.containsKey(first) && !first.equals("help");
+    COMMANDS.forEach((name, command) -> {
+      if (!one || name.equals(first)) {
+        cl.addSubcommand(name, command.get());
+      }
+    });
+    boolean plainBench = one && first.equals("bench") && given.length > 1 && !given[1].equals("sweep")
+        && java.util.Arrays.stream(given).noneMatch(a -> a.equals("-h") || a.equals("--help"));
+    if (cl.getSubcommands().containsKey("bench") && !plainBench) {
+      // vLLM's `vllm bench sweep ...`: its own package; its in-JVM benches come back through run()
+      cl.getSubcommands().get("bench").addSubcommand(
+          new io.infermark.cli.vllmsweep.VllmSweepCommand((o, e, a) -> run(o, e, a.toArray(String[]::new)),
+              () -> StopSignals.current(err).exitCode()));
+    }
     cl.setOut(out);
     cl.setErr(err);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setOverwrittenOptionsAllowed(true); // vLLM's argparse: a repeated flag's last value wins (every command)
-    cl.getSubcommands().get("sim").getCommandSpec().usageMessage()
-        .footer("", "Simulator options:", SimCommand.help(80).stripTrailing().replace("%", "%%"));
+    if (cl.getSubcommands().containsKey("sim")) {
+      cl.getSubcommands().get("sim").getCommandSpec().usageMessage()
+          .footer("", "Simulator options:", SimCommand.help(80).stripTrailing().replace("%", "%%"));
+    }
     cl.setExitCodeExceptionMapper(e -> e instanceof CommandLine.ParameterException ? USAGE : FAILED);
     cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
       Throwable cause = e;

@@ -1,11 +1,10 @@
 package io.infermark.cli;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,18 +27,36 @@ import java.util.TreeSet;
  */
 record SpecDecodeMetrics(long drafts, long draftTokens, long acceptedTokens, Map<Integer, Long> acceptedPerPosition) {
 
-  /** Reads the counters from a server's root URL; empty when it has none or does not answer in 5 s. */
+  /** The most of a {@code /metrics} page read (vLLM's is tens of KiB); a longer page is read as having none. */
+  static final int MAX_PAGE_BYTES = 8 << 20;
+
+  /**
+   * Reads the counters from a server's root URL; empty when it has none, does not answer in 5 s or sends more than
+   * {@link #MAX_PAGE_BYTES}. Read with the JDK's {@code HttpURLConnection}, not its {@code HttpClient}, whose start
+   * (its selector thread, the default TLS context with every CA certificate parsed) was a sixth of a small run's
+   * start-up even for a plain-HTTP server.
+   */
   static Optional<SpecDecodeMetrics> scrape(String rootUrl) {
+    HttpURLConnection c = null;
     try {
-      HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-      HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(rootUrl + "/metrics"))
-          .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
-      return r.statusCode() == 200 ? parse(r.body()) : Optional.empty();
-    } catch (IOException | IllegalArgumentException e) {
+      c = (HttpURLConnection) URI.create(rootUrl + "/metrics").toURL().openConnection();
+      c.setConnectTimeout(5_000);
+      c.setReadTimeout(5_000);
+      c.setInstanceFollowRedirects(false);
+      if (c.getResponseCode() != 200) {
+        return Optional.empty();
+      }
+      try (InputStream in = c.getInputStream()) {
+        byte[] page = in.readNBytes(MAX_PAGE_BYTES + 1);
+        return page.length > MAX_PAGE_BYTES ? Optional.empty()
+            : parse(new String(page, StandardCharsets.UTF_8));
+      }
+    } catch (IOException | IllegalArgumentException | ClassCastException e) {
       return Optional.empty();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return Optional.empty();
+    } finally {
+      if (c != null) {
+        c.disconnect();
+      }
     }
   }
 

@@ -50,9 +50,15 @@ public final class PromptReuse implements RunListener {
     this.counter = Objects.requireNonNull(counter, "counter");
   }
 
-  /** A tracker counting tokens with {@code counter} (use the run's, e.g. the one that built its prompts). */
+  /**
+   * A tracker counting tokens with {@code counter} (use the run's, e.g. the one that built its prompts). The
+   * counter's vocabulary is loaded now (a quarter of a second of CPU for cl100k_base), not by the first prompt that
+   * shares a prefix: {@link #beforeSend} runs on the thread that sends, which that load held up mid-run.
+   */
   public static PromptReuse counting(TokenCounter counter) {
-    return new PromptReuse(counter);
+    PromptReuse reuse = new PromptReuse(counter);
+    counter.count("prompt reuse");
+    return reuse;
   }
 
   /** The name of the counter the token counts come from. */
