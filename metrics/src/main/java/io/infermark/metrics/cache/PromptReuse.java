@@ -44,21 +44,15 @@ public final class PromptReuse implements RunListener {
 
   private final TokenCounter counter;
   private final TreeSet<String> earlier = new TreeSet<>();
-  private final Map<String, Reuse> byRequest = new ConcurrentHashMap<>();
+  private final Map<String, Sent> byRequest = new ConcurrentHashMap<>();
 
   private PromptReuse(TokenCounter counter) {
     this.counter = Objects.requireNonNull(counter, "counter");
   }
 
-  /**
-   * A tracker counting tokens with {@code counter} (use the run's, e.g. the one that built its prompts). The
-   * counter's vocabulary is loaded now (a quarter of a second of CPU for cl100k_base), not by the first prompt that
-   * shares a prefix: {@link #beforeSend} runs on the thread that sends, which that load held up mid-run.
-   */
+  /** A tracker counting tokens with {@code counter} (use the run's, e.g. the one that built its prompts). */
   public static PromptReuse counting(TokenCounter counter) {
-    PromptReuse reuse = new PromptReuse(counter);
-    counter.count("prompt reuse");
-    return reuse;
+    return new PromptReuse(counter);
   }
 
   /** The name of the counter the token counts come from. */
@@ -66,10 +60,14 @@ public final class PromptReuse implements RunListener {
     return counter.name();
   }
 
-  /** Records the request's prompt as sent now; returns the request unchanged. */
+  /**
+   * Records the request's prompt as sent now; returns the request unchanged. Only the shared prefix is found here,
+   * on the thread that sends: its tokens are counted when {@link #of} first asks, so no tokenizer (nor the loading
+   * of its vocabulary, a quarter of a second of CPU for cl100k_base) holds up a send.
+   */
   @Override
   public InferenceRequest beforeSend(InferenceRequest request) {
-    record(request.id(), request.prompt());
+    remember(request.id(), request.prompt());
     return request;
   }
 
@@ -78,6 +76,10 @@ public final class PromptReuse implements RunListener {
    * prompt recorded before it.
    */
   public Reuse record(String requestId, Prompt prompt) {
+    return remember(requestId, prompt).reuse();
+  }
+
+  private Sent remember(String requestId, Prompt prompt) {
     Objects.requireNonNull(requestId, "requestId");
     String key = key(prompt);
     int lcp;
@@ -85,16 +87,15 @@ public final class PromptReuse implements RunListener {
       lcp = Math.max(commonPrefix(key, earlier.floor(key)), commonPrefix(key, earlier.ceiling(key)));
       earlier.add(key);
     }
-    int tokens = counter.count(prompt);
-    // A counter that is not additive may count a prefix above the whole; no prompt shares more than it has.
-    Reuse reuse = new Reuse(Math.min(sharedTokens(prompt, lcp), tokens), tokens);
-    byRequest.put(requestId, reuse);
-    return reuse;
+    Sent sent = new Sent(prompt, lcp);
+    byRequest.put(requestId, sent);
+    return sent;
   }
 
-  /** The reuse recorded for a request id, if its request was sent. */
+  /** The reuse recorded for a request id, if its request was sent (its tokens counted on the first call). */
   public Optional<Reuse> of(String requestId) {
-    return Optional.ofNullable(byRequest.get(requestId));
+    Sent sent = byRequest.get(requestId);
+    return sent == null ? Optional.empty() : Optional.of(sent.reuse());
   }
 
   /** How many requests were recorded. */
@@ -155,6 +156,28 @@ public final class PromptReuse implements RunListener {
       break;
     }
     return tokens;
+  }
+
+  /** A prompt as sent and the characters of its key it shares with an earlier one; counted once, when asked. */
+  private final class Sent {
+    private Prompt prompt;
+    private final int lcp;
+    private Reuse reuse;
+
+    Sent(Prompt prompt, int lcp) {
+      this.prompt = prompt;
+      this.lcp = lcp;
+    }
+
+    synchronized Reuse reuse() {
+      if (reuse == null) {
+        int tokens = counter.count(prompt);
+        // A counter that is not additive may count a prefix above the whole; no prompt shares more than it has.
+        reuse = new Reuse(Math.min(sharedTokens(prompt, lcp), tokens), tokens);
+        prompt = null; // counted: the prompt is not held for it any longer
+      }
+      return reuse;
+    }
   }
 
   /**

@@ -95,6 +95,32 @@ class PromptReuseTest {
   }
 
   @Test
+  void theThreadThatSendsCountsNoTokensTheyAreCountedOnceWhenAsked() {
+    java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+    TokenCounter counting = new TokenCounter() {
+      @Override
+      public int count(String text) {
+        calls.incrementAndGet();
+        return WORDS.count(text);
+      }
+
+      @Override
+      public String name() {
+        return "counted words";
+      }
+    };
+    PromptReuse lazy = PromptReuse.counting(counting);
+    lazy.beforeSend(InferenceRequest.of("r1", Prompt.user("a b c")));
+    lazy.beforeSend(InferenceRequest.of("r2", Prompt.user("a b d")));
+    assertThat(calls).hasValue(0);
+    assertThat(lazy.of("r2")).contains(new PromptReuse.Reuse(2, 3));
+    int counted = calls.get();
+    assertThat(counted).isPositive();
+    assertThat(lazy.of("r2")).contains(new PromptReuse.Reuse(2, 3));
+    assertThat(calls).hasValue(counted);
+  }
+
+  @Test
   void negativeCountsAreRejected() {
     assertThatThrownBy(() -> new PromptReuse.Reuse(-1, 3)).isInstanceOf(IllegalArgumentException.class);
   }
