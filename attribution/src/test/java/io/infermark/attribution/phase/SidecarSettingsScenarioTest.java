@@ -117,6 +117,15 @@ class SidecarSettingsScenarioTest {
     }
   }
 
+  /** What this request's phases before {@code phase} took, ns: where a late stamp can move the time it ends at. */
+  private static long before(RequestPhases p, LatencyPhase phase) {
+    long sum = 0;
+    for (LatencyPhase earlier : p.phases().subList(0, p.phases().indexOf(phase))) {
+      sum += p.nanos(earlier);
+    }
+    return sum;
+  }
+
   @Test
   void theSidecarsSetUpLandsInWaitingOverHttp1AndInSettingsOverHttp2() throws IOException {
     RunResult h1 = run(SimulatorProtocol.HTTP_1_1);
@@ -124,10 +133,10 @@ class SidecarSettingsScenarioTest {
     assertThat(h1.records()).allMatch(RequestRecord::succeeded);
     assertThat(h2.records()).allMatch(RequestRecord::succeeded);
     long hold = TimeUnit.MILLISECONDS.toNanos(SIDECAR_MS);
-    // A milestone the client stamps late (its I/O thread held up) moves up to the run's floor of the hold into
-    // the phase before; the hold itself starts after the send, so it is all in the latency either way.
-    long h1Slack = Math.round(h1.clientHealth().floorMillis() * 1e6);
-    long h2Slack = Math.round(h2.clientHealth().floorMillis() * 1e6);
+    // The hold starts after the send, so the milestone it delays is at least the hold after the send (exact). A
+    // milestone before it that the client stamps late (its I/O thread held up) moves some of the hold into the phase
+    // before: at most what this request's own phases before took, not a whole-run percentile (the client floor),
+    // which one late stamp on a busy machine exceeds by chance.
 
     // HTTP/1.1: each of the 4 connections' first response waited for the sidecar: "waiting", no settings phase
     List<RequestRecord> h1Openers = h1.records().stream()
@@ -135,8 +144,9 @@ class SidecarSettingsScenarioTest {
     assertThat(h1Openers).isNotEmpty();
     for (RequestRecord r : h1Openers) {
       RequestPhases p = RequestPhases.of(r, LatencyBasis.SERVICE_TIME);
-      assertThat(p.nanos(LatencyPhase.WAITING)).as("%s", r).isGreaterThanOrEqualTo(hold - h1Slack);
       assertThat(r.phases().offsetNanos(Phase.RESPONSE_HEADERS_START).getAsLong()).isGreaterThanOrEqualTo(hold);
+      assertThat(p.nanos(LatencyPhase.WAITING)).as("%s: %s", r, p)
+          .isGreaterThanOrEqualTo(hold - before(p, LatencyPhase.WAITING));
       assertThat(p.nanos(LatencyPhase.SETTINGS)).isZero();
     }
     // HTTP/2: one connection; its SETTINGS came through the sidecar: "settings" holds the hold
@@ -144,8 +154,9 @@ class SidecarSettingsScenarioTest {
         .filter(r -> r.phases().offsetNanos(Phase.SETTINGS_RECEIVED).isPresent()).toList();
     assertThat(h2Openers).hasSize(1);
     RequestPhases opener = RequestPhases.of(h2Openers.get(0), LatencyBasis.SERVICE_TIME);
-    assertThat(opener.nanos(LatencyPhase.SETTINGS)).isGreaterThanOrEqualTo(hold - h2Slack);
     assertThat(h2Openers.get(0).phases().offsetNanos(Phase.SETTINGS_RECEIVED).getAsLong()).isGreaterThanOrEqualTo(hold);
+    assertThat(opener.nanos(LatencyPhase.SETTINGS)).as("%s", opener)
+        .isGreaterThanOrEqualTo(hold - before(opener, LatencyPhase.SETTINGS));
 
     var log = LoggerFactory.getLogger(SidecarSettingsScenarioTest.class);
     log.info("HTTP/1.1 through the sidecar:\n{}", PhaseDecomposition.of(h1, LatencyBasis.SERVICE_TIME).table(0.9));

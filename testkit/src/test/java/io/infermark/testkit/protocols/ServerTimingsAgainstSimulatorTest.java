@@ -17,6 +17,7 @@ import io.infermark.metrics.RunSummary;
 import io.infermark.metrics.ServerTimingGap;
 import io.infermark.metrics.report.ConsoleTable;
 import io.infermark.metrics.report.JsonReport;
+import io.infermark.testkit.TokenDelays;
 import io.infermark.testkit.simulator.ColdStart;
 import io.infermark.testkit.simulator.SequenceTimeline;
 import io.infermark.testkit.simulator.Simulator;
@@ -94,22 +95,18 @@ class ServerTimingsAgainstSimulatorTest {
     }
     for (RequestRecord r : run.measured()) {
       SequenceTimeline t = engine(sim, r);
-      long send = run.originNanos() + r.sendNanos();
-      long firstDelay = send + r.chunks().firstTokenOffsetNanos().getAsLong() - t.tokenNanos(0);
-      long lastDelay = send + r.chunks().lastTokenOffsetNanos().getAsLong() - last(t);
-      assertThat(firstDelay).as("client read token 0 after the engine made it: %s", r).isNotNegative();
-      assertThat(lastDelay).as("client read the last token after the engine made it: %s", r).isNotNegative();
+      TokenDelays delays = TokenDelays.of(run, r, t.tokenNanos(0), last(t));
       for (ServerTimingGap gap : expected) {
         double ms = gap.millis(r).orElseThrow();
         double below = 0;
         double above = Double.POSITIVE_INFINITY;
         if (gap == ServerTimingGap.TPOT_MINUS_SERVER_PER_TOKEN) {
           int gaps = r.outputTokens() - 1;
-          below = -firstDelay / 1e6 / gaps;
-          above = lastDelay / 1e6 / gaps;
+          below = delays.tpotBelowMillis(gaps);
+          above = delays.tpotAboveMillis(gaps);
         }
-        assertThat(ms).as("%s of %s (first-token delay %.3f ms, last %.3f ms)", gap, r, firstDelay / 1e6,
-            lastDelay / 1e6).isBetween(below - ROUNDING, above + ROUNDING);
+        assertThat(ms).as("%s of %s (first-token delay %.3f ms, last %.3f ms)", gap, r, delays.firstNanos() / 1e6,
+            delays.lastNanos() / 1e6).isBetween(below - ROUNDING, above + ROUNDING);
       }
     }
     assertThat(ConsoleTable.render(summary)).contains("client-server (ms)");
