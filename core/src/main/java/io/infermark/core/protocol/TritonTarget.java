@@ -90,6 +90,7 @@ public final class TritonTarget extends HttpTarget {
     return returnNumOutputTokens ? TokenCountRefusal.hinting(observer) : observer;
   }
 
+  /** One line, as every HTTP target's, saying whether it asks for {@code num_output_tokens}. */
   @Override
   public String toString() {
     String s = super.toString();
