@@ -120,6 +120,38 @@ class InfermarkCliTest {
     assertThat(h2.err()).contains("gRPC always speaks HTTP/2");
   }
 
+  /**
+   * A Triton model that does not take return_num_output_tokens (an older backend) fails the test request with
+   * a message saying to turn it off; --triton-token-counts off then runs, over HTTP and gRPC.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"triton", "triton-grpc-vllm"})
+  void aTritonModelThatRefusesTokenCountsSaysToTurnThemOff(String backend) throws IOException {
+    try (Simulator old = Simulator.start(SimulatorConfig.builder().timeToFirstToken(Duration.ofMillis(5))
+        .interTokenInterval(Duration.ofMillis(1)).tritonTokenCounts(false).build(),
+        backend.startsWith("triton-grpc") ? SimulatorProtocol.H2C : SimulatorProtocol.HTTP_1_1)) {
+      String[] common = {"bench", "--backend", backend, "--base-url", "http://127.0.0.1:" + old.port(), "--model",
+          old.config().model(), "--dataset-name", "random", "--random-input-len", "16", "--random-output-len", "8",
+          "--num-prompts", "2", "--result-dir", dir.toString(), "--result-filename", "old.json", "--progress",
+          "lines"};
+      Outcome refused = run(common);
+      assertThat(refused.code()).as(refused.out() + refused.err()).isNotZero();
+      assertThat(refused.err()).contains("unexpected inference input 'return_num_output_tokens'")
+          .contains("the model does not take return_num_output_tokens: turn it off")
+          .contains("--triton-token-counts off");
+
+      List<String> off = new ArrayList<>(List.of(common));
+      off.addAll(List.of("--triton-token-counts", "off"));
+      Outcome ran = run(off.toArray(String[]::new));
+      assertThat(ran.code()).as(ran.out() + ran.err()).isZero();
+      assertThat(new ObjectMapper().readTree(dir.resolve("old.json").toFile()).get("completed").asInt()).isEqualTo(2);
+    }
+    Outcome bad = run("bench", "--backend", backend, "--base-url", "http://127.0.0.1:" + sim.port(), "--model", "m",
+        "--num-prompts", "1", "--triton-token-counts", "maybe");
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.err()).contains("--triton-token-counts must be auto, on or off");
+  }
+
   @Test
   void http2ModesThatContradictTheUrlAreRefusedWithTheFix() {
     Outcome h2 = run("bench", "--base-url", "http://127.0.0.1:" + sim.port(), "--model", "m", "--num-prompts", "1",

@@ -99,6 +99,13 @@ public final class TargetOptions {
           + "are in flight, closing the connection if it is not answered in 20 s (default: off).")
   long grpcKeepAliveMillis;
 
+  @Option(names = "--triton-token-counts", paramLabel = "MODE", defaultValue = "auto",
+      description = "With a Triton backend (tensorrt-llm, triton, triton-grpc, triton-grpc-vllm): ask for each "
+          + "response's token count with the input return_num_output_tokens (on) or not (off); auto (default): on "
+          + "for tensorrt-llm, triton and triton-grpc-vllm, off for triton-grpc. Turn it off for a model that does "
+          + "not take the input (an older vLLM backend, TensorRT-LLM's stock ensemble over gRPC).")
+  String tritonTokenCounts;
+
   @Option(names = "--api-key-env", paramLabel = "VAR", defaultValue = "OPENAI_API_KEY",
       description = "Environment variable holding the API key, sent as a bearer token (default: ${DEFAULT-VALUE}).")
   String apiKeyEnv;
@@ -284,12 +291,17 @@ public final class TargetOptions {
   /** Builds the target with further builder settings applied last; its owner closes it. */
   public Target build(java.util.function.Consumer<HttpTarget.Builder<?, ?>> customize) {
     Resolved r = resolved();
+    tritonTokenCounts(); // a wrong value is refused whatever the backend
     if (r.backend.startsWith("triton-grpc")) {
       return grpc(r.base);
     }
     HttpTarget.Builder<?, ?> b = switch (r.backend) {
       case "tgi" -> TgiTarget.generate(r.base);
-      case "tensorrt-llm", "triton" -> TritonTarget.generate(r.base, requestModel());
+      case "tensorrt-llm", "triton" -> {
+        TritonTarget.Builder t = TritonTarget.generate(r.base, requestModel());
+        tritonTokenCounts().ifPresent(t::returnNumOutputTokens);
+        yield t;
+      }
       case "anthropic" -> AnthropicTarget.messages(r.base, requestModel());
       case "ollama" -> OllamaTarget.chat(r.base, requestModel());
       case "ollama-generate" -> OllamaTarget.generate(r.base, requestModel());
@@ -329,11 +341,23 @@ public final class TargetOptions {
         .streamsPerConnection(http2Streams)
         .convention(backend.equalsIgnoreCase("triton-grpc-vllm") ? TritonGrpcTarget.Convention.VLLM
             : TritonGrpcTarget.Convention.TENSORRT_LLM);
+    tritonTokenCounts().ifPresent(b::returnNumOutputTokens);
     if (grpcKeepAliveMillis > 0) {
       b.keepAlive(java.time.Duration.ofMillis(grpcKeepAliveMillis), java.time.Duration.ofSeconds(20));
     }
     Optional.ofNullable(System.getenv(apiKeyEnv)).filter(k -> !k.isBlank()).ifPresent(b::apiKey);
     return b.build();
+  }
+
+  /** What --triton-token-counts asks for: empty for auto (the target's default). */
+  private Optional<Boolean> tritonTokenCounts() {
+    return switch (tritonTokenCounts.toLowerCase(Locale.ROOT)) {
+      case "auto" -> Optional.empty();
+      case "on" -> Optional.of(true);
+      case "off" -> Optional.of(false);
+      default -> throw new IllegalArgumentException("--triton-token-counts must be auto, on or off, was "
+          + tritonTokenCounts);
+    };
   }
 
   /** The HTTP/2 transport --http2 asks for, checked against the URL's scheme; empty for HTTP/1.1. */

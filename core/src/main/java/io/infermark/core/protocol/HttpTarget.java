@@ -207,6 +207,11 @@ public abstract class HttpTarget implements Target {
     }
   }
 
+  /** The observer an exchange reports to: {@code observer} itself unless the protocol adds to what it says. */
+  StreamObserver observing(StreamObserver observer) {
+    return observer;
+  }
+
   /** Starts the exchange; on a blocking transport also sends every redirect hop it is told to follow. */
   private HttpExchange send(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
     OutboundRequest out = outbound(request);
@@ -218,7 +223,7 @@ public abstract class HttpTarget implements Target {
     }
     // every header the request adds is the user's: its value is redacted like a key's (Set.of(): all)
     Redactor r = redactor.withHeaders(request.params().headers(), Set.of());
-    HttpExchange exchange = new HttpExchange(observer, clock, dialect(), bodyReader(), headReader(),
+    HttpExchange exchange = new HttpExchange(observing(observer), clock, dialect(), bodyReader(), headReader(),
         request.params().stream(), r, maxBodyBytes, limits).requestLine(out.method(), out.url());
     if (maxRedirects > 0) {
       exchange.followRedirects(maxRedirects, transport, out, cancellation);

@@ -212,7 +212,8 @@ public final class TritonGrpcTarget implements Target {
   private GrpcExchange send(InferenceRequest request, StreamObserver observer, Cancellation cancellation) {
     OutboundRequest out = outbound(request);
     Redactor r = redactor.withHeaders(request.params().headers(), Set.of());
-    GrpcExchange call = new GrpcExchange(observer, clock, r, textOutput, maxMessageBytes);
+    GrpcExchange call = new GrpcExchange(returnNumOutputTokens ? TokenCountRefusal.hinting(observer) : observer,
+        clock, r, textOutput, maxMessageBytes);
     transport.start(out, call, cancellation);
     return call;
   }
@@ -458,8 +459,9 @@ public final class TritonGrpcTarget implements Target {
      * {@code tensorrt_llm} and BLS models answer with the tokens of that response. Without it a server that
      * sends several tokens in one response is counted one token per response. Default: on for
      * {@link Convention#VLLM}, off for {@link Convention#TENSORRT_LLM} (its stock {@code ensemble} does not
-     * declare the input, and Triton refuses a call with an input the model does not declare). A
-     * {@code num_output_tokens} the server sends unasked is read either way.
+     * declare the input, and Triton refuses a call with an input the model does not declare: such a
+     * refusal's failure message says to turn this off). A {@code num_output_tokens} the server sends
+     * unasked is read either way.
      */
     public Builder returnNumOutputTokens(boolean ask) {
       this.returnNumOutputTokens = ask;

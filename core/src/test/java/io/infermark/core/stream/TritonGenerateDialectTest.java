@@ -41,6 +41,30 @@ class TritonGenerateDialectTest {
   }
 
   @Test
+  void numOutputTokensIsTheEventsTokenCountAsANumberOrAOneElementArray() {
+    RecordingObserver r = allSplits(DIALECT, sse(
+        "{\"model_name\":\"vllm_model\",\"model_version\":\"1\",\"num_output_tokens\":8,\"text_output\":\" a b c d e f g h\"}",
+        "{\"num_output_tokens\":[3],\"text_output\":[\" i j k\"]}",
+        "{\"text_output\":\" l\",\"num_output_tokens\":1}",
+        "{\"num_output_tokens\":0,\"text_output\":\"\"}"));
+    assertThat(r.kinds()).containsExactly(CONTENT, CONTENT, CONTENT, EMPTY);
+    assertThat(r.tokens()).containsExactly(8, 3, 1, 0);
+    assertThat(r.content()).isEqualTo(" a b c d e f g h i j k l");
+  }
+
+  @Test
+  void anEventWithoutAUsableCountHasUnknownTokens() {
+    RecordingObserver r = allSplits(DIALECT, sse(
+        "{\"text_output\":\"a\"}",
+        "{\"num_output_tokens\":\"2\",\"text_output\":\"b\"}",
+        "{\"num_output_tokens\":[],\"text_output\":\"c\"}",
+        "{\"num_output_tokens\":-1,\"text_output\":\"d\"}"));
+    assertThat(r.kinds()).containsExactly(CONTENT, CONTENT, CONTENT, CONTENT);
+    assertThat(r.tokens()).containsOnly(io.infermark.core.capture.ChunkTimeline.UNKNOWN_TOKENS);
+    assertThat(r.content()).isEqualTo("abcd");
+  }
+
+  @Test
   void errorEventIsAStreamError() {
     RecordingObserver r = allSplits(DIALECT, sse("{\"TEXT\":\"a\"}", "{\"error\":\"in ensemble 'x', failed\"}"));
     assertThat(r.kinds()).containsExactly(CONTENT);

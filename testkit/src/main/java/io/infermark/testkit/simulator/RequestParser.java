@@ -22,11 +22,14 @@ final class RequestParser {
   private final ObjectMapper mapper;
   private final String model;
   private final int maxModelLength;
+  private final boolean tritonTokenCounts;
 
-  RequestParser(ObjectMapper mapper, String model, int maxModelLength) {
+  /** With {@code tritonTokenCounts} false the Triton endpoints refuse {@code return_num_output_tokens}. */
+  RequestParser(ObjectMapper mapper, String model, int maxModelLength, boolean tritonTokenCounts) {
     this.mapper = mapper;
     this.model = model;
     this.maxModelLength = maxModelLength;
+    this.tritonTokenCounts = tritonTokenCounts;
   }
 
   GenerationRequest parse(Endpoint endpoint, byte[] body) throws ApiError {
@@ -153,6 +156,12 @@ final class RequestParser {
         stream = endpoint.alwaysStreams();
         // the input return_num_output_tokens, top level or among parameters; carried as include-usage
         JsonNode parameters = root.path("parameters");
+        if (!tritonTokenCounts && (root.has("return_num_output_tokens")
+            || parameters.isObject() && parameters.has("return_num_output_tokens"))) {
+          // a model that does not declare the input (an older vLLM backend, TensorRT-LLM's stock ensemble)
+          throw ApiError.badRequest("[request id: <id_unknown>] unexpected inference input "
+              + "'return_num_output_tokens' for model '" + model + "'", "return_num_output_tokens");
+        }
         details = optionalBoolean(root, "return_num_output_tokens")
             || parameters.isObject() && optionalBoolean(parameters, "return_num_output_tokens");
       }

@@ -120,7 +120,7 @@ public final class Simulator implements AutoCloseable {
       model = new ColdStartServingModel(model, config.coldStart().get(), System::nanoTime);
     }
     GenerationHandler generation = new GenerationHandler(config, mapper.getFactory(),
-        new RequestParser(mapper, config.model(), config.maxModelLength()), FaultPolicy.of(config), model,
+        new RequestParser(mapper, config.model(), config.maxModelLength(), config.tritonTokenCounts()), FaultPolicy.of(config), model,
         timelines, metrics);
     generation.warmUp();
     ExecutorService threads = HandlerThreads.create();

@@ -51,6 +51,7 @@ public final class SimulatorConfig {
   private final int maxModelLength;
   private final ColdStart coldStart;
   private final PromptBehaviour promptBehaviour;
+  private final boolean tritonTokenCounts;
 
   private SimulatorConfig(Builder b) {
     this.model = b.model;
@@ -70,6 +71,7 @@ public final class SimulatorConfig {
     this.maxModelLength = b.maxModelLength;
     this.coldStart = b.coldStart;
     this.promptBehaviour = b.promptBehaviour;
+    this.tritonTokenCounts = b.tritonTokenCounts;
   }
 
   /** How responses treat what the prompt says; {@link PromptBehaviour#ignorePrompts()} by default. */
@@ -175,6 +177,14 @@ public final class SimulatorConfig {
     return timelineRetention;
   }
 
+  /**
+   * Whether the Triton endpoints take {@code return_num_output_tokens} (and answer with each event's
+   * {@code num_output_tokens}); when not, they refuse it as an older backend's Triton does.
+   */
+  public boolean tritonTokenCounts() {
+    return tritonTokenCounts;
+  }
+
   /** The model's context length: prompt plus {@code max_tokens} beyond it is answered with HTTP 400. */
   public int maxModelLength() {
     return maxModelLength;
@@ -221,14 +231,14 @@ public final class SimulatorConfig {
         && c.tokensPerChunk == tokensPerChunk && c.reasoningTokens == reasoningTokens && c.seed == seed
         && c.faultRules.equals(faultRules) && c.timelineRetention == timelineRetention
         && c.maxModelLength == maxModelLength && Objects.equals(c.coldStart, coldStart)
-        && c.promptBehaviour.equals(promptBehaviour);
+        && c.promptBehaviour.equals(promptBehaviour) && c.tritonTokenCounts == tritonTokenCounts;
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(model, host, port, timeToFirstToken, interTokenInterval, maxConcurrency, engine,
         outputTokensMin, outputTokensMax, tokensPerChunk, reasoningTokens, seed, faultRules, timelineRetention,
-        maxModelLength, coldStart, promptBehaviour);
+        maxModelLength, coldStart, promptBehaviour, tritonTokenCounts);
   }
 
   @Override
@@ -259,6 +269,9 @@ public final class SimulatorConfig {
     }
     if (promptBehaviour.readsPrompts()) {
       s.append(", ").append(promptBehaviour);
+    }
+    if (!tritonTokenCounts) {
+      s.append(", refuses return_num_output_tokens");
     }
     double errors = serverErrorProbability();
     if (errors > 0) {
@@ -304,6 +317,7 @@ public final class SimulatorConfig {
     private int maxModelLength = 131_072;
     private ColdStart coldStart;
     private PromptBehaviour promptBehaviour = PromptBehaviour.ignorePrompts();
+    private boolean tritonTokenCounts = true;
 
     private Builder() {}
 
@@ -325,6 +339,7 @@ public final class SimulatorConfig {
       this.promptBehaviour = c.promptBehaviour;
       this.timelineRetention = c.timelineRetention;
       this.maxModelLength = c.maxModelLength;
+      this.tritonTokenCounts = c.tritonTokenCounts;
     }
 
     /** The served model name; default {@value SimulatorConfig#DEFAULT_MODEL}. */
@@ -513,6 +528,18 @@ public final class SimulatorConfig {
         throw new IllegalArgumentException("maxModelLength must be at least 2, was " + tokens);
       }
       this.maxModelLength = tokens;
+      return this;
+    }
+
+    /**
+     * Whether the Triton endpoints ({@code generate_stream}, {@code generate} and gRPC's
+     * {@code ModelStreamInfer}) take the input {@code return_num_output_tokens}; default true. False serves a
+     * model that does not declare it (an older vLLM backend, TensorRT-LLM's stock {@code ensemble}): a request
+     * that sends it is refused with Triton's 400 {@code unexpected inference input 'return_num_output_tokens'
+     * for model '...'} (gRPC {@code INVALID_ARGUMENT}).
+     */
+    public Builder tritonTokenCounts(boolean taken) {
+      this.tritonTokenCounts = taken;
       return this;
     }
 
