@@ -26,7 +26,7 @@ groups = collections.Counter()
 for name, cpu in last.values():
     g = re.sub(r'[#\-]?\d+$', '', name).strip()
     groups[g] += cpu
-total = sum(groups.values())
+total = sum(groups.values()) or 1e-9
 for g, c in groups.most_common(25):
     print(f'{c:7.2f} s  {100*c/total:5.1f} %  {g}')
 print(f'{total:7.2f} s  total (threads seen)')
