@@ -9,7 +9,9 @@
 #   small   40 requests of 64 input and 64 output tokens at one stream (sim: 20 ms TTFT, 10 ms between tokens),
 #           about 2,560 streamed tokens in 27 s;
 #   modest  400 requests of 64 input and 128 output tokens at 16 streams (sim: 25 ms TTFT, 8 ms between tokens),
-#           about 51,200 tokens at 1,930 tokens/s, one token a chunk.
+#           about 51,200 tokens at 1,930 tokens/s, one token a chunk, each stream on its own timer;
+#   batched the same requests against the engine profile paced as llama.cpp's server and vLLM pace a batch: one
+#           8 ms decode step gives every running stream its next token at once (5 ms prefill), about 1,960 tokens/s.
 # Per round, in this order: vLLM's client (shared/peers/vllm-bench, --request-rate inf --ignore-eos, the same
 # lengths), infermark through `java -jar infermark.jar` (C1 only by its own compiler directive), and through the
 # `infermark` launcher (C1, Shenandoah, class-data archive; its first run per jar writes the archive, so a warm-up
@@ -19,13 +21,13 @@
 # With --threads, every infermark run is sampled by scripts/thread-cpu.py and its CPU printed per thread
 # (I/O thread, main, JIT compilers, sender, monitors, GC).
 #
-# Usage: scripts/fixed-costs.sh [--shapes "small modest"] [--rounds 3] [--threads] [--skip-build] [--peers DIR]
+# Usage: scripts/fixed-costs.sh [--shapes "small modest batched"] [--rounds 3] [--threads] [--skip-build] [--peers DIR]
 #        [--port-base 8140]
 # A measurement, not a test: the machine is shared, so quote the load average it prints with the figures.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-SHAPES="small modest"
+SHAPES="small modest batched"
 ROUNDS=3
 THREADS=0
 BUILD=1
@@ -44,7 +46,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 for s in $SHAPES; do
-  [[ "$s" == small || "$s" == modest ]] || { echo "unknown shape $s (small, modest)" >&2; exit 2; }
+  [[ "$s" == small || "$s" == modest || "$s" == batched ]] || { echo "unknown shape $s (small, modest, batched)" >&2; exit 2; }
 done
 [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || { echo "--rounds needs a positive whole number" >&2; exit 2; }
 if [[ -z "$PEERS" ]]; then
@@ -75,15 +77,19 @@ trap cleanup EXIT
 
 echo "$(nproc) cores, $(java -version 2>&1 | head -1); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for shape in $SHAPES; do
-  if [[ $shape == small ]]; then port=$PORT_BASE; else port=$((PORT_BASE + 1)); fi
-  if [[ $shape == small ]]; then
-    sim=(--ttft-ms 20 --itl-ms 10 --output-tokens 64)
-    lens=(--random-input-len 64 --random-output-len 64 --num-prompts 40 --max-concurrency 1)
-  else
-    sim=(--ttft-ms 25 --itl-ms 8)
-    lens=(--random-input-len 64 --random-output-len 128 --num-prompts 400 --max-concurrency 16)
-  fi
-  java -XX:TieredStopAtLevel=1 -jar "$WORK/sim.jar" sim --profile fixed "${sim[@]}" --port "$port" \
+  case $shape in
+    small) port=$PORT_BASE
+      sim=(--profile fixed --ttft-ms 20 --itl-ms 10 --output-tokens 64)
+      lens=(--random-input-len 64 --random-output-len 64 --num-prompts 40 --max-concurrency 1) ;;
+    modest) port=$((PORT_BASE + 1))
+      sim=(--profile fixed --ttft-ms 25 --itl-ms 8)
+      lens=(--random-input-len 64 --random-output-len 128 --num-prompts 400 --max-concurrency 16) ;;
+    batched) port=$((PORT_BASE + 2))
+      sim=(--profile llama-8b-h200 --step-overhead-ms 0 --decode-base-ms 8 --decode-per-seq-ms 0
+        --decode-per-context-token-ms 0 --prefill-base-ms 5 --prefill-per-token-ms 0 --prefill-quadratic-ms 0)
+      lens=(--random-input-len 64 --random-output-len 128 --num-prompts 400 --max-concurrency 16) ;;
+  esac
+  java -XX:TieredStopAtLevel=1 -jar "$WORK/sim.jar" sim "${sim[@]}" --port "$port" \
     > "$WORK/sim-$shape.log" 2>&1 &
   SIM_PID=$!
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/health" > /dev/null 2>&1 && break; sleep 0.1; done
