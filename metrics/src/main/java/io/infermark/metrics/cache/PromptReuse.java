@@ -130,7 +130,10 @@ public final class PromptReuse implements RunListener {
     return i;
   }
 
-  /** Tokens of the prompt's first {@code lcp} key characters: whole messages, then a partial content cut at whitespace. */
+  /**
+   * Tokens of the prompt's first {@code lcp} key characters: whole messages, then a partial content cut before the
+   * whitespace that ends its last whole shared word.
+   */
   private int sharedTokens(Prompt prompt, int lcp) {
     int at = 1; // the 'C' / 'T' marker
     if (lcp < at) {
@@ -149,6 +152,11 @@ public final class PromptReuse implements RunListener {
       if (lcp > contentStart) {
         int k = Math.min(lcp - contentStart, content.length());
         while (k > 0 && !Character.isWhitespace(content.charAt(k - 1))) {
+          k--;
+        }
+        // and before the whitespace: in a BPE vocabulary the space opens the next word's token (" sat"), so
+        // "the cat " would count a token for the space that the prompts do not share
+        while (k > 0 && Character.isWhitespace(content.charAt(k - 1))) {
           k--;
         }
         tokens += k == 0 ? 0 : counter.countRange(content, 0, k);

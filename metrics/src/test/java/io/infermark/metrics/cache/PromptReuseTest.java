@@ -121,6 +121,14 @@ class PromptReuseTest {
   }
 
   @Test
+  void aSharedPartOfAMessageEndsAtItsLastWholeWordNotAtTheSpaceAfterIt() {
+    // cl100k: "the cat sat" is [the][ cat][ sat]; the prompts share [the][ cat], not a token for "the cat "
+    PromptReuse bpe = PromptReuse.counting(TokenCounter.openAi("cl100k_base"));
+    bpe.record("a", Prompt.user("the cat sat on the mat"));
+    assertThat(bpe.record("b", Prompt.user("the cat ran"))).isEqualTo(new PromptReuse.Reuse(2, 3));
+  }
+
+  @Test
   void negativeCountsAreRejected() {
     assertThatThrownBy(() -> new PromptReuse.Reuse(-1, 3)).isInstanceOf(IllegalArgumentException.class);
   }
