@@ -36,7 +36,8 @@
 #     run" .. "Serving Benchmark Result"; PeerRun: "MEASURE start" .. "MEASURE end"), so start-up,
 #     prompt generation and warm-up are left out for both; 10 ms resolution. /usr/bin/time -v gives the
 #     whole-process figure beside it. The simulator's CPU is split into its own threads (infermark-sim-*,
-#     from /proc/<pid>/task) and the JVM's (JIT compilers, GC). Streamed tokens are the simulator's own count
+#     from /proc/<pid>/task) and the JVM's (JIT compilers, GC); of infermark's client CPU, the part its JIT compiler
+#     threads spent in the measured window is printed beside it (a short run still compiles). Streamed tokens are the simulator's own count
 #     (vllm:generation_tokens_total on /metrics) over the same interval.
 #   - Client-added TTFT: for infermark, per request, client TTFT (send -> first token read) minus the
 #     simulator's ground truth (arrival -> first token handed to the socket), joined by X-Request-Id
@@ -150,6 +151,19 @@ sim_thread_ticks() {
   done
   echo "$total"
 }
+# CPU ticks of a JVM's JIT compiler threads ("C1 CompilerThre", "C2 CompilerThre"), alive at the moment of reading
+# (the JVM ends idle compiler threads: the difference of two readings is a lower bound).
+jit_ticks() {
+  local total=0 comm rest
+  for t in /proc/"$1"/task/*; do
+    comm=$(cat "$t/comm" 2>/dev/null) || continue
+    [[ "$comm" == C[12]\ Compiler* ]] || continue
+    rest=$(sed 's/^.*) //' "$t/stat" 2>/dev/null) || continue
+    set -- $rest
+    total=$((total + ${12} + ${13}))
+  done
+  echo "$total"
+}
 CURL_H2=() # --http2-prior-knowledge while an h2c simulator runs (it speaks only HTTP/2)
 sim_tokens() { curl -sf "${CURL_H2[@]}" "$BASE/metrics" | awk '/^vllm:generation_tokens_total/ {printf "%d", $2}'; }
 next_sequence() { curl -sf "${CURL_H2[@]}" "$BASE/simulator/timelines?since=9223372036854775807" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["next_sequence"])'; }
@@ -170,7 +184,7 @@ measure_client() { # name start-marker end-marker command...
   local log="$OUT/$name.log"
   : > "$log"
   M_CLIENT_CPU0=0; M_CLIENT_CPU1=0; M_SIM_CPU0=0; M_SIM_CPU1=0; M_TOK0=0; M_TOK1=0; M_SINCE=0
-  M_SIMT0=0; M_SIMT1=0
+  M_SIMT0=0; M_SIMT1=0; M_JIT0=0; M_JIT1=0
   M_LOAD0=$(loadavg)
   M_SINCE=$(next_sequence) # the first request the client sends from now on
   if [[ -x /usr/bin/time ]]; then
@@ -188,11 +202,11 @@ measure_client() { # name start-marker end-marker command...
     fi
     if [[ "$line" == *"$start"* ]]; then
       M_CLIENT_CPU0=$(cpu_ticks "$cpid"); M_SIM_CPU0=$(cpu_ticks "$SIM_PID"); M_TOK0=$(sim_tokens)
-      M_SIMT0=$(sim_thread_ticks "$SIM_PID")
+      M_SIMT0=$(sim_thread_ticks "$SIM_PID"); M_JIT0=$(jit_ticks "$cpid")
       M_T0=$(date +%s.%N)
     elif [[ "$line" == *"$end"* ]]; then
       M_CLIENT_CPU1=$(cpu_ticks "$cpid"); M_SIM_CPU1=$(cpu_ticks "$SIM_PID"); M_TOK1=$(sim_tokens)
-      M_SIMT1=$(sim_thread_ticks "$SIM_PID")
+      M_SIMT1=$(sim_thread_ticks "$SIM_PID"); M_JIT1=$(jit_ticks "$cpid")
       M_T1=$(date +%s.%N)
     fi
   done
@@ -211,14 +225,18 @@ report() { # name tps-from-client extra-lines; sets R_PER_TOKEN (client CPU us p
   R_PER_TOKEN=$(awk -v c="$((M_CLIENT_CPU1 - M_CLIENT_CPU0))" -v hz="$HZ" -v t="$tokens" \
     'BEGIN {if (t < 1) t = 1; printf "%.2f", c / hz * 1e6 / t}')
   "$PY" - "$name" "$tps" "$tokens" "$((M_CLIENT_CPU1 - M_CLIENT_CPU0))" "$((M_SIM_CPU1 - M_SIM_CPU0))" "$HZ" \
-      "$M_WHOLE" "$M_LOAD0" "$M_LOAD1" "$((M_SIMT1 - M_SIMT0))" <<'EOF'
+      "$M_WHOLE" "$M_LOAD0" "$M_LOAD1" "$((M_SIMT1 - M_SIMT0))" "$((M_JIT1 - M_JIT0))" <<'EOF'
 import sys
-name, tps, tokens, cticks, sticks, hz, whole, l0, l1, stticks = sys.argv[1:]
+name, tps, tokens, cticks, sticks, hz, whole, l0, l1, stticks, jticks = sys.argv[1:]
 tokens = max(1, int(tokens)); hz = float(hz)
 c = int(cticks) / hz; s = int(sticks) / hz; st = int(stticks) / hz
 print(f"  {name}: {float(tps):,.0f} streamed tokens/s; {tokens} tokens in the measured run")
 print(f"    client CPU {c:.2f} s = {c * 1e6 / tokens:.2f} us per streamed token "
       f"(whole process incl. start-up: {float(whole):.2f} s = {float(whole) * 1e6 / tokens:.2f} us)")
+if int(jticks) > 0:
+    j = int(jticks) / hz
+    print(f"      of which its JIT compiler threads {j:.2f} s = {j * 1e6 / tokens:.2f} us per streamed token "
+          f"(still compiling in the measured window; the rest {(c - j) * 1e6 / tokens:.2f} us)")
 print(f"    simulator CPU {s:.2f} s = {s * 1e6 / tokens:.2f} us per streamed token: its own threads "
       f"{st * 1e6 / tokens:.2f} us + JVM (JIT, GC) {(s - st) * 1e6 / tokens:.2f} us")
 print(f"    load average before {l0}, after {l1}")

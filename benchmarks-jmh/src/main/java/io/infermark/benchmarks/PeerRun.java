@@ -67,6 +67,12 @@ import java.util.Map;
 public final class PeerRun {
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** The JVM's thread bean, looked up once: its lookup costs more than the reading it serves, at every send. */
+  private static final java.lang.management.ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+  private static final java.util.regex.Pattern POOL_SUFFIX = java.util.regex.Pattern.compile("-\\d+$");
+  /** Each sender thread's key, made once per thread rather than at every send (they are in the measured window). */
+  private static final ThreadLocal<String> THREAD_KEY = ThreadLocal.withInitial(
+      () -> threadKey(Thread.currentThread().getId(), Thread.currentThread().getName()));
 
   private PeerRun() {}
 
@@ -128,7 +134,7 @@ public final class PeerRun {
           if (sent > warmedUp) {
             // The run's sender threads end with the run, so their allocation is read here, on them, at every send.
             long now = currentThreadAllocatedBytes();
-            String thread = threadKey(Thread.currentThread().getId(), Thread.currentThread().getName());
+            String thread = THREAD_KEY.get();
             senderFirst.putIfAbsent(thread, now);
             senderLast.put(thread, now);
           }
@@ -427,11 +433,11 @@ public final class PeerRun {
 
   /** "id name" with a trailing "-N" cut from the name, so the threads of one pool add up under one name. */
   private static String threadKey(long id, String name) {
-    return id + " " + name.replaceAll("-\\d+$", "");
+    return id + " " + POOL_SUFFIX.matcher(name).replaceAll("");
   }
 
   private static long currentThreadAllocatedBytes() {
-    return ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
+    return THREADS instanceof com.sun.management.ThreadMXBean t
         && t.isThreadAllocatedMemorySupported() && t.isThreadAllocatedMemoryEnabled()
         ? t.getThreadAllocatedBytes(Thread.currentThread().getId()) : 0;
   }
