@@ -26,7 +26,8 @@
 #      through one selector, nothing else), FLOOR_RUNS times in a row after the two clients, and at the
 #      end prints a table, one row per level and protocol: the floor's median with its spread (min-max), each
 #      client's CPU per streamed token and its ratio to that median (infermark/floor, vLLM/floor; "-" for vLLM
-#      over h2c). The floor is the same for both protocols: what reading N sockets with 230-byte chunks costs at
+#      over h2c), and the part of infermark's that its JIT compiler threads spent in the measured window with the
+#      ratio net of it (a short run is still compiling; a long one amortises it; the total is the figure). The floor is the same for both protocols: what reading N sockets with 230-byte chunks costs at
 #      all, below any protocol; HTTP/2's framing (a 9-byte frame header per DATA frame, WINDOW_UPDATEs) is the
 #      client's cost, so it counts in the h2c row.
 #
@@ -152,7 +153,8 @@ sim_thread_ticks() {
   echo "$total"
 }
 # CPU ticks of a JVM's JIT compiler threads ("C1 CompilerThre", "C2 CompilerThre"), alive at the moment of reading
-# (the JVM ends idle compiler threads: the difference of two readings is a lower bound).
+# (infermark's measured run keeps them alive with -XX:-UseDynamicNumberOfCompilerThreads, so that the difference of
+# two readings is all of their CPU).
 jit_ticks() {
   local total=0 comm rest
   for t in /proc/"$1"/task/*; do
@@ -224,6 +226,8 @@ report() { # name tps-from-client extra-lines; sets R_PER_TOKEN (client CPU us p
   local tokens=$((M_TOK1 - M_TOK0))
   R_PER_TOKEN=$(awk -v c="$((M_CLIENT_CPU1 - M_CLIENT_CPU0))" -v hz="$HZ" -v t="$tokens" \
     'BEGIN {if (t < 1) t = 1; printf "%.2f", c / hz * 1e6 / t}')
+  R_JIT_PER_TOKEN=$(awk -v c="$((M_JIT1 - M_JIT0))" -v hz="$HZ" -v t="$tokens" \
+    'BEGIN {if (t < 1) t = 1; if (c < 0) c = 0; printf "%.2f", c / hz * 1e6 / t}')
   "$PY" - "$name" "$tps" "$tokens" "$((M_CLIENT_CPU1 - M_CLIENT_CPU0))" "$((M_SIM_CPU1 - M_SIM_CPU0))" "$HZ" \
       "$M_WHOLE" "$M_LOAD0" "$M_LOAD1" "$((M_SIMT1 - M_SIMT0))" "$((M_JIT1 - M_JIT0))" <<'EOF'
 import sys
@@ -268,7 +272,7 @@ floor_runs() { # N
     sed -n 's/.*bare selector reader CPU \([0-9.]*\) us per chunk.*/\1/p' "$OUT/floor-$1-$i.log"
   done
 }
-declare -A FLOOR_VALUES INFERMARK_US VLLM_US LEVEL_LOAD
+declare -A FLOOR_VALUES INFERMARK_US INFERMARK_JIT_US VLLM_US LEVEL_LOAD
 
 echo "infermark vs vLLM's benchmark client: simulator profile fixed (TTFT 25 ms, ITL 10 ms), prompts of"
 echo "100-1,900 words, output ${OUTPUT_LEN} x [0.1, 1.9] tokens with ignore_eos; $(nproc) cores, $(java -version 2>&1 | head -1)"
@@ -321,12 +325,13 @@ EOF
     fi
 
     measure_client "infermark-$N$SFX" "MEASURE start" "MEASURE end" \
-      java -Dinfermark.transport="$PEER_TRANSPORT" -cp "$BENCH_JAR" io.infermark.benchmarks.PeerRun --url "$BASE/v1" --model infermark-sim \
+      java -XX:-UseDynamicNumberOfCompilerThreads -Dinfermark.transport="$PEER_TRANSPORT" -cp "$BENCH_JAR" io.infermark.benchmarks.PeerRun --url "$BASE/v1" --model infermark-sim \
       --prompts "$PROMPTS" --concurrency "$N" --warmup $((4 * N))
     RESULT=$(grep '^RESULT ' "$OUT/infermark-$N$SFX.log" || true)
     ITPS=$(sed -n 's/.* tps=\([0-9.]*\).*/\1/p' <<< "$RESULT")
     report "infermark PeerRun ($P)" "${ITPS:-0}"
     INFERMARK_US[$N $P]=$R_PER_TOKEN
+    INFERMARK_JIT_US[$N $P]=$R_JIT_PER_TOKEN
     [[ $P == http1 ]] || LEVEL_LOAD[$N $P]="$M_LOAD0"
     "$PY" - "$RESULT" <<'EOF'
 import sys
@@ -355,24 +360,26 @@ done
 if [[ $FLOOR_RUNS -gt 0 ]]; then
   echo
   echo "== client CPU per streamed token against the floor (the bare selector reader, median of $FLOOR_RUNS runs)"
-  printf '%-8s | %-6s | %-34s | %-22s | %-22s | %s\n' "streams" "proto" "floor us/chunk: median (min-max)" \
-    "infermark us/token (x)" "vLLM us/token (x)" "load before the run"
+  printf '%-8s | %-6s | %-34s | %-22s | %-24s | %-22s | %s\n' "streams" "proto" "floor us/chunk: median (min-max)" \
+    "infermark us/token (x)" "of it JIT; net of JIT (x)" "vLLM us/token (x)" "load before the run"
   for N in $LEVELS; do
     for P in $PROTOCOLS; do
     "$PY" - "$N" "$P" "${FLOOR_VALUES[$N]:-}" "${INFERMARK_US[$N $P]:-0}" "${VLLM_US[$N $P]:--}" \
-      "${LEVEL_LOAD[$N $P]:-n/a}" <<'EOF'
+      "${LEVEL_LOAD[$N $P]:-n/a}" "${INFERMARK_JIT_US[$N $P]:-0}" <<'EOF'
 import statistics, sys
-n, proto, values, inf, vllm, load = sys.argv[1:]
+n, proto, values, inf, vllm, load, jit = sys.argv[1:]
 v = [float(x) for x in values.split()]
-inf = float(inf)
+inf, jit = float(inf), float(jit)
 if not v:
     vl = "-" if vllm == "-" else f"{float(vllm):.2f}"
-    print(f"{n:<8} | {proto:<6} | {'no floor measured':<34} | {inf:<22.2f} | {vl:<22} | {load}")
+    print(f"{n:<8} | {proto:<6} | {'no floor measured':<34} | {inf:<22.2f} | {f'{jit:.2f}; {inf - jit:.2f}':<24} | "
+          f"{vl:<22} | {load}")
     sys.exit()
 m = statistics.median(v)
 floor = f"{m:.2f} ({min(v):.2f}-{max(v):.2f}, +-{(max(v) - min(v)) / 2 / m * 100:.0f} %)"
 vl = "- (no h2c client)" if vllm == "-" else f"{float(vllm):.2f} ({float(vllm) / m:.2f}x)"
-print(f"{n:<8} | {proto:<6} | {floor:<34} | {f'{inf:.2f} ({inf / m:.2f}x)':<22} | {vl:<22} | {load}")
+net = f"{jit:.2f}; {inf - jit:.2f} ({(inf - jit) / m:.2f}x)"
+print(f"{n:<8} | {proto:<6} | {floor:<34} | {f'{inf:.2f} ({inf / m:.2f}x)':<22} | {net:<24} | {vl:<22} | {load}")
 EOF
     done
   done
