@@ -229,9 +229,9 @@ report() { # name tps-from-client extra-lines; sets R_PER_TOKEN (client CPU us p
   R_JIT_PER_TOKEN=$(awk -v c="$((M_JIT1 - M_JIT0))" -v hz="$HZ" -v t="$tokens" \
     'BEGIN {if (t < 1) t = 1; if (c < 0) c = 0; printf "%.2f", c / hz * 1e6 / t}')
   "$PY" - "$name" "$tps" "$tokens" "$((M_CLIENT_CPU1 - M_CLIENT_CPU0))" "$((M_SIM_CPU1 - M_SIM_CPU0))" "$HZ" \
-      "$M_WHOLE" "$M_LOAD0" "$M_LOAD1" "$((M_SIMT1 - M_SIMT0))" "$((M_JIT1 - M_JIT0))" <<'EOF'
+      "$M_WHOLE" "$M_LOAD0" "$M_LOAD1" "$((M_SIMT1 - M_SIMT0))" "$((M_JIT1 - M_JIT0))" "$M_JIT0" <<'EOF'
 import sys
-name, tps, tokens, cticks, sticks, hz, whole, l0, l1, stticks, jticks = sys.argv[1:]
+name, tps, tokens, cticks, sticks, hz, whole, l0, l1, stticks, jticks, jit0 = sys.argv[1:]
 tokens = max(1, int(tokens)); hz = float(hz)
 c = int(cticks) / hz; s = int(sticks) / hz; st = int(stticks) / hz
 print(f"  {name}: {float(tps):,.0f} streamed tokens/s; {tokens} tokens in the measured run")
@@ -241,6 +241,8 @@ if int(jticks) > 0:
     j = int(jticks) / hz
     print(f"      of which its JIT compiler threads {j:.2f} s = {j * 1e6 / tokens:.2f} us per streamed token "
           f"(still compiling in the measured window; the rest {(c - j) * 1e6 / tokens:.2f} us)")
+elif int(jit0) > 0:
+    print(f"      its JIT compiler threads: {int(jticks)} ticks in the measured window (read {jit0} at its start)")
 print(f"    simulator CPU {s:.2f} s = {s * 1e6 / tokens:.2f} us per streamed token: its own threads "
       f"{st * 1e6 / tokens:.2f} us + JVM (JIT, GC) {(s - st) * 1e6 / tokens:.2f} us")
 print(f"    load average before {l0}, after {l1}")
