@@ -203,12 +203,16 @@ measure_client() { # name start-marker end-marker command...
       if [[ -x /usr/bin/time ]]; then cpid=$(pgrep -P "$tpid" | head -1 || true); else cpid=$tpid; fi
     fi
     if [[ "$line" == *"$start"* ]]; then
-      M_CLIENT_CPU0=$(cpu_ticks "$cpid"); M_SIM_CPU0=$(cpu_ticks "$SIM_PID"); M_TOK0=$(sim_tokens)
-      M_SIMT0=$(sim_thread_ticks "$SIM_PID"); M_JIT0=$(jit_ticks "$cpid")
+      # the client's JIT threads first, beside its CPU: PeerRun may exit soon after its end marker
+      M_CLIENT_CPU0=$(cpu_ticks "$cpid"); M_JIT0=$(jit_ticks "$cpid")
+      M_SIM_CPU0=$(cpu_ticks "$SIM_PID"); M_TOK0=$(sim_tokens)
+      M_SIMT0=$(sim_thread_ticks "$SIM_PID")
       M_T0=$(date +%s.%N)
     elif [[ "$line" == *"$end"* ]]; then
-      M_CLIENT_CPU1=$(cpu_ticks "$cpid"); M_SIM_CPU1=$(cpu_ticks "$SIM_PID"); M_TOK1=$(sim_tokens)
-      M_SIMT1=$(sim_thread_ticks "$SIM_PID"); M_JIT1=$(jit_ticks "$cpid")
+      # the client's JIT threads first, beside its CPU: PeerRun may exit soon after its end marker
+      M_CLIENT_CPU1=$(cpu_ticks "$cpid"); M_JIT1=$(jit_ticks "$cpid")
+      M_SIM_CPU1=$(cpu_ticks "$SIM_PID"); M_TOK1=$(sim_tokens)
+      M_SIMT1=$(sim_thread_ticks "$SIM_PID")
       M_T1=$(date +%s.%N)
     fi
   done
