@@ -172,8 +172,10 @@ next_sequence() { curl -sf "${CURL_H2[@]}" "$BASE/simulator/timelines?since=9223
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
 start_sim() { # name protocol
-  if [[ $2 == h2c ]]; then CURL_H2=(--http2-prior-knowledge); else CURL_H2=(); fi
-  java -jar "$SIM_JAR" --port "$PORT" --profile fixed --ttft-ms 25 --itl-ms 10 --protocol "$2" > "$OUT/sim-$1.log" 2>&1 &
+  # HTTP/1.1 is the simulator's default: no --protocol then, so an older --sim-jar without the option still runs
+  local proto=()
+  if [[ $2 == h2c ]]; then CURL_H2=(--http2-prior-knowledge); proto=(--protocol h2c); else CURL_H2=(); fi
+  java -jar "$SIM_JAR" --port "$PORT" --profile fixed --ttft-ms 25 --itl-ms 10 "${proto[@]}" > "$OUT/sim-$1.log" 2>&1 &
   SIM_PID=$!
   for _ in $(seq 100); do curl -sf "${CURL_H2[@]}" "$BASE/health" > /dev/null && return 0; sleep 0.1; done
   echo "the simulator did not start; see $OUT/sim-$1.log" >&2; exit 1
