@@ -60,11 +60,19 @@ import java.util.Map;
  * on the one monotonic clock, and its schedule lag: in a closed loop, the time from the stream's previous
  * request ending to this one's send). It prints {@code MEASURE start} and {@code MEASURE end}
  * around the measured run (so a script can read CPU counters from {@code /proc} at the same moments) and ends
- * with one {@code RESULT key=value ...} line for scripts.
+ * with one {@code RESULT key=value ...} line for scripts. With {@code -Dinfermark.transport=netty-h2c} it speaks
+ * h2c (HTTP/2 with prior knowledge) to the simulator started with {@code --protocol h2c}, and reads the
+ * simulator's timelines over h2c too (on a transport of its own, outside the measured run).
  */
 public final class PeerRun {
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** The JVM's thread bean, looked up once: its lookup costs more than the reading it serves, at every send. */
+  private static final java.lang.management.ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+  private static final java.util.regex.Pattern POOL_SUFFIX = java.util.regex.Pattern.compile("-\\d+$");
+  /** Each sender thread's key, made once per thread rather than at every send (they are in the measured window). */
+  private static final ThreadLocal<String> THREAD_KEY = ThreadLocal.withInitial(
+      () -> threadKey(Thread.currentThread().getId(), Thread.currentThread().getName()));
 
   private PeerRun() {}
 
@@ -126,7 +134,7 @@ public final class PeerRun {
           if (sent > warmedUp) {
             // The run's sender threads end with the run, so their allocation is read here, on them, at every send.
             long now = currentThreadAllocatedBytes();
-            String thread = threadKey(Thread.currentThread().getId(), Thread.currentThread().getName());
+            String thread = THREAD_KEY.get();
             senderFirst.putIfAbsent(thread, now);
             senderLast.put(thread, now);
           }
@@ -326,6 +334,10 @@ public final class PeerRun {
   }
 
   private static JsonNode get(String url) {
+    if (Transports.simulatorProtocol(Transports.chosen())
+        == io.infermark.testkit.simulator.SimulatorProtocol.H2C) {
+      return getH2c(url); // the h2c simulator speaks only HTTP/2, which HttpURLConnection cannot
+    }
     try {
       HttpURLConnection c = (HttpURLConnection) URI.create(url).toURL().openConnection();
       c.setConnectTimeout(5_000);
@@ -338,6 +350,61 @@ public final class PeerRun {
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + url, e);
+    }
+  }
+
+  /**
+   * GET over h2c with prior knowledge, on a transport of its own (not the measured one, so its records and
+   * connections stay out of the run); null unless the answer is 200.
+   */
+  private static JsonNode getH2c(String url) {
+    var transport = io.infermark.core.transport.netty.NettyTransport.builder()
+        .httpVersion(io.infermark.core.transport.netty.HttpVersionPolicy.HTTP_2).build();
+    try {
+      java.util.concurrent.CompletableFuture<byte[]> body = new java.util.concurrent.CompletableFuture<>();
+      java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+      transport.start(new io.infermark.core.transport.OutboundRequest("GET", URI.create(url), java.util.List.of(),
+          new byte[0], "application/json", io.infermark.core.transport.Timeouts.DEFAULT),
+          new io.infermark.core.transport.ResponseHandler() {
+            @Override
+            public io.infermark.core.time.Clock clock() {
+              return io.infermark.core.time.Clock.system();
+            }
+
+            @Override
+            public void onSend(long nanoTime) {}
+
+            @Override
+            public void onPhase(io.infermark.core.capture.Phase phase, long nanoTime) {}
+
+            @Override
+            public io.infermark.core.transport.BodyConsumer onResponse(int status,
+                io.infermark.core.transport.ResponseHead head, long nanoTime) {
+              return new io.infermark.core.transport.BodyConsumer() {
+                @Override
+                public boolean onBytes(byte[] b, int offset, int length, long at) {
+                  bytes.write(b, offset, length);
+                  return false; // not done: read to the end of the body
+                }
+
+                @Override
+                public void onEnd(long at) {
+                  body.complete(status == 200 ? bytes.toByteArray() : null);
+                }
+              };
+            }
+
+            @Override
+            public void onFailure(io.infermark.core.capture.Failure failure, long nanoTime) {
+              body.completeExceptionally(new IOException("cannot read " + url + ": " + failure));
+            }
+          }, new io.infermark.core.transport.Cancellation());
+      byte[] b = body.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      return b == null ? null : JSON.readTree(b);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot read " + url + " over h2c", e);
+    } finally {
+      transport.close();
     }
   }
 
@@ -366,11 +433,11 @@ public final class PeerRun {
 
   /** "id name" with a trailing "-N" cut from the name, so the threads of one pool add up under one name. */
   private static String threadKey(long id, String name) {
-    return id + " " + name.replaceAll("-\\d+$", "");
+    return id + " " + POOL_SUFFIX.matcher(name).replaceAll("");
   }
 
   private static long currentThreadAllocatedBytes() {
-    return ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
+    return THREADS instanceof com.sun.management.ThreadMXBean t
         && t.isThreadAllocatedMemorySupported() && t.isThreadAllocatedMemoryEnabled()
         ? t.getThreadAllocatedBytes(Thread.currentThread().getId()) : 0;
   }
