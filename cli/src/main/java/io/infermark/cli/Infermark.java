@@ -108,9 +108,9 @@ public final class Infermark implements Runnable {
   }
 
   /**
-   * The configured picocli command line for the arguments {@code given}: only the command their first argument names (not
-   * {@code help}, which shows the others), else all of them, so help, suggestions and errors read as before; and
-   * {@code bench}'s {@code sweep} family only when asked for or when help may list it.
+   * The configured picocli command line for the arguments {@code given}: only the command their first argument
+   * names (not {@code help}, which shows the others), else all of them, so help, suggestions and errors read as
+   * before; and {@code bench}'s {@code sweep} family only when asked for or when help may list it.
    */
   static CommandLine commandLine(PrintWriter out, PrintWriter err, String[] given) {
     CommandLine cl = new CommandLine(new Infermark());
