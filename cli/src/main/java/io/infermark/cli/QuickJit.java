@@ -2,12 +2,12 @@ package io.infermark.cli;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.lang.reflect.Method;
 import javax.management.DynamicMBean;
 import javax.management.JMException;
 import javax.management.MBeanServer;
@@ -72,7 +72,7 @@ final class QuickJit {
       } finally {
         Files.deleteIfExists(file);
       }
-    } catch (IOException | RuntimeException | javax.management.JMException e) {
+    } catch (IOException | RuntimeException | JMException e) {
       LOG.debug("the JVM's default compiler tiers are kept: {}", e.toString());
       return false;
     }
