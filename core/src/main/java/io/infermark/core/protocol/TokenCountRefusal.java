@@ -1,10 +1,7 @@
 package io.infermark.core.protocol;
 
-import io.infermark.core.capture.ChunkKind;
 import io.infermark.core.capture.Failure;
-import io.infermark.core.capture.Phase;
 import io.infermark.core.capture.StreamObserver;
-import io.infermark.core.capture.Usage;
 
 /**
  * Says what to do when a Triton model refuses the {@code return_num_output_tokens} input a target
@@ -13,7 +10,7 @@ import io.infermark.core.capture.Usage;
  * whose message names the input gets a one-line hint to turn the token counts off. Every other event
  * passes through unchanged.
  */
-final class TokenCountRefusal implements StreamObserver {
+final class TokenCountRefusal extends ForwardingObserver {
 
   /** The input the Triton targets send to ask for each response's token count. */
   static final String INPUT = "return_num_output_tokens";
@@ -21,10 +18,8 @@ final class TokenCountRefusal implements StreamObserver {
   static final String HINT = "the model does not take " + INPUT + ": turn it off (returnNumOutputTokens(false), "
       + "CLI --triton-token-counts off)";
 
-  private final StreamObserver delegate;
-
   private TokenCountRefusal(StreamObserver delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /** {@code observer}, with the hint added to a failure that names the input. */
@@ -50,80 +45,5 @@ final class TokenCountRefusal implements StreamObserver {
   @Override
   public void onFailure(Failure failure, long nanoTime) {
     delegate.onFailure(withHint(failure), nanoTime);
-  }
-
-  @Override
-  public void onSend(long nanoTime) {
-    delegate.onSend(nanoTime);
-  }
-
-  @Override
-  public void onPhase(Phase phase, long nanoTime) {
-    delegate.onPhase(phase, nanoTime);
-  }
-
-  @Override
-  public void onResponseHeaders(int httpStatus, long nanoTime) {
-    delegate.onResponseHeaders(httpStatus, nanoTime);
-  }
-
-  @Override
-  public void onChunk(long nanoTime, ChunkKind kind, int tokens) {
-    delegate.onChunk(nanoTime, kind, tokens);
-  }
-
-  @Override
-  public void onText(ChunkKind kind, CharSequence text) {
-    delegate.onText(kind, text);
-  }
-
-  @Override
-  public void onToolCallDelta(int index, String id, String name, CharSequence argumentsFragment) {
-    delegate.onToolCallDelta(index, id, name, argumentsFragment);
-  }
-
-  @Override
-  public boolean wantsText() {
-    return delegate.wantsText();
-  }
-
-  @Override
-  public void onUsage(Usage usage) {
-    delegate.onUsage(usage);
-  }
-
-  @Override
-  public void onFinishReason(String reason) {
-    delegate.onFinishReason(reason);
-  }
-
-  @Override
-  public void onServerTiming(String name, double value) {
-    delegate.onServerTiming(name, value);
-  }
-
-  @Override
-  public void onRetry(String reason) {
-    delegate.onRetry(reason);
-  }
-
-  @Override
-  public void onRetryAfter(String rawValue) {
-    delegate.onRetryAfter(rawValue);
-  }
-
-  @Override
-  public void onRedirect(int httpStatus, String url) {
-    delegate.onRedirect(httpStatus, url);
-  }
-
-  @Override
-  public void onAnnotation(String name, String value) {
-    delegate.onAnnotation(name, value);
-  }
-
-  @Override
-  public void onComplete(long nanoTime) {
-    delegate.onComplete(nanoTime);
   }
 }
