@@ -22,9 +22,18 @@ import picocli.CommandLine.Command;
  * unreadable file).
  */
 @Command(name = "infermark", mixinStandardHelpOptions = true, versionProvider = Infermark.Version.class,
-    description = "Benchmark LLM inference services: token-level timings, honest statistics, explanations.",
-    footer = {"", "Exit codes: 0 ok, 1 an SLO or goodput gate failed, 2 bad command line, 3 the command failed."})
+    description = Infermark.DESCRIPTION, footer = {"", Infermark.EXIT_CODES},
+    subcommands = {BenchCommand.class, SweepCommand.class, CapacityCommand.class, CapacityCardCommand.class,
+        SimCommand.class, ReportCommand.class, ExplainCommand.class, MergeCommand.class,
+        io.infermark.cli.scenario.ScenarioCommand.class, CommandLine.HelpCommand.class})
 public final class Infermark implements Runnable {
+
+  static final String DESCRIPTION =
+      "Benchmark LLM inference services: token-level timings, honest statistics, explanations.";
+  static final String EXIT_CODES =
+      "Exit codes: 0 ok, 1 an SLO or goodput gate failed, 2 bad command line, 3 the command failed.";
+  private static final String NEEDS_A_COMMAND =
+      "a command is needed: bench, sweep, capacity, sim, report, explain, merge or scenario";
 
   /** Everything measured, every gate passed. */
   public static final int OK = 0;
@@ -113,7 +122,7 @@ public final class Infermark implements Runnable {
    * before; and {@code bench}'s {@code sweep} family only when asked for or when help may list it.
    */
   static CommandLine commandLine(PrintWriter out, PrintWriter err, String[] given) {
-    CommandLine cl = new CommandLine(new Infermark());
+    CommandLine cl = new CommandLine(new Root());
     String first = given.length == 0 ? "" : given[0];
     boolean one = COMMANDS.containsKey(first) && !first.equals("help");
     COMMANDS.forEach((name, command) -> {
@@ -173,8 +182,26 @@ public final class Infermark implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(),
-        "a command is needed: bench, sweep, capacity, sim, report, explain, merge or scenario");
+    throw new CommandLine.ParameterException(spec.commandLine(), NEEDS_A_COMMAND);
+  }
+
+  /**
+   * The {@code infermark} command without its subcommands, to which {@link #run} adds only those a command line
+   * needs: picocli reads every option of every subcommand a command declares, so a parser built from
+   * {@link Infermark} itself (as {@code new CommandLine(new Infermark())} does, for whoever needs the whole tree)
+   * reads all ten.
+   */
+  @Command(name = "infermark", mixinStandardHelpOptions = true, versionProvider = Infermark.Version.class,
+      description = DESCRIPTION, footer = {"", EXIT_CODES})
+  static final class Root implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+      throw new CommandLine.ParameterException(spec.commandLine(), NEEDS_A_COMMAND);
+    }
   }
 
   /** The version from the jar's manifest (or "development" when run from classes). */

@@ -46,6 +46,12 @@ class CommandRegistrationTest {
   }
 
   @Test
+  void theCommandsAreTheOnesTheInfermarkClassDeclaresInItsOrder() {
+    // new CommandLine(new Infermark()) still gives the whole tree, for whoever builds a parser from the class
+    assertThat(new CommandLine(new Infermark()).getSubcommands().keySet()).containsExactlyElementsOf(ALL);
+  }
+
+  @Test
   void anUnknownCommandStillGetsASuggestion() {
     StringWriter err = new StringWriter();
     int code = Infermark.run(new PrintWriter(new StringWriter()), new PrintWriter(err, true), "bnch");
