@@ -49,8 +49,8 @@ final class ScrapeOptions {
           + "in the infermark JSON, the HTML report and the requests they overlap (tag memory_events); repeatable. "
           + "GAUGE is kv (vllm:kv_cache_usage_perc, vllm:gpu_cache_usage_perc, llamacpp:kv_cache_usage_ratio or "
           + "sglang:token_usage, the first exported), bandwidth (DCGM_FI_PROF_DRAM_ACTIVE) or any scraped gauge; "
-          + "LEVEL a ratio (0.92) or a percentage (92%). Default: the seeds' kv:85% (seed 003: shrink the batch, "
-          + "scale out), kv:92% (seed 000: KV eviction), bandwidth:95% (seed 000: bandwidth starvation); none "
+          + "LEVEL a ratio (0.92) or a percentage (92%%). Default: the seeds' kv:85%% (seed 003: shrink the batch, "
+          + "scale out), kv:92%% (seed 000: KV eviction), bandwidth:95%% (seed 000: bandwidth starvation); none "
           + "watches nothing.")
   List<String> memoryThresholds;
 
