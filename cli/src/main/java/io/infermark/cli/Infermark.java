@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -90,24 +89,18 @@ public final class Infermark implements Runnable {
   }
 
   /**
-   * The commands, by name, in the order the help lists them. Made only when asked for: picocli reads every option of
-   * a command it is given, and reading all of them (over a thousand options with the scenario kits) was about a
-   * fifth of the start-up of a {@code bench} run.
+   * The commands {@link Infermark} declares, by name, in the order the help lists them. Read from the declaration
+   * (each class's own {@code @Command} name), not listed again; picocli builds a command's model only when it is
+   * added, and reading all of them (over a thousand options with the scenario kits) was about a fifth of the
+   * start-up of a {@code bench} run.
    */
-  private static final Map<String, Supplier<Object>> COMMANDS = commands();
+  private static final Map<String, Class<?>> COMMANDS = commands();
 
-  private static Map<String, Supplier<Object>> commands() {
-    Map<String, Supplier<Object>> c = new LinkedHashMap<>();
-    c.put("bench", BenchCommand::new);
-    c.put("sweep", SweepCommand::new);
-    c.put("capacity", CapacityCommand::new);
-    c.put("capacity-card", CapacityCardCommand::new);
-    c.put("sim", SimCommand::new);
-    c.put("report", ReportCommand::new);
-    c.put("explain", ExplainCommand::new);
-    c.put("merge", MergeCommand::new);
-    c.put("scenario", io.infermark.cli.scenario.ScenarioCommand::new);
-    c.put("help", CommandLine.HelpCommand::new);
+  private static Map<String, Class<?>> commands() {
+    Map<String, Class<?>> c = new LinkedHashMap<>();
+    for (Class<?> command : Infermark.class.getAnnotation(Command.class).subcommands()) {
+      c.put(command.getAnnotation(Command.class).name(), command);
+    }
     return Collections.unmodifiableMap(c);
   }
 
@@ -127,7 +120,7 @@ public final class Infermark implements Runnable {
     boolean one = COMMANDS.containsKey(first) && !first.equals("help");
     COMMANDS.forEach((name, command) -> {
       if (!one || name.equals(first)) {
-        cl.addSubcommand(name, command.get());
+        cl.addSubcommand(name, command);
       }
     });
     boolean plainBench = one && first.equals("bench") && given.length > 1 && !given[1].equals("sweep")
