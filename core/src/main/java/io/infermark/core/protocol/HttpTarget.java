@@ -294,7 +294,12 @@ public abstract class HttpTarget implements Target {
     return getClass().getSimpleName() + "[" + protocolName() + " " + url()
         + (model.isEmpty() ? "" : ", model " + model) + ", " + transport.name()
         + (apiKey.isEmpty() ? "" : ", api key ***") + (maxRedirects > 0 ? ", follows redirects" : "")
-        + (transport.insecureTls() ? ", INSECURE TLS" : "") + http2Settings() + "]";
+        + (transport.insecureTls() ? ", INSECURE TLS" : "") + http2Settings() + details() + "]";
+  }
+
+  /** What a protocol adds to {@link #toString()}'s line, each part after ", "; empty when nothing. */
+  String details() {
+    return "";
   }
 
   /** What the HTTP/2 servers announced, for the run's record of its target; empty on HTTP/1.1. */

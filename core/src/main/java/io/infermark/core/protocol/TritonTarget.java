@@ -90,11 +90,10 @@ public final class TritonTarget extends HttpTarget {
     return returnNumOutputTokens ? TokenCountRefusal.hinting(observer) : observer;
   }
 
-  /** One line, as every HTTP target's, saying whether it asks for {@code num_output_tokens}. */
+  /** Whether it asks for {@code num_output_tokens}, on the one line every HTTP target's {@code toString()} is. */
   @Override
-  public String toString() {
-    String s = super.toString();
-    return returnNumOutputTokens ? s.substring(0, s.length() - 1) + ", num_output_tokens]" : s;
+  String details() {
+    return returnNumOutputTokens ? ", num_output_tokens" : "";
   }
 
   /** Configures a {@link TritonTarget}; the options every HTTP target has are in {@link HttpTarget.Builder}. */
