@@ -234,11 +234,16 @@ final class StreamInferResponseReader {
       throw new MalformedMessage("raw " + TOKEN_COUNT_OUTPUT + " output holds " + (end - start) + " bytes, not an "
           + width + "-byte integer");
     }
+    tokens = count(littleEndian(buf, start, width));
+  }
+
+  /** The unsigned little-endian integer of {@code width} (at most 8) bytes at {@code at}. */
+  private static long littleEndian(byte[] buf, int at, int width) {
     long v = 0;
     for (int i = width - 1; i >= 0; i--) {
-      v = v << 8 | (buf[start + i] & 0xFFL);
+      v = v << 8 | (buf[at + i] & 0xFFL);
     }
-    tokens = count(width == 4 ? v & 0xFFFFFFFFL : v);
+    return v;
   }
 
   private static long count(long v) throws MalformedMessage {
@@ -255,7 +260,7 @@ final class StreamInferResponseReader {
       if (end - p < 4) {
         throw new MalformedMessage("raw BYTES output ends inside an element's length");
       }
-      long n = (buf[p] & 0xFFL) | (buf[p + 1] & 0xFFL) << 8 | (buf[p + 2] & 0xFFL) << 16 | (buf[p + 3] & 0xFFL) << 24;
+      long n = littleEndian(buf, p, 4);
       p += 4;
       if (n > end - p) {
         throw new MalformedMessage("raw BYTES element of " + n + " bytes runs past its tensor");
