@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.infermark.core.Benchmark;
 import io.infermark.core.RunResult;
-import io.infermark.core.capture.ChunkTimeline;
 import io.infermark.core.capture.ErrorCategory;
 import io.infermark.core.capture.Failure;
 import io.infermark.core.capture.RequestRecord;
@@ -15,7 +14,6 @@ import io.infermark.core.protocol.TritonGrpcTarget;
 import io.infermark.core.protocol.TritonTarget;
 import io.infermark.core.request.GenerationParams;
 import io.infermark.core.request.Prompt;
-import io.infermark.testkit.simulator.ServerTimeline;
 import io.infermark.testkit.simulator.Simulator;
 import io.infermark.testkit.simulator.SimulatorConfig;
 import io.infermark.testkit.simulator.SimulatorProtocol;
@@ -59,30 +57,7 @@ class TritonGenerateAgainstSimulatorTest {
       RunResult run = run(target, THIRTY, 4);
 
       assertThat(run.records()).hasSize(4).allMatch(RequestRecord::succeeded);
-      for (RequestRecord r : run.records()) {
-        ServerTimeline server = sim.timeline(r.requestId()).orElseThrow();
-        int tokens = server.tokenCount();
-        assertThat(tokens).isBetween(17, 30);
-        assertThat(r.outputTokens()).as("output tokens of %s", r).isEqualTo(tokens);
-        assertThat(r.outputTokensSource()).isEqualTo(TokenCountSource.CHUNK_TOKENS);
-        assertThat(r.chunks().tokenChunkCount()).isEqualTo((tokens + perEvent - 1) / perEvent);
-        long send = run.originNanos() + r.sendNanos();
-        ChunkTimeline.Cursor c = r.chunks().cursor();
-        int first = 0;
-        while (c.next()) {
-          if (c.kind().isTokenBearing()) {
-            assertThat(c.tokens()).as("tokens of the event from token %d", first)
-                .isEqualTo(Math.min(perEvent, tokens - first));
-            assertThat(send + c.offsetNanos()).isGreaterThanOrEqualTo(server.tokenNanos(first + c.tokens() - 1));
-            first += c.tokens();
-          }
-        }
-        assertThat(first).isEqualTo(tokens);
-        ChunkTimeline.TokenGaps gaps = r.chunks().gaps();
-        while (gaps.next()) {
-          assertThat(gaps.tokens()).isBetween(1, perEvent);
-        }
-      }
+      ChunkTokens.assertCountedAsTheServerSentThem(run, sim, perEvent, "event");
     }
   }
 

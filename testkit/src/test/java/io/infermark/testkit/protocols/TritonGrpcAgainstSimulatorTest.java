@@ -110,31 +110,7 @@ class TritonGrpcAgainstSimulatorTest {
       RunResult run = run(target, GenerationParams.builder().maxTokens(30).build(), 4);
 
       assertThat(run.records()).hasSize(4).allMatch(RequestRecord::succeeded);
-      for (RequestRecord r : run.records()) {
-        ServerTimeline server = sim.timeline(r.requestId()).orElseThrow();
-        int tokens = server.tokenCount();
-        assertThat(tokens).isBetween(17, 30);
-        assertThat(r.outputTokens()).as("output tokens of %s", r).isEqualTo(tokens);
-        assertThat(r.outputTokensSource()).isEqualTo(TokenCountSource.CHUNK_TOKENS);
-        assertThat(r.chunks().tokenChunkCount()).isEqualTo((tokens + perResponse - 1) / perResponse);
-        long send = run.originNanos() + r.sendNanos();
-        ChunkTimeline.Cursor c = r.chunks().cursor();
-        int first = 0;
-        while (c.next()) {
-          if (c.kind().isTokenBearing()) {
-            assertThat(c.tokens()).as("tokens of the response from token %d", first)
-                .isEqualTo(Math.min(perResponse, tokens - first));
-            assertThat(send + c.offsetNanos()).isGreaterThanOrEqualTo(server.tokenNanos(first + c.tokens() - 1));
-            first += c.tokens();
-          }
-        }
-        assertThat(first).isEqualTo(tokens);
-        // per-token timing divides each gap by the tokens that arrived together at its end
-        ChunkTimeline.TokenGaps gaps = r.chunks().gaps();
-        while (gaps.next()) {
-          assertThat(gaps.tokens()).isBetween(1, perResponse);
-        }
-      }
+      ChunkTokens.assertCountedAsTheServerSentThem(run, sim, perResponse, "response");
     }
   }
 
